@@ -1,0 +1,537 @@
+"""Callable -> `FunctionSchema`: argument validator, input/output JSON Schema, injected parameters.
+
+Work is split in two so that decorating stays cheap:
+
+* eagerly, when `@tool` runs: read the signature, resolve type hints, reject what can never work
+  (no annotation, ``*args``, ``**kwargs``, a type pydantic cannot schema, an explicit schema that does
+  not fit the function). Every problem is collected, then raised once, naming the function.
+* lazily, on first use: build one pydantic validator over the parameters and derive the JSON Schema
+  from that same validator, so the schema and the validation can never drift apart.
+
+Validation is strict against the JSON Schema (``"3"`` is not an integer), so anything that passes the
+schema passes the validator and vice versa.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import datetime as _dt
+import decimal
+import enum
+import inspect
+import ipaddress
+import json
+import pathlib
+import typing
+import uuid
+import warnings
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from typing_extensions import is_typeddict
+
+from ._docstrings import ParsedDocstring, parse_docstring
+from ._json_schema import JsonSchema, strip_titles
+from .context import ToolContext
+from .exceptions import AgentkitWarning, ErrorDetail, ToolDefinitionError, ToolInputError, ToolOutputError
+
+if typing.TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+__all__ = ["FunctionSchema", "SchemaSource"]
+
+SchemaSource = Union[type[Any], Mapping[str, Any]]
+"""An explicit schema: a pydantic model, TypedDict or dataclass class, or a raw JSON Schema dict."""
+
+_EMPTY = inspect.Parameter.empty
+_SAFE_LEAVES: frozenset[Any] = frozenset(
+    {
+        str, int, float, bool, bytes, type(None), None, Any, object, list, dict, tuple, set, frozenset,
+        _dt.datetime, _dt.date, _dt.time, _dt.timedelta, uuid.UUID, decimal.Decimal,
+        pathlib.Path, pathlib.PurePath, pathlib.PosixPath, pathlib.PurePosixPath,
+        ipaddress.IPv4Address, ipaddress.IPv6Address,
+    }
+)  # fmt: skip
+
+
+def _is_context(annotation: Any) -> bool:
+    if isinstance(annotation, str):  # unresolved forward reference
+        return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "ToolContext"
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation is ToolContext or get_origin(annotation) is ToolContext
+
+
+def _needs_schema_check(tp: Any) -> bool:
+    """Whether `tp` might be a type pydantic cannot schema (checked eagerly, at definition time)."""
+    if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
+        return False
+    origin = get_origin(tp)
+    if origin is Literal:
+        return False
+    if origin is Annotated:
+        return _needs_schema_check(get_args(tp)[0])
+    if origin is not None:
+        return any(_needs_schema_check(a) for a in get_args(tp) if a is not Ellipsis)
+    if isinstance(tp, type):
+        from pydantic import BaseModel
+
+        return not (
+            issubclass(tp, (BaseModel, enum.Enum))
+            or dataclasses.is_dataclass(tp)
+            or is_typeddict(tp)
+            or hasattr(tp, "__get_pydantic_core_schema__")
+            or (issubclass(tp, tuple) and hasattr(tp, "_fields"))
+        )
+    return True
+
+
+def _has_explicit_description(annotation: Any, default: Any) -> bool:
+    from pydantic.fields import FieldInfo
+
+    if isinstance(default, FieldInfo) and default.description:
+        return True
+    if get_origin(annotation) is Annotated:
+        for meta in get_args(annotation)[1:]:
+            if isinstance(meta, str) or (isinstance(meta, FieldInfo) and meta.description):
+                return True
+    return False
+
+
+def _with_plain_descriptions(annotation: Any) -> Any:
+    """``Annotated[T, "text"]`` -> ``Annotated[T, Field(description="text")]`` (pydantic ignores bare strings)."""
+    if get_origin(annotation) is not Annotated:
+        return annotation
+    from pydantic import Field
+
+    base, *meta = get_args(annotation)
+    if not any(isinstance(m, str) for m in meta):
+        return annotation
+    converted = tuple(Field(description=m) if isinstance(m, str) else m for m in meta)
+    args = (base, *converted)
+    return typing.cast(Any, Annotated)[args]
+
+
+def _json_path(loc: tuple[Any, ...]) -> str:
+    path = "$"
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif isinstance(part, str) and part.isidentifier():
+            path += f".{part}"
+        else:
+            path += f"[{json.dumps(str(part))}]"
+    return path
+
+
+def _details_from_pydantic(exc: Any) -> list[ErrorDetail]:
+    details = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        # `function-after[...]` and similar are validator names pydantic puts in loc; they are not paths.
+        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p and p.endswith("]"))))
+        kind = err["type"]
+        message = err["msg"]
+        if kind == "unexpected_keyword_argument":
+            kind, message = "unexpected_argument", "Unexpected argument: the tool has no parameter of this name"
+        details.append(ErrorDetail(path=_json_path(loc), message=message, value=err.get("input"), kind=kind))
+    return details
+
+
+def _details_from_jsonschema(errors: Any) -> list[ErrorDetail]:
+    return [
+        ErrorDetail(path=e.json_path, message=e.message, value=e.instance, kind=str(e.validator))
+        for e in sorted(errors, key=lambda e: list(e.absolute_path))
+    ]
+
+
+class _ExplicitSchema:
+    """An explicit `input_schema=`/`output_schema=`: a Python type validated by pydantic, or a raw dict."""
+
+    def __init__(self, source: SchemaSource, *, qualname: str, role: str) -> None:
+        self.source = source
+        self.python_type: type[Any] | None = None
+        if isinstance(source, Mapping):
+            from jsonschema import Draft202012Validator
+            from jsonschema.exceptions import SchemaError
+
+            try:
+                Draft202012Validator.check_schema(dict(source))
+            except SchemaError as exc:
+                raise ToolDefinitionError(
+                    qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {exc.message}"]
+                ) from None
+            self.validator: Any = Draft202012Validator(dict(source))
+        elif isinstance(source, type):
+            from pydantic import BaseModel
+
+            if not (issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)):
+                raise ToolDefinitionError(
+                    qualname,
+                    [
+                        f"{role}={source.__qualname__} is not a pydantic model, TypedDict, dataclass or JSON "
+                        "Schema dict; pass one of those"
+                    ],
+                )
+            self.python_type = source
+        else:
+            raise ToolDefinitionError(
+                qualname,
+                [f"{role}= must be a pydantic model, TypedDict, dataclass or JSON Schema dict, got {source!r}"],
+            )
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any]:
+        from pydantic import TypeAdapter
+
+        return TypeAdapter[Any](self.python_type)  # type: ignore[arg-type]
+
+    @cached_property
+    def json_schema(self) -> JsonSchema:
+        if isinstance(self.source, Mapping):
+            return dict(self.source)
+        schema: JsonSchema = strip_titles(self.adapter.json_schema(mode="validation"))
+        return schema
+
+
+class FunctionSchema:
+    """Everything agentkit knows about a function's parameters and result.
+
+    Built by `Tool`; public only for those who need the pieces without a `Tool`.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        input_schema: SchemaSource | None = None,
+        output_schema: SchemaSource | None = None,
+    ) -> None:
+        self.fn = fn
+        self.qualname = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+        self.is_async = inspect.iscoroutinefunction(fn)
+        problems: list[str] = []
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError) as exc:
+            raise ToolDefinitionError(self.qualname, [f"its signature cannot be read ({exc})"]) from None
+        hints, unresolved = self._resolve_hints(fn)
+        self._hints_pending = unresolved
+        self.context_params: list[str] = []
+        self.params: list[inspect.Parameter] = []
+        self.positional_only: list[str] = []
+        for param in signature.parameters.values():
+            annotation = hints.get(param.name, param.annotation)
+            if param.kind is param.VAR_POSITIONAL:
+                problems.append(
+                    f"*{param.name} cannot be part of a tool's schema; a model sends named arguments. "
+                    f"Use a list parameter instead, e.g. `{param.name}: list[str]`"
+                )
+                continue
+            if param.kind is param.VAR_KEYWORD:
+                problems.append(
+                    f"**{param.name} is not supported: a tool's arguments are a fixed set of named parameters. "
+                    f"Declare each one, or take a mapping, e.g. `{param.name}: dict[str, str]`"
+                )
+                continue
+            if annotation is _EMPTY:
+                problems.append(
+                    f"parameter {param.name!r} has no type annotation; annotate it (e.g. `{param.name}: str`) "
+                    "so its schema can be generated"
+                )
+                continue
+            if _is_context(annotation):
+                self.context_params.append(param.name)
+                continue
+            if param.kind is param.POSITIONAL_ONLY:
+                self.positional_only.append(param.name)
+            self.params.append(param.replace(annotation=annotation))
+        self.return_annotation: Any = hints.get("return", signature.return_annotation)
+        self._explicit_input = (
+            _ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
+            if input_schema is not None
+            else None
+        )
+        self._explicit_output = (
+            _ExplicitSchema(output_schema, qualname=self.qualname, role="output_schema")
+            if output_schema is not None
+            else None
+        )
+        if self._explicit_input is not None:
+            problems.extend(self._check_explicit_input_fits())
+        elif not unresolved:
+            problems.extend(self._check_types())
+        if problems:
+            raise ToolDefinitionError(self.qualname, problems)
+
+    # ---- definition time -------------------------------------------------------------------------
+
+    @staticmethod
+    def _resolve_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], bool]:
+        """Type hints with `Annotated` kept; ``(raw annotations, True)`` while forward refs are undefined."""
+        try:
+            return typing.get_type_hints(fn, include_extras=True), False
+        except NameError:
+            # A forward reference to something defined later in the module: resolved on first use.
+            return dict(getattr(fn, "__annotations__", {})), True
+        except Exception:  # noqa: BLE001 - any other failure is reported per parameter when building
+            return dict(getattr(fn, "__annotations__", {})), True
+
+    def _check_types(self) -> list[str]:
+        problems = []
+        for param in self.params:
+            if _needs_schema_check(param.annotation):
+                problem = self._schema_problem(param.annotation)
+                if problem:
+                    problems.append(f"parameter {param.name!r}: {problem}")
+        if self._explicit_output is None and self.return_annotation is not _EMPTY:
+            ret = self._awaited(self.return_annotation)
+            if _needs_schema_check(ret):
+                problem = self._schema_problem(ret)
+                if problem:
+                    problems.append(f"return annotation: {problem}")
+        return problems
+
+    @staticmethod
+    def _schema_problem(tp: Any) -> str | None:
+        from pydantic import PydanticSchemaGenerationError, PydanticUserError, TypeAdapter
+
+        try:
+            TypeAdapter(tp).json_schema()
+        except (PydanticSchemaGenerationError, PydanticUserError) as exc:
+            name = getattr(tp, "__qualname__", repr(tp))
+            first = str(exc).splitlines()[0]
+            return (
+                f"type {name} cannot be turned into a JSON Schema ({first}). Use a pydantic model, dataclass, "
+                "TypedDict or a standard type, or give the class `__get_pydantic_core_schema__`"
+            )
+        except Exception as exc:  # noqa: BLE001 - e.g. a JSON-schema-less core schema
+            return f"type {tp!r} cannot be turned into a JSON Schema ({exc})"
+        return None
+
+    def _check_explicit_input_fits(self) -> list[str]:
+        assert self._explicit_input is not None
+        if len(self.params) != 1:
+            names = ", ".join(p.name for p in self.params) or "none"
+            return [
+                "with input_schema= the function receives one validated argument, so it must take exactly one "
+                f"parameter besides ToolContext (it takes: {names})"
+            ]
+        ann = self.params[0].annotation
+        expected = self._explicit_input.python_type
+        if ann in (Any, object) or (get_origin(ann) or ann) in (dict, Mapping):
+            return []
+        if expected is not None and ann is expected:
+            return []
+        if expected is None:
+            return [
+                f"input_schema= is a JSON Schema dict, so parameter {self.params[0].name!r} receives a dict; "
+                f"annotate it as dict[str, Any] (not {getattr(ann, '__qualname__', ann)!r})"
+            ]
+        return [
+            f"input_schema={expected.__qualname__} does not fit parameter {self.params[0].name!r} annotated "
+            f"{getattr(ann, '__qualname__', ann)!r}; annotate it as {expected.__qualname__}"
+        ]
+
+    def _awaited(self, annotation: Any) -> Any:
+        """The result type callers see: for ``async def`` the annotation already is the awaited type."""
+        return annotation
+
+    # ---- built on first use ----------------------------------------------------------------------
+
+    @cached_property
+    def docstring(self) -> ParsedDocstring:
+        """The parsed docstring of the function."""
+        return parse_docstring(self.fn)
+
+    def warn_unknown_documented_params(self) -> None:
+        """Warn about docstring parameters the function does not have (a typo or a stale docstring)."""
+        known = {p.name for p in self.params} | set(self.context_params)
+        for name in self.docstring.params:
+            if name not in known:
+                warnings.warn(
+                    f"{self.qualname}: the docstring documents parameter {name!r}, which the function does not have",
+                    AgentkitWarning,
+                    stacklevel=4,
+                )
+
+    def _finish_hints(self) -> None:
+        if not self._hints_pending:
+            return
+        try:
+            hints = typing.get_type_hints(self.fn, include_extras=True)
+        except Exception as exc:  # noqa: BLE001
+            raise ToolDefinitionError(
+                self.qualname,
+                [f"a type annotation cannot be resolved ({exc}); define or import that name at module level"],
+            ) from None
+        self.params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in self.params]
+        self.return_annotation = hints.get("return", self.return_annotation)
+        self._hints_pending = False
+        problems = self._check_types()
+        if problems:
+            raise ToolDefinitionError(self.qualname, problems)
+
+    @cached_property
+    def _arguments_adapter(self) -> TypeAdapter[Any]:
+        """A pydantic validator over the parameters (context parameters excluded), returning kwargs."""
+        from pydantic import Field, TypeAdapter
+
+        self._finish_hints()
+        descriptions = self.docstring.params
+        parameters = []
+        annotations: dict[str, Any] = {}
+        for param in self.params:
+            annotation = _with_plain_descriptions(param.annotation)
+            doc = descriptions.get(param.name)
+            if doc and not _has_explicit_description(param.annotation, param.default):
+                annotation = Annotated[annotation, Field(description=doc)]
+            annotations[param.name] = annotation
+            parameters.append(
+                inspect.Parameter(
+                    param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=param.default
+                )
+            )
+
+        def collect(**kwargs: Any) -> dict[str, Any]:
+            return kwargs
+
+        collect.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        collect.__annotations__ = annotations
+        collect.__qualname__ = collect.__name__ = getattr(self.fn, "__name__", "tool")
+        collect.__module__ = getattr(self.fn, "__module__", __name__)
+        try:
+            return TypeAdapter[Any](collect)  # type: ignore[arg-type]  # a callable: pydantic's call schema
+        except Exception as exc:  # noqa: BLE001 - reported as a definition error, with the function named
+            raise ToolDefinitionError(self.qualname, [f"its parameters cannot be schema'd: {exc}"]) from None
+
+    @cached_property
+    def input_schema(self) -> JsonSchema:
+        """The JSON Schema (draft 2020-12) of the arguments: ``type: object`` at the root, no titles."""
+        if self._explicit_input is not None:
+            schema = self._explicit_input.json_schema
+            if schema.get("type") != "object":
+                raise ToolDefinitionError(
+                    self.qualname, ["input_schema= must describe an object (`type: object` at its root)"]
+                )
+            return schema
+        schema = strip_titles(self._arguments_adapter.json_schema(mode="validation"))
+        schema.setdefault("properties", {})
+        return schema  # type: ignore[no-any-return]
+
+    @cached_property
+    def _output_adapter(self) -> TypeAdapter[Any] | None:
+        from pydantic import TypeAdapter
+
+        if self._explicit_output is not None:
+            return self._explicit_output.adapter if self._explicit_output.python_type is not None else None
+        self._finish_hints()
+        if self.return_annotation is _EMPTY:
+            return None
+        return TypeAdapter(self.return_annotation)
+
+    @cached_property
+    def output_schema(self) -> JsonSchema | None:
+        """JSON Schema of the result; ``{"type": "null"}`` for ``-> None``; `None` without an annotation."""
+        if self._explicit_output is not None:
+            return self._explicit_output.json_schema
+        adapter = self._output_adapter
+        if adapter is None:
+            return None
+        return strip_titles(adapter.json_schema(mode="serialization"))  # type: ignore[no-any-return]
+
+    # ---- per call --------------------------------------------------------------------------------
+
+    def validate_arguments(self, tool_name: str, args: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
+        """Validate the model's arguments; return the keyword arguments for the function.
+
+        Raises:
+            ToolInputError: with every problem, each with its JSON path and offending value.
+        """
+        from pydantic import ValidationError
+
+        explicit = self._explicit_input
+        if explicit is not None:
+            return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
+        adapter = self._arguments_adapter
+        try:
+            if isinstance(args, (str, bytes, bytearray)):
+                return adapter.validate_json(args or "{}", strict=True)  # type: ignore[no-any-return]
+            if not isinstance(args, Mapping):
+                raise ToolInputError(
+                    tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, kind="object_type")]
+                )
+            # Through JSON, so Python inputs meet the same strict, schema-shaped rules as a model's.
+            from pydantic_core import to_json
+
+            return adapter.validate_json(to_json(args), strict=True)  # type: ignore[no-any-return]
+        except ValidationError as exc:
+            raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+
+    @staticmethod
+    def _validate_explicit(tool_name: str, explicit: _ExplicitSchema, args: Mapping[str, Any] | str | bytes) -> Any:
+        from pydantic import ValidationError
+
+        if explicit.python_type is not None:
+            try:
+                if isinstance(args, (str, bytes, bytearray)):
+                    return explicit.adapter.validate_json(args or "{}", strict=True)
+                from pydantic_core import to_json
+
+                return explicit.adapter.validate_json(to_json(args), strict=True)
+            except ValidationError as exc:
+                raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+        if isinstance(args, (str, bytes, bytearray)):
+            try:
+                args = json.loads(args or "{}")
+            except ValueError as exc:
+                raise ToolInputError(
+                    tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")]
+                ) from None
+        errors = list(explicit.validator.iter_errors(args))
+        if errors:
+            raise ToolInputError(tool_name, _details_from_jsonschema(errors))
+        return dict(args)  # type: ignore[arg-type]
+
+    def validate_output(self, tool_name: str, value: Any) -> Any:
+        """Validate a result against the output schema; return the validated value.
+
+        Raises:
+            ToolOutputError: with every problem found.
+        """
+        explicit = self._explicit_output
+        if explicit is not None and explicit.python_type is None:
+            errors = list(explicit.validator.iter_errors(value))
+            if errors:
+                raise ToolOutputError(tool_name, _details_from_jsonschema(errors))
+            return value
+        adapter = self._output_adapter
+        if adapter is None:
+            return value
+        from pydantic import ValidationError
+
+        try:
+            return adapter.validate_python(value)
+        except ValidationError as exc:
+            raise ToolOutputError(tool_name, _details_from_pydantic(exc)) from None
+
+    def dump_output_json(self, value: Any) -> str:
+        """The validated result as JSON text (strings are returned as they are)."""
+        if isinstance(value, str):
+            return value
+        adapter = self._output_adapter
+        if adapter is not None:
+            return adapter.dump_json(value).decode()
+        from pydantic_core import to_json
+
+        return to_json(value, fallback=repr).decode()
+
+    def dump_output_python(self, value: Any) -> Any:
+        """The validated result as JSON-ready Python data (dicts, lists, scalars)."""
+        adapter = self._output_adapter
+        if adapter is not None:
+            return adapter.dump_python(value, mode="json")
+        from pydantic_core import to_jsonable_python
+
+        return to_jsonable_python(value, fallback=repr)

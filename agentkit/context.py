@@ -1,0 +1,63 @@
+"""`ToolContext`: what a tool can ask to receive besides the model's arguments.
+
+A parameter annotated with `ToolContext` (or `ToolContext[MyDeps]`) is filled by the caller — the
+registry, the agent loop, or `Tool.invoke(..., context=...)` — and never appears in the tool's schema.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+__all__ = ["ToolContext"]
+
+DepsT = TypeVar("DepsT", default=Any)
+
+
+@dataclass
+class ToolContext(Generic[DepsT]):
+    """Run-time information injected into a tool.
+
+    Example:
+        ```python
+        @tool
+        def lookup(ctx: ToolContext[Database], user_id: int) -> str:
+            return ctx.deps.name_of(user_id)
+        ```
+    """
+
+    deps: DepsT = None  # type: ignore[assignment]  # None when the caller has no dependencies
+    """The caller's dependencies (a database handle, an HTTP client, settings, ...)."""
+    call_id: str | None = None
+    """The id of the tool call being answered, when called for a model."""
+    tool_name: str | None = None
+    """The registry key the tool was called by (the name the model used)."""
+    agent: Any = None
+    """The agent running the tool, if any."""
+    retry: int = 0
+    """How many times this tool has already been retried in the current run."""
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the run is being cancelled; long tools may poll it and stop early."""
+    on_progress: Callable[[Any], None] | None = None
+    """Receives progress events emitted with `emit`; set by the agent loop."""
+
+    def emit(self, event: Any) -> None:
+        """Report progress (any JSON-ready value) to whoever runs the tool; a no-op when nobody listens."""
+        if self.on_progress is not None:
+            self.on_progress(event)
+
+    def for_call(self, call_id: str | None, tool_name: str | None) -> ToolContext[DepsT]:
+        """A copy of this context for one tool call, sharing deps, agent and cancellation."""
+        return ToolContext(
+            deps=self.deps,
+            call_id=call_id,
+            tool_name=tool_name,
+            agent=self.agent,
+            retry=self.retry,
+            cancelled=self.cancelled,
+            on_progress=self.on_progress,
+        )

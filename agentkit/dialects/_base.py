@@ -1,0 +1,210 @@
+"""The dialect contract, loss records, and schema-walking helpers the vendor dialects share."""
+
+from __future__ import annotations as _annotations
+
+import copy
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._json_schema import JsonSchema
+
+__all__ = [
+    "Dialect",
+    "DialectResult",
+    "Loss",
+    "LossLog",
+    "inline_refs",
+    "move_to_description",
+    "rewrite_for_tool",
+    "walk_schemas",
+]
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One change a dialect made that the vendor's model will not see as the canonical schema says."""
+
+    path: str
+    """JSON pointer of the subschema in the canonical schema (``""`` is the root)."""
+    keyword: str
+    """The keyword concerned, e.g. ``exclusiveMinimum``."""
+    change: str
+    """What happened, e.g. ``dropped``, ``moved into the description``, ``enum values turned into strings``."""
+    rejected: bool = False
+    """True when the vendor rejects the schema outright rather than losing meaning."""
+
+    def __str__(self) -> str:
+        where = self.path or "/"
+        return f"{where}: {self.keyword} {self.change}" + (" (rejected by the vendor)" if self.rejected else "")
+
+
+@dataclass(frozen=True)
+class DialectResult:
+    """A vendor's version of one schema, whether strict applies, and what was lost on the way."""
+
+    schema: JsonSchema
+    strict: bool
+    losses: tuple[Loss, ...] = ()
+
+    @property
+    def rejected(self) -> tuple[Loss, ...]:
+        """The losses that make the vendor reject the schema."""
+        return tuple(loss for loss in self.losses if loss.rejected)
+
+
+class LossLog:
+    """Collects `Loss` records while a dialect rewrites a schema."""
+
+    def __init__(self) -> None:
+        self.items: list[Loss] = []
+
+    def add(self, path: str, keyword: str, change: str, *, rejected: bool = False) -> None:
+        """Record one change."""
+        self.items.append(Loss(path, keyword, change, rejected))
+
+    def result(self, schema: JsonSchema, strict: bool) -> DialectResult:
+        """Freeze the log into a `DialectResult`."""
+        return DialectResult(schema=schema, strict=strict, losses=tuple(self.items))
+
+
+class Dialect(ABC):
+    """A vendor's JSON Schema dialect. `rewrite` must be pure: same input, same output, input untouched."""
+
+    name: str = "dialect"
+
+    @abstractmethod
+    def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
+        """The vendor's schema for canonical `schema`.
+
+        `strict`: True forces strict (recording what strict cannot express as rejected), False never
+        strict, None strict when the schema allows it.
+        """
+
+
+def rewrite_for_tool(item: Any, dialect: Dialect, strict: bool | None) -> DialectResult:
+    """`dialect.rewrite(item.input_schema)`, cached on the tool per (dialect, strict)."""
+    cache: dict[tuple[str, bool | None], DialectResult] = item.__dict__.setdefault("_dialect_cache", {})
+    key = (dialect.name, strict)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = dialect.rewrite(item.input_schema, strict=strict)
+    return hit
+
+
+# ---- helpers ---------------------------------------------------------------------------------------
+
+_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SINGLES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+
+
+def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: str = "") -> None:
+    """Call ``visit(subschema, json_pointer)`` on every subschema, parents before children.
+
+    `visit` may modify the subschema in place (work on a copy: see `copy.deepcopy`).
+    """
+    if not isinstance(schema, dict):
+        return
+    visit(schema, path)
+    for key in _MAPS:
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            for name, child in sub.items():
+                walk_schemas(child, visit, f"{path}/{key}/{_escape(name)}")
+    for key in _LISTS:
+        sub = schema.get(key)
+        if isinstance(sub, list):
+            for i, child in enumerate(sub):
+                walk_schemas(child, visit, f"{path}/{key}/{i}")
+    for key in _SINGLES:
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            walk_schemas(sub, visit, f"{path}/{key}")
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def move_to_description(node: JsonSchema, keyword: str, path: str, log: LossLog, *, label: str | None = None) -> None:
+    """Remove `keyword` from `node`, append it to the node's description, and record the loss."""
+    if keyword not in node:
+        return
+    value = node.pop(keyword)
+    text = f"{label or keyword}: {json.dumps(value, ensure_ascii=False)}"
+    description = node.get("description")
+    node["description"] = f"{description} ({text})" if description else text
+    log.add(path, keyword, "moved into the description")
+
+
+def drop_keyword(node: JsonSchema, keyword: str, path: str, log: LossLog, *, rejected: bool = False) -> None:
+    """Remove `keyword` from `node` and record the loss."""
+    if keyword in node:
+        node.pop(keyword)
+        log.add(path, keyword, "dropped", rejected=rejected)
+
+
+def is_recursive(schema: JsonSchema) -> bool:
+    """Whether a ``$defs`` entry refers (directly or indirectly) to itself."""
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+
+    def refs_of(node: Any) -> set[str]:
+        found: set[str] = set()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+                found.add(ref.rsplit("/", 1)[-1])
+            for value in node.values():
+                found |= refs_of(value)
+        elif isinstance(node, list):
+            for value in node:
+                found |= refs_of(value)
+        return found
+
+    graph = {name: refs_of(body) for name, body in defs.items()}
+    for start in graph:
+        stack, seen = list(graph[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                stack.extend(graph.get(name, ()))
+    return False
+
+
+def inline_refs(schema: JsonSchema, log: LossLog | None = None) -> JsonSchema:
+    """A copy of `schema` with local ``$ref``s replaced by their targets and ``$defs`` removed.
+
+    Recursive references cannot be inlined: they are cut at the second visit (replaced by ``{}``, an
+    "any" schema) and recorded in `log` as a loss.
+    """
+    root = copy.deepcopy(schema)
+    defs = {**root.pop("definitions", {}), **root.pop("$defs", {})}
+
+    def expand(node: Any, stack: tuple[str, ...], path: str) -> Any:
+        if isinstance(node, list):
+            return [expand(v, stack, f"{path}/{i}") for i, v in enumerate(node)]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            name = ref.rsplit("/", 1)[-1]
+            if name in stack or name not in defs:
+                if log is not None:
+                    log.add(path, "$ref", f"to recursive {name!r} cut (any value accepted there)")
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                return expand(rest, stack, path)
+            target = expand(copy.deepcopy(defs[name]), (*stack, name), path)
+            extra = {k: expand(v, stack, f"{path}/{k}") for k, v in node.items() if k != "$ref"}
+            return {**target, **extra}
+        return {
+            k: expand(v, stack, f"{path}/{k}") if k not in ("enum", "const", "default") else v for k, v in node.items()
+        }
+
+    result: JsonSchema = expand(root, (), "")
+    return result

@@ -1,0 +1,214 @@
+"""Vendor function-calling formats: `get_provider(name)` and the `Provider` contract.
+
+Vendor modules are imported on first use, so ``import agentkit`` loads none of them (and no SDK).
+"""
+
+from __future__ import annotations as _annotations
+
+import difflib
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Union
+
+from ..dialects import DialectResult, Loss
+from ..exceptions import AgentkitError
+from ..registry import Registry
+from ..tools import Tool
+from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._ids import IdRule
+from ._names import InvalidToolNameError, NameMap, NameRule, alias_for
+
+__all__ = [
+    "Compatibility",
+    "FormatOptions",
+    "IdRule",
+    "InvalidToolNameError",
+    "NameMap",
+    "NameRule",
+    "Provider",
+    "ProviderLike",
+    "StreamAccumulator",
+    "ToolCallDelta",
+    "ToolChoice",
+    "UnknownProviderError",
+    "alias_for",
+    "as_dict",
+    "check_names",
+    "compatibility",
+    "get_provider",
+    "provider_names",
+    "register_provider",
+]
+
+# name -> "module:Class", imported lazily
+_BUILTIN: dict[str, str] = {
+    "openai": "agentkit.providers.openai_chat:OpenAIChatProvider",
+    "openai-responses": "agentkit.providers.openai_responses:OpenAIResponsesProvider",
+    "anthropic": "agentkit.providers.anthropic:AnthropicProvider",
+    "gemini": "agentkit.providers.gemini:GeminiProvider",
+    "bedrock": "agentkit.providers.bedrock:BedrockProvider",
+    "mistral": "agentkit.providers.mistral:MistralProvider",
+    "cohere": "agentkit.providers.cohere:CohereProvider",
+    "ollama": "agentkit.providers.ollama:OllamaProvider",
+}
+_registered: dict[str, Provider] = {}
+
+ProviderLike = Union[str, Provider]
+"""A provider name (``"anthropic"``) or a `Provider` instance."""
+
+
+class UnknownProviderError(AgentkitError, LookupError):
+    """A provider name that is neither built in nor registered."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(name, known)
+
+    def __str__(self) -> str:
+        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.5)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return f"Unknown provider {self.name!r}.{hint} Known providers: {', '.join(self.known)}."
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, self.known))
+
+
+def provider_names() -> list[str]:
+    """Every name `get_provider` accepts: the built-in vendors, then registered ones."""
+    return [*_BUILTIN, *(n for n in _registered if n not in _BUILTIN)]
+
+
+def register_provider(name: str, provider: Provider) -> None:
+    """Make `provider` available as `get_provider(name)` (replacing any earlier one of that name)."""
+    if not isinstance(provider, Provider):
+        raise TypeError(f"register_provider({name!r}, ...) needs a Provider instance, got {provider!r}")
+    _registered[name] = provider
+
+
+def get_provider(name: ProviderLike) -> Provider:
+    """The provider registered as `name`; an instance is returned as it is.
+
+    Built in: ``"openai"`` (Chat Completions), ``"openai-responses"``, ``"anthropic"``, ``"gemini"``,
+    ``"bedrock"``, ``"mistral"``, ``"cohere"``, ``"ollama"``. Passing a `Provider` instance works
+    wherever a name is accepted, so third-party providers need no registration.
+
+    Raises:
+        UnknownProviderError: with the known names and a "did you mean".
+    """
+    if isinstance(name, Provider):
+        return name
+    found = _registered.get(name)
+    if found is not None:
+        return found
+    target = _BUILTIN.get(name)
+    if target is None:
+        raise UnknownProviderError(name, provider_names())
+    module_name, class_name = target.split(":")
+    provider: Provider = getattr(importlib.import_module(module_name), class_name)()
+    _registered[name] = provider
+    return provider
+
+
+@dataclass(frozen=True)
+class Compatibility:
+    """What one vendor will make of one tool."""
+
+    key: str
+    provider: str
+    wire_name: str | None
+    """The name sent (an alias when needed and allowed); None when the name is rejected."""
+    strict: bool
+    losses: tuple[Loss, ...]
+    name_problem: str | None = None
+
+    @property
+    def rejected(self) -> bool:
+        """Whether the vendor would reject this tool outright (its name or its schema)."""
+        return self.name_problem is not None or any(loss.rejected for loss in self.losses)
+
+    def __str__(self) -> str:
+        head = f"{self.provider} / {self.key}" + (
+            f" (sent as {self.wire_name!r})" if self.wire_name not in (None, self.key) else ""
+        )
+        lines = [f"{head}: {'REJECTED' if self.rejected else 'ok'}{' (strict)' if self.strict else ''}"]
+        if self.name_problem:
+            lines.append(f"  name: {self.name_problem}")
+        lines.extend(f"  {loss}" for loss in self.losses)
+        return "\n".join(lines)
+
+
+def _as_registry(tools: Registry | Tool[..., Any]) -> Registry:
+    return tools if isinstance(tools, Registry) else Registry({tools.id: tools})
+
+
+def compatibility(
+    tools: Registry | Tool[..., Any],
+    providers: ProviderLike | Iterable[ProviderLike] | None = None,
+    *,
+    strict: bool | None = None,
+    aliases: bool = False,
+) -> list[Compatibility]:
+    """Per tool and vendor: what the vendor will not see (lossy rewrites) and what it rejects.
+
+    Args:
+        tools: a registry or a single tool.
+        providers: one provider, several, or None for all built-in vendors.
+        strict: as in `Provider.format_tools`.
+        aliases: whether names a vendor rejects would be aliased.
+    """
+    registry = _as_registry(tools)
+    if providers is None:
+        chosen = [get_provider(n) for n in _BUILTIN]
+    elif isinstance(providers, (str, Provider)):
+        chosen = [get_provider(providers)]
+    else:
+        chosen = [get_provider(p) for p in providers]
+    report: list[Compatibility] = []
+    for provider in chosen:
+        try:
+            names = provider.names(registry, aliases=aliases)
+            bad: dict[str, str] = {}
+        except InvalidToolNameError:
+            names = provider.names(registry, aliases=True)
+            bad = {
+                k: f"breaks {provider.name}'s rule {provider.name_rule.pattern}"
+                for k in registry
+                if not provider.name_rule.accepts(k)
+            }
+        for key, item in registry.items():
+            result: DialectResult = provider.schema_dialect(item, strict)
+            report.append(
+                Compatibility(
+                    key=key,
+                    provider=provider.name,
+                    wire_name=None if key in bad else names.name_for(key),
+                    strict=result.strict,
+                    losses=result.losses,
+                    name_problem=bad.get(key),
+                )
+            )
+    return report
+
+
+def check_names(tools: Registry, providers: Iterable[ProviderLike] | None = None, *, aliases: bool = False) -> None:
+    """Raise `InvalidToolNameError` now if any of `providers` (default: all) would reject a key.
+
+    Several vendors are checked at once, before any request is sent; every failure is reported.
+    """
+    problems = []
+    for name in providers if providers is not None else list(_BUILTIN):
+        provider = get_provider(name)
+        try:
+            provider.check(tools, aliases=aliases)
+        except InvalidToolNameError as exc:
+            problems.append(exc)
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise InvalidToolNameError(
+            problems[0].key,
+            ", ".join(sorted({p.vendor for p in problems})),
+            "; ".join(sorted({p.rule for p in problems})),
+        )

@@ -1,0 +1,53 @@
+"""Tool-call id rules, and the deterministic remapping for ids a vendor rejects."""
+
+from __future__ import annotations as _annotations
+
+import hashlib
+import re
+import string
+from dataclasses import dataclass
+
+__all__ = ["IdRule"]
+
+_ALNUM = string.ascii_letters + string.digits
+
+
+@dataclass(frozen=True)
+class IdRule:
+    """What call ids a vendor accepts and how to map any id onto that set, deterministically.
+
+    The same input id always maps to the same output id, so the assistant's call and the tool
+    result that answers it stay linked however many times a history is re-sent.
+    """
+
+    pattern: str
+    """Full-match regex of accepted ids."""
+    allowed: str = "[a-zA-Z0-9_-]"
+    """Regex character class kept when repairing an id."""
+    max_length: int | None = None
+    exact_length: int | None = None
+    """For vendors that demand a fixed length (Mistral: 9 alphanumerics): ids are hashed to it."""
+
+    def accepts(self, call_id: str) -> bool:
+        """Whether the vendor accepts `call_id` as it is."""
+        return re.fullmatch(self.pattern, call_id) is not None
+
+    def apply(self, call_id: str) -> str:
+        """`call_id` unchanged when accepted, else a deterministic accepted id derived from it."""
+        if self.accepts(call_id):
+            return call_id
+        digest = hashlib.sha256(call_id.encode()).digest()
+        if self.exact_length is not None:
+            number = int.from_bytes(digest, "big")
+            chars = []
+            for _ in range(self.exact_length):
+                number, rem = divmod(number, len(_ALNUM))
+                chars.append(_ALNUM[rem])
+            return "".join(chars)
+        allowed = re.compile(self.allowed)
+        repaired = "".join(ch if allowed.fullmatch(ch) else "_" for ch in call_id) or "call"
+        suffix = "_" + digest.hex()[:8]
+        limit = self.max_length
+        if limit is not None and len(repaired) + len(suffix) > limit:
+            repaired = repaired[: limit - len(suffix)]
+        return repaired + suffix

@@ -1,0 +1,251 @@
+"""`Registry`: tools under keys. The key is the name the model sees, in every payload and every result."""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
+
+from typing_extensions import ParamSpec, TypeVar
+
+from ._schema import SchemaSource
+from .context import ToolContext
+from .exceptions import (
+    ModelRetry,
+    RegistryError,
+    ToolError,
+    ToolInputError,
+    ToolOutputError,
+    ToolTimeoutError,
+    UnknownToolError,
+)
+from .messages import ToolCall, ToolResult
+from .tools import ApprovalPolicy, Tool, ToolTransform
+
+__all__ = ["Registry"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def closest(key: str, keys: Iterable[str], n: int = 3) -> list[str]:
+    """The keys most like `key`, best first (for "did you mean" hints)."""
+    return difflib.get_close_matches(key, list(keys), n=n, cutoff=0.5)
+
+
+def _as_tool(value: Any, where: str) -> Tool[..., Any]:
+    if isinstance(value, Tool):
+        return value
+    if callable(value):
+        return Tool(value)
+    raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
+
+
+def _input_error_message(exc: ToolInputError) -> str:
+    lines = "\n".join(f"- {e}" for e in exc.errors)
+    return f"Invalid arguments for tool {exc.tool!r}:\n{lines}\nFix the arguments and call the tool again."
+
+
+class Registry(Mapping[str, Tool[..., Any]]):
+    """Tools under keys; the key is the name a model sees and calls.
+
+    Build it from a dict (``{key: tool_or_function}``), a list (key = the tool's `id`), or fill it with
+    `add` and `@registry.tool`. Plain functions are made into tools on the way in.
+
+    Example:
+        ```python
+        tools = Registry({"weather": get_weather, "search-docs": search})
+        result = await tools.call(ToolCall(id="1", name="weather", arguments='{"city": "Paris"}'))
+        ```
+    """
+
+    def __init__(self, tools: Mapping[str, Any] | Iterable[Any] | None = None) -> None:
+        self._tools: dict[str, Tool[..., Any]] = {}
+        self.version = 0
+        """Bumped on every change, so providers can cache payloads per registry state."""
+        if tools is None:
+            return
+        if isinstance(tools, Mapping):
+            for key, value in tools.items():
+                self.add(key, value)
+        elif isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):
+            raise RegistryError(f"Registry() takes a dict of key -> tool or a list of tools, got {tools!r}")
+        else:
+            for value in tools:
+                item = _as_tool(value, "Registry([...])")
+                self.add(item.id, item)
+
+    # ---- filling ---------------------------------------------------------------------------------
+
+    def add(self, key: str, tool: Tool[..., Any] | Callable[..., Any]) -> Tool[..., Any]:
+        """Register `tool` (or a function, wrapped with `tool`) under `key`; returns the tool.
+
+        Raises:
+            RegistryError: the key is empty or already taken (both tools are named).
+        """
+        if not isinstance(key, str) or not key:
+            raise RegistryError(f"A registry key must be a non-empty string, got {key!r}")
+        item = _as_tool(tool, f"Registry key {key!r}")
+        existing = self._tools.get(key)
+        if existing is not None:
+            raise RegistryError(
+                f"Duplicate key {key!r}: already holds {existing.schema.qualname}, cannot also hold "
+                f"{item.schema.qualname}. Register one of them under another key, e.g. "
+                f"Registry({{{key!r}: ..., {key + '_2'!r}: ...}})"
+            )
+        self._tools[key] = item
+        self.version += 1
+        return item
+
+    @overload
+    def tool(self, fn: Callable[P, R], /) -> Tool[P, R]: ...
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        key: str | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        input_schema: SchemaSource | None = None,
+        output_schema: SchemaSource | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+        requires_approval: ApprovalPolicy = False,
+        to_model_output: Callable[[Any], Any] | None = None,
+        transform: ToolTransform | None = None,
+        inline: bool = False,
+    ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+    def tool(
+        self,
+        fn: Any = None,
+        /,
+        *,
+        key: str | None = None,
+        id: str | None = None,  # noqa: A002
+        description: str | None = None,
+        input_schema: SchemaSource | None = None,
+        output_schema: SchemaSource | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+        requires_approval: ApprovalPolicy = False,
+        to_model_output: Callable[[Any], Any] | None = None,
+        transform: ToolTransform | None = None,
+        inline: bool = False,
+    ) -> Any:
+        """Decorator: make the function a `Tool` (same options as `tool`) and register it.
+
+        The key is `key`, else the tool's id. Returns the `Tool`, exactly as `@tool` would.
+        """
+        options: dict[str, Any] = {
+            "id": id,
+            "description": description,
+            "input_schema": input_schema,
+            "output_schema": output_schema,
+            "strict": strict,
+            "timeout": timeout,
+            "requires_approval": requires_approval,
+            "to_model_output": to_model_output,
+            "transform": transform,
+            "inline": inline,
+        }
+
+        def register(func: Any) -> Tool[..., Any]:
+            item = func if isinstance(func, Tool) else Tool(func, **options)
+            self.add(key if key is not None else item.id, item)
+            return item
+
+        return register(fn) if fn is not None else register
+
+    # ---- mapping ---------------------------------------------------------------------------------
+
+    def __getitem__(self, key: str) -> Tool[..., Any]:
+        try:
+            return self._tools[key]
+        except KeyError:
+            raise UnknownToolError(key, list(self._tools), closest(key, self._tools)) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._tools
+
+    def __repr__(self) -> str:
+        return f"Registry({list(self._tools)!r})"
+
+    def select(self, keys: Iterable[str]) -> Registry:
+        """A registry holding only `keys` (same tools, same keys, in the order given).
+
+        Raises:
+            UnknownToolError: for a key not in this registry, with the closest keys suggested.
+        """
+        subset = Registry()
+        for key in keys:
+            subset._tools[key] = self[key]
+        return subset
+
+    # ---- calling ---------------------------------------------------------------------------------
+
+    async def call(self, call: ToolCall, *, deps: Any = None, context: ToolContext[Any] | None = None) -> ToolResult:
+        """Run one tool call and return its result. Never raises for the model's mistakes.
+
+        An unknown name, malformed JSON, invalid arguments, an exception in the tool, a timeout, or a
+        result that breaks the output schema each become a `ToolResult` with ``is_error=True`` and a
+        message the model can act on. `ModelRetry` and `ToolError` pass the tool's own message on.
+
+        Args:
+            call: the call; `call.name` is the registry key.
+            deps: dependencies for the `ToolContext` built for this call.
+            context: a context to copy for this call (its deps, agent, cancellation, progress sink).
+        """
+        item = self._tools.get(call.name)
+        if item is None:
+            hint = closest(call.name, self._tools)
+            suggestion = f" Did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+            return ToolResult.error(
+                call,
+                f"Unknown tool {call.name!r}.{suggestion} Available tools: {', '.join(self._tools) or 'none'}.",
+                "unknown_tool",
+            )
+        schema = item.schema
+        try:
+            kwargs = schema.validate_arguments(call.name, call.arguments)
+        except ToolInputError as exc:
+            return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
+        ctx: ToolContext[Any] | None = None
+        if schema.context_params:
+            base = context if context is not None else ToolContext(deps=deps)
+            ctx = base.for_call(call.id, call.name)
+        try:
+            value = await item.run(kwargs, ctx, name=call.name)
+        except ModelRetry as exc:
+            return ToolResult.error(call, exc.message, "retry")
+        except ToolError as exc:
+            return ToolResult.error(call, exc.message, "tool_error")
+        except ToolTimeoutError as exc:
+            return ToolResult.error(call, str(exc), "timeout")
+        except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
+            return ToolResult.error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}", "exception")
+        try:
+            value = schema.validate_output(call.name, value)
+            content = item.model_content(value)
+        except ToolOutputError as exc:
+            return ToolResult.error(call, str(exc), "invalid_output")
+        except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+            return ToolResult.error(
+                call, f"Tool {call.name!r} result could not be shown: {type(exc).__name__}: {exc}", "invalid_output"
+            )
+        return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+
+    async def call_many(
+        self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None
+    ) -> list[ToolResult]:
+        """Run calls concurrently; one result per call, in call order, whatever fails or times out."""
+        if len(calls) == 1:
+            return [await self.call(calls[0], deps=deps, context=context)]
+        return list(await asyncio.gather(*(self.call(c, deps=deps, context=context) for c in calls)))

@@ -1,0 +1,378 @@
+"""`@tool` and `Tool`: a plain function that also carries its schemas and validated entry points."""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Union, overload
+
+from typing_extensions import ParamSpec, TypeVar
+
+from ._json_schema import JsonSchema
+from ._schema import FunctionSchema, SchemaSource
+from .context import ToolContext
+from .exceptions import ToolDefinitionError, ToolTimeoutError
+from .messages import ContentPart, ImagePart, TextPart
+
+__all__ = ["ApprovalPolicy", "Tool", "ToolTransform", "tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+
+ApprovalPolicy = Union[bool, Callable[[dict[str, Any]], bool]]
+"""`requires_approval=`: always, never, or decided from the call's validated arguments."""
+
+
+@dataclass(frozen=True)
+class ToolTransform:
+    """What a display or transcript gets for each part of a tool call, separately from the model.
+
+    Each field maps the raw value to what is shown; a field left `None` passes the value through,
+    except `input_delta`: partial argument text is suppressed unless a transform for it exists.
+    A transform that raises makes that target get nothing (never the raw value).
+    """
+
+    input: Callable[[Any], Any] | None = None
+    input_delta: Callable[[str], Any] | None = None
+    output: Callable[[Any], Any] | None = None
+    error: Callable[[str], Any] | None = None
+    approval: Callable[[Any], Any] | None = None
+    suspension: Callable[[Any], Any] | None = None
+
+
+def _check_timeout(qualname: str, timeout: float | None) -> float | None:
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ToolDefinitionError(qualname, [f"timeout= must be a positive number of seconds, got {timeout!r}"])
+    return timeout
+
+
+class Tool(Generic[P, R]):
+    """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
+
+    Beyond the call, a tool has:
+
+    * `id`, `description`, `input_schema`, `output_schema`: what a model is told about it;
+    * `invoke` / `ainvoke`: validate arguments (a mapping or JSON text) -> call -> validate the result;
+    * the options that shape how the agent loop runs it (`strict`, `timeout`, `requires_approval`,
+      `to_model_output`, `transform`, `inline`).
+
+    Schemas are built on first use and cached; definition mistakes are raised at construction.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[P, R],
+        *,
+        id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
+        description: str | None = None,
+        input_schema: SchemaSource | None = None,
+        output_schema: SchemaSource | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+        requires_approval: ApprovalPolicy = False,
+        to_model_output: Callable[[Any], Any] | None = None,
+        transform: ToolTransform | None = None,
+        inline: bool = False,
+    ) -> None:
+        if not callable(fn):
+            raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def)"])
+        functools.update_wrapper(self, fn)  # __name__, __doc__, __wrapped__
+        self.fn = fn
+        self.schema = FunctionSchema(fn, input_schema=input_schema, output_schema=output_schema)
+        name = id if id is not None else getattr(fn, "__name__", None)
+        if not isinstance(name, str) or not name:
+            raise ToolDefinitionError(self.schema.qualname, ["the tool needs a non-empty id=; pass id='my_tool'"])
+        self.id: str = name
+        """The tool's own name; the registry key (not this) is what models see."""
+        self._description = description
+        self.strict = strict
+        """Ask vendors for strict schema adherence: True, False, or None (strict where possible)."""
+        self.timeout = _check_timeout(self.schema.qualname, timeout)
+        """Seconds a call may run before it becomes a timeout error (None: no limit)."""
+        self.requires_approval: ApprovalPolicy = requires_approval
+        """Whether a call must be approved before it runs (a bool or a function of the arguments)."""
+        self.to_model_output = to_model_output
+        """Maps the tool's result to what the model receives (text, `ImagePart`, or a list of parts)."""
+        self.transform = transform
+        """Shapes what displays and transcripts receive; see `ToolTransform`."""
+        self.inline = inline
+        """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools)."""
+        self.is_async = self.schema.is_async
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[P, R],
+        *,
+        id: str | None = None,  # noqa: A002
+        description: str | None = None,
+        input_schema: SchemaSource | None = None,
+        output_schema: SchemaSource | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+        requires_approval: ApprovalPolicy = False,
+        to_model_output: Callable[[Any], Any] | None = None,
+        transform: ToolTransform | None = None,
+        inline: bool = False,
+    ) -> Tool[P, R]:
+        """Make a tool of `fn` without decorator syntax; same options as `@tool`."""
+        return cls(
+            fn,
+            id=id,
+            description=description,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            strict=strict,
+            timeout=timeout,
+            requires_approval=requires_approval,
+            to_model_output=to_model_output,
+            transform=transform,
+            inline=inline,
+        )
+
+    @classmethod
+    def from_json_schema(
+        cls,
+        id: str,  # noqa: A002
+        input_schema: Mapping[str, Any],
+        *,
+        description: str = "",
+        output_schema: Mapping[str, Any] | None = None,
+        fn: Callable[[dict[str, Any]], Any] | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+    ) -> Tool[[dict[str, Any]], Any]:
+        """A tool defined by a raw JSON Schema (e.g. from an MCP server or another framework).
+
+        `fn` receives the validated arguments as one dict. Without `fn` the tool can be described to
+        models (payloads, compatibility reports) but calling it fails with a `ToolError`.
+        """
+
+        def unimplemented(arguments: dict[str, Any]) -> Any:
+            from .exceptions import ToolError
+
+            raise ToolError(f"tool {id!r} has a schema but no implementation")
+
+        target = fn if fn is not None else unimplemented
+        return Tool(
+            target,
+            id=id,
+            description=description,
+            input_schema=dict(input_schema),
+            output_schema=dict(output_schema) if output_schema is not None else None,
+            strict=strict,
+            timeout=timeout,
+        )
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool(id={self.id!r}, fn={self.schema.qualname})"
+
+    # ---- what the model is told ------------------------------------------------------------------
+
+    @functools.cached_property
+    def description(self) -> str:
+        """The explicit description, else the docstring's text without its parameter/returns sections."""
+        self.schema.warn_unknown_documented_params()
+        if self._description is not None:
+            return self._description
+        return self.schema.docstring.description
+
+    @property
+    def input_schema(self) -> JsonSchema:
+        """JSON Schema (draft 2020-12) of the arguments, ``type: object`` at the root."""
+        if "description" not in self.__dict__:
+            _ = self.description  # parse the docstring once, reporting stale parameter docs
+        return self.schema.input_schema
+
+    @property
+    def output_schema(self) -> JsonSchema | None:
+        """JSON Schema of the result, ``{"type": "null"}`` for ``-> None``, `None` when unannotated."""
+        return self.schema.output_schema
+
+    def needs_approval(self, arguments: dict[str, Any]) -> bool:
+        """Whether a call with these (validated) arguments must be approved before it runs."""
+        policy = self.requires_approval
+        return bool(policy(arguments)) if callable(policy) else bool(policy)
+
+    # ---- validated entry points ------------------------------------------------------------------
+
+    @overload
+    def invoke(
+        self: Tool[P, Coroutine[Any, Any, T]],
+        args: Mapping[str, Any] | str | bytes = ...,
+        *,
+        context: ToolContext[Any] | None = ...,
+    ) -> T: ...
+    @overload
+    def invoke(
+        self: Tool[P, T], args: Mapping[str, Any] | str | bytes = ..., *, context: ToolContext[Any] | None = ...
+    ) -> T: ...
+    def invoke(self, args: Mapping[str, Any] | str | bytes = "{}", *, context: ToolContext[Any] | None = None) -> Any:
+        """Validate `args` (a mapping or JSON text), call the tool, validate and return its result.
+
+        An ``async def`` tool is run to completion on a new event loop; inside a running loop use
+        `ainvoke`.
+
+        Raises:
+            ToolInputError: the arguments do not fit the input schema (every problem listed).
+            ToolOutputError: the result does not fit the output schema.
+            ToolTimeoutError: the call ran longer than `timeout`.
+        """
+        if self.is_async or self.timeout is not None:
+            return asyncio.run(self.ainvoke(args, context=context))
+        kwargs = self.schema.validate_arguments(self.id, args)
+        value = self._call_sync(kwargs, context)
+        return self.schema.validate_output(self.id, value)
+
+    @overload
+    async def ainvoke(
+        self: Tool[P, Coroutine[Any, Any, T]],
+        args: Mapping[str, Any] | str | bytes = ...,
+        *,
+        context: ToolContext[Any] | None = ...,
+    ) -> T: ...
+    @overload
+    async def ainvoke(
+        self: Tool[P, T], args: Mapping[str, Any] | str | bytes = ..., *, context: ToolContext[Any] | None = ...
+    ) -> T: ...
+    async def ainvoke(
+        self, args: Mapping[str, Any] | str | bytes = "{}", *, context: ToolContext[Any] | None = None
+    ) -> Any:
+        """Async `invoke`: sync tools run in a worker thread unless `inline=True`."""
+        kwargs = self.schema.validate_arguments(self.id, args)
+        value = await self.run(kwargs, context, name=self.id)
+        return self.schema.validate_output(self.id, value)
+
+    async def run(self, kwargs: dict[str, Any], context: ToolContext[Any] | None, *, name: str) -> Any:
+        """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`."""
+        if self.timeout is None:
+            return await self._run_unbounded(kwargs, context)
+        try:
+            return await asyncio.wait_for(self._run_unbounded(kwargs, context), self.timeout)
+        except asyncio.TimeoutError:
+            raise ToolTimeoutError(name, self.timeout) from None
+
+    async def _run_unbounded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
+        if self.is_async:
+            return await self._call_async(kwargs, context)
+        if self.inline:
+            return self._call_sync(kwargs, context)
+        return await asyncio.to_thread(self._call_sync, kwargs, context)
+
+    def _arguments(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> tuple[list[Any], dict[str, Any]]:
+        schema = self.schema
+        if schema.context_params:
+            ctx = context if context is not None else ToolContext()
+            kwargs = {**kwargs, **dict.fromkeys(schema.context_params, ctx)}
+        if schema.positional_only:
+            kwargs = dict(kwargs)
+            return [kwargs.pop(n) for n in schema.positional_only], kwargs
+        return [], kwargs
+
+    def _call_sync(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
+        args, kwargs = self._arguments(kwargs, context)
+        return self.fn(*args, **kwargs)
+
+    def _call_async(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Awaitable[Any]:
+        args, kwargs = self._arguments(kwargs, context)
+        return self.fn(*args, **kwargs)  # type: ignore[return-value]
+
+    # ---- what the model receives -----------------------------------------------------------------
+
+    def model_content(self, value: Any) -> list[ContentPart]:
+        """What the model receives for a validated result: `to_model_output` applied, else JSON text."""
+        if self.to_model_output is not None:
+            return _as_parts(self.to_model_output(value))
+        return [TextPart(self.schema.dump_output_json(value))]
+
+
+def _as_parts(value: Any) -> list[ContentPart]:
+    if isinstance(value, (TextPart, ImagePart)):
+        return [value]
+    if isinstance(value, str):
+        return [TextPart(value)]
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, (bytes, bytearray))
+        and all(isinstance(v, (TextPart, ImagePart, str)) for v in value)
+    ):
+        return [TextPart(v) if isinstance(v, str) else v for v in value]
+    from pydantic_core import to_json
+
+    return [TextPart(to_json(value, fallback=repr).decode())]
+
+
+@overload
+def tool(fn: Callable[P, R], /) -> Tool[P, R]: ...
+@overload
+def tool(
+    *,
+    id: str | None = None,
+    description: str | None = None,
+    input_schema: SchemaSource | None = None,
+    output_schema: SchemaSource | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+    requires_approval: ApprovalPolicy = False,
+    to_model_output: Callable[[Any], Any] | None = None,
+    transform: ToolTransform | None = None,
+    inline: bool = False,
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+def tool(
+    fn: Callable[P, R] | None = None,
+    /,
+    *,
+    id: str | None = None,  # noqa: A002
+    description: str | None = None,
+    input_schema: SchemaSource | None = None,
+    output_schema: SchemaSource | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+    requires_approval: ApprovalPolicy = False,
+    to_model_output: Callable[[Any], Any] | None = None,
+    transform: ToolTransform | None = None,
+    inline: bool = False,
+) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
+    """Turn a function into a `Tool`, bare (``@tool``) or configured (``@tool(id=..., ...)``).
+
+    Args:
+        fn: the function (given when used bare).
+        id: the tool's own name; defaults to the function's name.
+        description: what the model is told the tool does; defaults to the docstring's text.
+        input_schema: an explicit argument schema (pydantic model, TypedDict, dataclass or JSON Schema
+            dict); the function then receives one validated argument.
+        output_schema: an explicit result schema, same forms as `input_schema`.
+        strict: ask vendors for strict schema adherence (None: strict where the vendor and schema allow).
+        timeout: seconds a call may run before it becomes a timeout error.
+        requires_approval: whether a call must be approved first (bool or function of the arguments).
+        to_model_output: maps the result to what the model receives (text, images, ...).
+        transform: shapes what displays and transcripts receive (`ToolTransform`).
+        inline: run a sync tool on the event loop's thread (only for known-fast tools).
+    """
+    options: dict[str, Any] = {
+        "id": id,
+        "description": description,
+        "input_schema": input_schema,
+        "output_schema": output_schema,
+        "strict": strict,
+        "timeout": timeout,
+        "requires_approval": requires_approval,
+        "to_model_output": to_model_output,
+        "transform": transform,
+        "inline": inline,
+    }
+    if fn is not None:
+        if isinstance(fn, str):
+            raise ToolDefinitionError(fn, [f"use @tool(id={fn!r}) to name a tool; @tool takes the id as a keyword"])
+        return Tool(fn, **options)
+
+    def decorate(func: Callable[P, R]) -> Tool[P, R]:
+        return Tool(func, **options)
+
+    return decorate

@@ -22,6 +22,7 @@ import inspect
 import ipaddress
 import json
 import pathlib
+import sys
 import typing
 import uuid
 import warnings
@@ -53,6 +54,16 @@ _SAFE_LEAVES: frozenset[Any] = frozenset(
         ipaddress.IPv4Address, ipaddress.IPv6Address,
     }
 )  # fmt: skip
+
+
+def _caller_locals() -> dict[str, Any] | None:
+    """The local namespace of the nearest frame outside agentkit (where `@tool` was applied)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("agentkit."):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None or frame.f_locals is frame.f_globals:
+        return None
+    return dict(frame.f_locals)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -267,15 +278,19 @@ class FunctionSchema:
 
     # ---- definition time -------------------------------------------------------------------------
 
-    @staticmethod
-    def _resolve_hints(fn: Callable[..., Any]) -> tuple[dict[str, Any], bool]:
+    def _resolve_hints(self, fn: Callable[..., Any]) -> tuple[dict[str, Any], bool]:
         """Type hints with `Annotated` kept; ``(raw annotations, True)`` while forward refs are undefined."""
+        self._localns: dict[str, Any] | None = None
         try:
             return typing.get_type_hints(fn, include_extras=True), False
-        except NameError:
-            # A forward reference to something defined later in the module: resolved on first use.
-            return dict(getattr(fn, "__annotations__", {})), True
-        except Exception:  # noqa: BLE001 - any other failure is reported per parameter when building
+        except Exception:  # noqa: BLE001 - NameError mostly; anything else is reported when building
+            pass
+        # Names local to the function that defines the tool (classes declared in a test, say) are not in
+        # the tool's globals: look them up where the decorator was applied, as pydantic does.
+        self._localns = _caller_locals()
+        try:
+            return typing.get_type_hints(fn, localns=self._localns, include_extras=True), False
+        except Exception:  # noqa: BLE001 - a forward reference to something defined later: resolved on first use
             return dict(getattr(fn, "__annotations__", {})), True
 
     def _check_types(self) -> list[str]:
@@ -360,7 +375,7 @@ class FunctionSchema:
         if not self._hints_pending:
             return
         try:
-            hints = typing.get_type_hints(self.fn, include_extras=True)
+            hints = typing.get_type_hints(self.fn, localns=self._localns, include_extras=True)
         except Exception as exc:  # noqa: BLE001
             raise ToolDefinitionError(
                 self.qualname,

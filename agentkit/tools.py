@@ -4,6 +4,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Union, overload
@@ -150,13 +151,24 @@ class Tool(Generic[P, R]):
         `fn` receives the validated arguments as one dict. Without `fn` the tool can be described to
         models (payloads, compatibility reports) but calling it fails with a `ToolError`.
         """
+        target: Callable[[dict[str, Any]], Any]
+        if fn is None:
 
-        def unimplemented(arguments: dict[str, Any]) -> Any:
-            from .exceptions import ToolError
+            def target(arguments: dict[str, Any]) -> Any:
+                from .exceptions import ToolError
 
-            raise ToolError(f"tool {id!r} has a schema but no implementation")
+                raise ToolError(f"tool {id!r} has a schema but no implementation")
 
-        target = fn if fn is not None else unimplemented
+        elif inspect.iscoroutinefunction(fn):
+
+            async def target(arguments: dict[str, Any]) -> Any:
+                return await fn(arguments)
+
+        else:
+
+            def target(arguments: dict[str, Any]) -> Any:
+                return fn(arguments)
+
         return Tool(
             target,
             id=id,

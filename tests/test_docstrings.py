@@ -1,0 +1,138 @@
+"""Descriptions from Google, NumPy and Sphinx docstrings (issue 2, requirement 2.3)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pytest
+from pydantic import Field
+
+from agentkit import AgentkitWarning, tool
+
+
+def test_google_with_keyword_args_section() -> None:
+    @tool
+    def search(query: str, limit: int = 10, *, exact: bool = False) -> list[str]:
+        """Search the documents.
+
+        Matches are ranked by relevance.
+
+        Args:
+            query: What to look for.
+                Multi-line descriptions are kept.
+            limit: At most this many results.
+
+        Keyword Args:
+            exact: Match the whole phrase.
+
+        Returns:
+            The matching titles.
+
+        Raises:
+            ValueError: never.
+        """
+        return []
+
+    assert search.description == "Search the documents.\n\nMatches are ranked by relevance."
+    props = search.input_schema["properties"]
+    assert props["query"]["description"] == "What to look for.\nMulti-line descriptions are kept."
+    assert props["limit"]["description"] == "At most this many results."
+    assert props["exact"]["description"] == "Match the whole phrase."
+    assert "Args" not in search.description and "Returns" not in search.description
+
+
+def test_numpy_style() -> None:
+    @tool
+    def area(width: float, height: float) -> float:
+        """Compute an area.
+
+        Parameters
+        ----------
+        width : float
+            The width in metres.
+        height : float
+            The height in metres.
+
+        Returns
+        -------
+        float
+            Square metres.
+        """
+        return width * height
+
+    assert area.description == "Compute an area."
+    assert area.input_schema["properties"]["width"]["description"] == "The width in metres."
+    assert area.input_schema["properties"]["height"]["description"] == "The height in metres."
+
+
+def test_sphinx_style() -> None:
+    @tool
+    def greet(name: str) -> str:
+        """Greet someone.
+
+        :param name: Who to greet.
+        :returns: The greeting.
+        """
+        return f"hi {name}"
+
+    assert greet.description == "Greet someone."
+    assert greet.input_schema["properties"]["name"]["description"] == "Who to greet."
+
+
+def test_explicit_descriptions_win_over_the_docstring() -> None:
+    @tool
+    def f(
+        a: Annotated[int, Field(description="from Field")],
+        b: Annotated[int, "from Annotated text"],
+        c: int = Field(3, description="from default Field"),
+        d: int = 0,
+    ) -> None:
+        """F.
+
+        Args:
+            a: from docstring a
+            b: from docstring b
+            c: from docstring c
+            d: from docstring d
+        """
+
+    props = f.input_schema["properties"]
+    assert props["a"]["description"] == "from Field"
+    assert props["b"]["description"] == "from Annotated text"
+    assert props["c"]["description"] == "from default Field"
+    assert props["c"]["default"] == 3
+    assert props["d"]["description"] == "from docstring d"
+
+
+def test_explicit_description_option_wins() -> None:
+    @tool(description="Custom text.")
+    def f(a: int) -> int:
+        """Docstring text."""
+        return a
+
+    assert f.description == "Custom text."
+
+
+def test_documenting_a_missing_parameter_warns_naming_both() -> None:
+    @tool
+    def f(a: int) -> int:
+        """F.
+
+        Args:
+            a: fine.
+            b: stale.
+        """
+        return a
+
+    with pytest.warns(AgentkitWarning, match=r"test_docstrings.*\.f.*'b'"):
+        _ = f.input_schema
+    assert f.description == "F."
+
+
+def test_no_docstring_gives_empty_description() -> None:
+    @tool
+    def f(a: int) -> int:
+        return a
+
+    assert f.description == ""
+    assert "description" not in f.input_schema["properties"]["a"]

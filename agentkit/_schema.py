@@ -18,6 +18,7 @@ import dataclasses
 import datetime as _dt
 import decimal
 import enum
+import functools
 import inspect
 import ipaddress
 import json
@@ -28,7 +29,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
@@ -56,6 +57,51 @@ _SAFE_LEAVES: frozenset[Any] = frozenset(
 )  # fmt: skip
 
 
+class _Param(NamedTuple):
+    """A schema parameter: its name, resolved annotation and default (`inspect.Parameter.empty` if none)."""
+
+    name: str
+    annotation: Any
+    default: Any
+
+
+_EVALUATED: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
+
+
+def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
+    """Evaluate a string annotation in a module namespace, cached per (text, module)."""
+    key = (text, id(globalns))
+    hit = _EVALUATED.get(key)
+    if hit is not None and hit[1] is globalns:
+        return hit[0]
+    value = eval(text, globalns)
+    if len(_EVALUATED) < 4096:
+        _EVALUATED[key] = (value, globalns)  # the namespace is kept alive so its id cannot be reused
+    return value
+
+
+def _fast_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """`typing.get_type_hints(fn, include_extras=True)`, with string annotations cached.
+
+    Under ``from __future__ import annotations`` every annotation is a string; evaluating each through a
+    cache keeps decorating cheap. Anything unusual falls back to `typing.get_type_hints`.
+    """
+    globalns = getattr(fn, "__globals__", None)
+    annotations = getattr(fn, "__annotations__", None)
+    if not isinstance(globalns, dict) or not isinstance(annotations, dict):
+        return typing.get_type_hints(fn, include_extras=True)
+    hints = {}
+    for name, value in annotations.items():
+        if value is None:
+            value = type(None)
+        elif isinstance(value, str):
+            value = _evaluate(value, globalns)
+        if isinstance(value, (str, typing.ForwardRef)):
+            return typing.get_type_hints(fn, include_extras=True)
+        hints[name] = value
+    return hints
+
+
 def _caller_locals() -> dict[str, Any] | None:
     """The local namespace of the nearest frame outside agentkit (where `@tool` was applied)."""
     frame = sys._getframe(1)
@@ -76,6 +122,18 @@ def _is_context(annotation: Any) -> bool:
 
 def _needs_schema_check(tp: Any) -> bool:
     """Whether `tp` might be a type pydantic cannot schema (checked eagerly, at definition time)."""
+    try:
+        return _needs_schema_check_cached(tp)
+    except TypeError:  # unhashable metadata inside Annotated
+        return _needs_schema_check_uncached(tp)
+
+
+@functools.lru_cache(maxsize=1024)
+def _needs_schema_check_cached(tp: Any) -> bool:
+    return _needs_schema_check_uncached(tp)
+
+
+def _needs_schema_check_uncached(tp: Any) -> bool:
     if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
         return False
     origin = get_origin(tp)
@@ -122,6 +180,21 @@ def _with_plain_descriptions(annotation: Any) -> Any:
     converted = tuple(Field(description=m) if isinstance(m, str) else m for m in meta)
     args = (base, *converted)
     return typing.cast(Any, Annotated)[args]
+
+
+@functools.lru_cache(maxsize=1)
+def _validation_error() -> type[Exception]:
+    """Pydantic's ValidationError, imported on first need (an ``except`` evaluates this only on error)."""
+    from pydantic_core import ValidationError
+
+    return ValidationError
+
+
+@functools.lru_cache(maxsize=1)
+def _to_json() -> Callable[..., bytes]:
+    from pydantic_core import to_json
+
+    return to_json
 
 
 def _json_path(loc: tuple[Any, ...]) -> str:
@@ -230,7 +303,7 @@ class FunctionSchema:
         hints, unresolved = self._resolve_hints(fn)
         self._hints_pending = unresolved
         self.context_params: list[str] = []
-        self.params: list[inspect.Parameter] = []
+        self.params: list[_Param] = []
         self.positional_only: list[str] = []
         for param in signature.parameters.values():
             annotation = hints.get(param.name, param.annotation)
@@ -257,7 +330,7 @@ class FunctionSchema:
                 continue
             if param.kind is param.POSITIONAL_ONLY:
                 self.positional_only.append(param.name)
-            self.params.append(param.replace(annotation=annotation))
+            self.params.append(_Param(param.name, annotation, param.default))
         self.return_annotation: Any = hints.get("return", signature.return_annotation)
         self._explicit_input = (
             _ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
@@ -282,7 +355,7 @@ class FunctionSchema:
         """Type hints with `Annotated` kept; ``(raw annotations, True)`` while forward refs are undefined."""
         self._localns: dict[str, Any] | None = None
         try:
-            return typing.get_type_hints(fn, include_extras=True), False
+            return _fast_hints(fn), False
         except Exception:  # noqa: BLE001 - NameError mostly; anything else is reported when building
             pass
         # Names local to the function that defines the tool (classes declared in a test, say) are not in
@@ -381,7 +454,7 @@ class FunctionSchema:
                 self.qualname,
                 [f"a type annotation cannot be resolved ({exc}); define or import that name at module level"],
             ) from None
-        self.params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in self.params]
+        self.params = [p._replace(annotation=hints.get(p.name, p.annotation)) for p in self.params]
         self.return_annotation = hints.get("return", self.return_annotation)
         self._hints_pending = False
         problems = self._check_types()
@@ -458,30 +531,30 @@ class FunctionSchema:
 
     # ---- per call --------------------------------------------------------------------------------
 
+    @cached_property
+    def _validate_json(self) -> Callable[..., Any]:
+        # The core validator's bound method: the per-call path skips TypeAdapter's Python wrapper.
+        return self._arguments_adapter.validator.validate_json
+
     def validate_arguments(self, tool_name: str, args: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
         """Validate the model's arguments; return the keyword arguments for the function.
 
         Raises:
             ToolInputError: with every problem, each with its JSON path and offending value.
         """
-        from pydantic import ValidationError
-
         explicit = self._explicit_input
         if explicit is not None:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
-        adapter = self._arguments_adapter
         try:
             if isinstance(args, (str, bytes, bytearray)):
-                return adapter.validate_json(args or "{}", strict=True)  # type: ignore[no-any-return]
+                return self._validate_json(args or "{}", strict=True)  # type: ignore[no-any-return]
             if not isinstance(args, Mapping):
                 raise ToolInputError(
                     tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, kind="object_type")]
                 )
             # Through JSON, so Python inputs meet the same strict, schema-shaped rules as a model's.
-            from pydantic_core import to_json
-
-            return adapter.validate_json(to_json(args), strict=True)  # type: ignore[no-any-return]
-        except ValidationError as exc:
+            return self._validate_json(_to_json()(args), strict=True)  # type: ignore[no-any-return]
+        except _validation_error() as exc:
             raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
 
     @staticmethod
@@ -521,26 +594,32 @@ class FunctionSchema:
             if errors:
                 raise ToolOutputError(tool_name, _details_from_jsonschema(errors))
             return value
-        adapter = self._output_adapter
-        if adapter is None:
+        validate = self._output_validate
+        if validate is None:
             return value
-        from pydantic import ValidationError
-
         try:
-            return adapter.validate_python(value)
-        except ValidationError as exc:
+            return validate(value)
+        except _validation_error() as exc:
             raise ToolOutputError(tool_name, _details_from_pydantic(exc)) from None
+
+    @cached_property
+    def _output_validate(self) -> Callable[[Any], Any] | None:
+        adapter = self._output_adapter
+        return adapter.validator.validate_python if adapter is not None else None
+
+    @cached_property
+    def _output_to_json(self) -> Callable[..., bytes]:
+        adapter = self._output_adapter
+        if adapter is not None:
+            return adapter.serializer.to_json
+        to_json = _to_json()
+        return lambda value: to_json(value, fallback=repr)
 
     def dump_output_json(self, value: Any) -> str:
         """The validated result as JSON text (strings are returned as they are)."""
         if isinstance(value, str):
             return value
-        adapter = self._output_adapter
-        if adapter is not None:
-            return adapter.dump_json(value).decode()
-        from pydantic_core import to_json
-
-        return to_json(value, fallback=repr).decode()
+        return self._output_to_json(value).decode()
 
     def dump_output_python(self, value: Any) -> Any:
         """The validated result as JSON-ready Python data (dicts, lists, scalars)."""

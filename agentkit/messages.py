@@ -15,7 +15,7 @@ from typing import Any, Literal, Union
 __all__ = ["ContentPart", "ImagePart", "TextPart", "ToolCall", "ToolResult"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TextPart:
     """Text given to the model."""
 
@@ -23,7 +23,7 @@ class TextPart:
     kind: Literal["text"] = "text"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ImagePart:
     """An image given to the model, either by URL or as bytes with a media type."""
 
@@ -50,7 +50,7 @@ class ImagePart:
 ContentPart = Union[TextPart, ImagePart]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCall:
     """A model's request to call the tool registered under `name`.
 
@@ -74,7 +74,7 @@ class ToolCall:
         return parsed
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolResult:
     """The answer to one `ToolCall`.
 

@@ -102,6 +102,8 @@ class Tool(Generic[P, R]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools)."""
         self.is_async = self.schema.is_async
+        # Nothing to wrap: the registry may await the function directly (the common async case).
+        self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
     @classmethod
     def from_function(
@@ -263,6 +265,8 @@ class Tool(Generic[P, R]):
 
     async def run(self, kwargs: dict[str, Any], context: ToolContext[Any] | None, *, name: str) -> Any:
         """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`."""
+        if self._direct and self.timeout is None:
+            return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
         if self.timeout is None:
             return await self._run_unbounded(kwargs, context)
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Union
 
 from .._json_schema import JsonSchema
@@ -251,8 +251,17 @@ class Provider(ABC):
         names = self.names(registry, aliases=aliases) if registry is not None else None
         return [self._finish_call(c, names, registry) for c in self._parse_calls(as_dict(response))]
 
-    def format_tool_results(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        """The vendor message(s) answering `results` (ids linked, errors flagged, ids remapped as needed)."""
+    def format_tool_results(
+        self, results: Sequence[ToolResult], *, registry: Registry | None = None, aliases: bool = False
+    ) -> list[dict[str, Any]]:
+        """The vendor message(s) answering `results` (ids linked, errors flagged, ids remapped as needed).
+
+        With `registry`, result names are sent as wire names (the alias where `aliases` is on), for the
+        vendors whose result messages carry the tool's name (Gemini, Mistral, Ollama).
+        """
+        if registry is not None:
+            names = self.names(registry, aliases=aliases)
+            results = [replace(r, name=names.name_for(r.name)) for r in results]
         return self._result_messages(list(results))
 
     def stream(self, *, registry: Registry | None = None, aliases: bool = False) -> StreamAccumulator:

@@ -168,8 +168,8 @@ class Provider(ABC):
     """What tool names the vendor accepts."""
     id_rule: ClassVar[IdRule | None] = None
     """What tool-call ids the vendor accepts (None: any string)."""
-    dialect: ClassVar[Dialect | None] = None
-    """The vendor's schema dialect (None: the canonical schema is sent as it is)."""
+    dialect: Dialect | None = None
+    """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
 
     def __init__(self) -> None:
         self._payload_cache: dict[tuple[int, int, FormatOptions], tuple[Registry, dict[str, Any]]] = {}
@@ -234,7 +234,7 @@ class Provider(ABC):
     def tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None = None) -> dict[str, Any]:
         """One tool's entry in this vendor's tool list (cached on the tool per name and strictness)."""
         cache: dict[tuple[str, str, bool | None], dict[str, Any]] = item.__dict__.setdefault("_provider_cache", {})
-        key = (self.name, wire_name, strict)
+        key = (f"{self.name}:{self.dialect.name if self.dialect is not None else ''}", wire_name, strict)
         hit = cache.get(key)
         if hit is None:
             hit = cache[key] = self._tool_definition(item, wire_name, strict)

@@ -8,7 +8,11 @@ Exception
 │   │   └── UnknownToolError (+KeyError)
 │   ├── ToolInputError (ValueError)     arguments that do not fit a tool's input schema
 │   ├── ToolOutputError (ValueError)    a result that does not fit a tool's output schema
-│   └── ToolTimeoutError (TimeoutError) a tool ran longer than its ``timeout``
+│   ├── ToolTimeoutError (TimeoutError) a tool ran longer than its ``timeout``
+│   ├── ModelSetupError (ValueError)    an unknown model name, a missing API key, a blocked request
+│   ├── ModelAPIError                   a vendor API failed (connection, unexpected payload, ...)
+│   │   └── ModelHTTPError              ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
+│   └── UsageLimitExceeded              a run hit ``max_steps`` or a retry budget
 ├── ModelRetry                          signal: "tell the model this and let it try again"
 └── ToolError                           signal: "this call failed; tell the model why"
 Warning
@@ -29,7 +33,10 @@ __all__ = [
     "AgentkitError",
     "AgentkitWarning",
     "ErrorDetail",
+    "ModelAPIError",
+    "ModelHTTPError",
     "ModelRetry",
+    "ModelSetupError",
     "RegistryError",
     "ToolDefinitionError",
     "ToolError",
@@ -37,6 +44,7 @@ __all__ = [
     "ToolOutputError",
     "ToolTimeoutError",
     "UnknownToolError",
+    "UsageLimitExceeded",
 ]
 
 
@@ -160,6 +168,68 @@ class ToolTimeoutError(AgentkitError, TimeoutError):
 
     def __str__(self) -> str:
         return f"Tool {self.tool!r} did not finish within its timeout of {self.timeout:g} s."
+
+
+class ModelSetupError(AgentkitError, ValueError):
+    """A model cannot be used as given: unknown vendor prefix, missing API key, requests blocked in tests."""
+
+
+class ModelAPIError(AgentkitError):
+    """A vendor API call failed. `model_name` names the model; the message says what happened."""
+
+    def __init__(self, model_name: str, message: str) -> None:
+        self.model_name = model_name
+        self.message = message
+        super().__init__(model_name, message)
+
+    def __str__(self) -> str:
+        return f"{self.model_name}: {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.model_name, self.message))
+
+
+class ModelHTTPError(ModelAPIError):
+    """A vendor API answered with an HTTP error status (auth, rate limit, bad request, server error)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        status_code: int,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        kind: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.headers = dict(headers or {})
+        self.kind = kind or _http_kind(status_code)
+        """One of ``auth``, ``permission``, ``not_found``, ``bad_request``, ``rate_limit``, ``server_error``,
+        ``http_error``."""
+        super().__init__(model_name, f"HTTP {status_code} ({self.kind}): {str(body)[:500]}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
+
+
+def _http_kind(status: int) -> str:
+    if status == 401:
+        return "auth"
+    if status == 403:
+        return "permission"
+    if status == 404:
+        return "not_found"
+    if status == 429:
+        return "rate_limit"
+    if 400 <= status < 500:
+        return "bad_request"
+    if status >= 500:
+        return "server_error"
+    return "http_error"
+
+
+class UsageLimitExceeded(AgentkitError):  # noqa: N818 - the name peers use (pydantic-ai)
+    """A run stopped because it hit a limit (``max_steps``, a retry budget)."""
 
 
 class ModelRetry(Exception):  # noqa: N818 - a signal, named like pydantic-ai's for familiarity

@@ -12,7 +12,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-__all__ = ["ContentPart", "ImagePart", "TextPart", "ToolCall", "ToolResult"]
+__all__ = [
+    "AssistantMessage",
+    "ContentPart",
+    "ImagePart",
+    "Message",
+    "ModelResponse",
+    "SystemMessage",
+    "TextPart",
+    "ToolCall",
+    "ToolResult",
+    "ToolResultsMessage",
+    "Usage",
+    "UserMessage",
+]
 
 
 @dataclass(slots=True)
@@ -101,3 +114,85 @@ class ToolResult:
     def error(cls, call: ToolCall, message: str, kind: str) -> ToolResult:
         """An error result for `call` whose content is `message`."""
         return cls(call_id=call.id, name=call.name, content=(TextPart(message),), is_error=True, error_kind=kind)
+
+
+# ---- a provider-neutral conversation -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SystemMessage:
+    """Instructions for the model."""
+
+    text: str
+    role: Literal["system"] = "system"
+
+
+@dataclass(slots=True)
+class UserMessage:
+    """What the user said: text, or a list of text and image parts."""
+
+    content: str | list[ContentPart]
+    role: Literal["user"] = "user"
+
+    @property
+    def parts(self) -> list[ContentPart]:
+        """The content as a list of parts."""
+        return [TextPart(self.content)] if isinstance(self.content, str) else list(self.content)
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    """One model turn: text and/or tool calls (named by registry key)."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    provider_details: dict[str, Any] | None = None
+    """Vendor items that must be replayed verbatim in the next request of the *same* vendor (e.g.
+    OpenAI Responses reasoning items, Anthropic thinking blocks); other vendors ignore them."""
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(slots=True)
+class ToolResultsMessage:
+    """The results answering the previous assistant turn's tool calls, in call order."""
+
+    results: list[ToolResult]
+    role: Literal["tool"] = "tool"
+
+
+Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage]
+"""One entry of a provider-neutral history; reusable across calls and across vendors."""
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts, summed over requests."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.requests + other.requests,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """What a model returned for one request, in neutral form."""
+
+    message: AssistantMessage
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    """The vendor's reason, normalised where possible: ``stop``, ``tool_calls``, ``length``, ``content_filter``."""
+    model_name: str | None = None
+    raw: Any = None
+    """The vendor response as received (dict or SDK object), for debugging."""

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from ..dialects import Dialect, DialectResult, rewrite_for_tool
 from ..exceptions import RegistryError
-from ..messages import ToolCall, ToolResult
+from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
 from ._ids import IdRule
@@ -279,6 +279,59 @@ class Provider(ABC):
         if self.dialect is None:
             return DialectResult(schema=item.input_schema, strict=False)
         return rewrite_for_tool(item, self.dialect, effective)
+
+    # ---- whole conversations (what model clients build requests from) ------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """The request fragment carrying a neutral history.
+
+        For example ``{"messages": [...]}`` (OpenAI Chat), ``{"system": ..., "messages": [...]}``
+        (Anthropic), ``{"systemInstruction": ..., "contents": [...]}`` (Gemini), ``{"input": [...]}``
+        (Responses). Tool names are sent as wire names (aliases where `aliases` is on) and call ids remapped as the
+        vendor demands, consistently for calls and the results answering them. Vendor items kept in
+        `AssistantMessage.provider_details` are replayed when they came from this vendor.
+        """
+        raise NotImplementedError(f"provider {self.name!r} does not format conversations")
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A whole vendor response (dict or SDK object) as a neutral `ModelResponse`.
+
+        Text, tool calls named by registry key, usage and a normalised finish reason.
+        """
+        raise NotImplementedError(f"provider {self.name!r} does not parse whole responses")
+
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        registry: Registry,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """`format_messages` merged with `format_tools` (when the registry has tools).
+
+        The request body without the model name and sampling settings.
+        """
+        body = self.format_messages(messages, registry=registry, aliases=aliases)
+        if len(registry):
+            body.update(
+                self.format_tools(
+                    registry,
+                    tool_choice=tool_choice,
+                    active_tools=active_tools,
+                    strict=strict,
+                    parallel_tool_calls=parallel_tool_calls,
+                    aliases=aliases,
+                )
+            )
+        return body
 
     def wire_id(self, call_id: str) -> str:
         """`call_id` as this vendor accepts it (deterministic; unchanged when already valid)."""

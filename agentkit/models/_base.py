@@ -1,0 +1,174 @@
+"""The `Model` contract: one request (and its stream) to a vendor, in neutral messages.
+
+A model turns a neutral history plus a registry into a vendor request (through its `Provider`, which
+does all the formatting and parsing), sends it through the vendor's official SDK, and returns a neutral
+`ModelResponse`. Streaming yields `ModelStreamEvent`s and ends with the full response.
+"""
+
+from __future__ import annotations as _annotations
+
+import contextlib
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+from urllib.parse import urlparse
+
+from ..exceptions import ModelSetupError
+from ..messages import Message, ModelResponse
+from ..registry import Registry
+
+__all__ = [
+    "Model",
+    "ModelSettings",
+    "ModelStreamEvent",
+    "ResponseDone",
+    "TextDelta",
+    "ToolCallArgsDelta",
+    "ToolCallStart",
+    "allow_model_requests",
+    "check_request_allowed",
+]
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Per-request options a model passes on to its provider and the vendor."""
+
+    tool_choice: str = "auto"
+    active_tools: tuple[str, ...] | None = None
+    strict: bool | None = None
+    parallel_tool_calls: bool | None = None
+    aliases: bool = False
+    """Send deterministic aliases for keys a vendor rejects (mapped back on the way in)."""
+    max_tokens: int | None = None
+    temperature: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Vendor request fields merged last, as they are (e.g. ``{"top_p": 0.9}``)."""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the model's text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStart:
+    """The model began a tool call (its name is the registry key)."""
+
+    index: int
+    call_id: str | None
+    tool_name: str
+
+
+@dataclass(frozen=True)
+class ToolCallArgsDelta:
+    """More argument text for the tool call at `index`."""
+
+    index: int
+    delta: str
+    arguments_so_far: str
+
+
+@dataclass(frozen=True)
+class ResponseDone:
+    """The stream ended; `response` is the whole turn, exactly what `request` would have returned."""
+
+    response: ModelResponse
+
+
+ModelStreamEvent = Union[TextDelta, ToolCallStart, ToolCallArgsDelta, ResponseDone]
+
+
+class Model(ABC):
+    """A model behind a vendor API (or a test double).
+
+    Subclasses implement `request`; `stream` defaults to one `request` replayed as events, and
+    `payload` (the exact request body, for snapshot tests) to `NotImplementedError`.
+    """
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """``vendor:model-name``, e.g. ``"openai:gpt-4o-mini"``."""
+
+    @abstractmethod
+    async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
+        """Send one request and return the model's turn."""
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
+    ) -> AsyncIterator[ModelStreamEvent]:
+        """Stream one request. The default replays `request`'s answer as events."""
+        response = await self.request(messages, tools, settings)
+        if response.message.text:
+            yield TextDelta(response.message.text)
+        for index, call in enumerate(response.message.tool_calls):
+            yield ToolCallStart(index, call.id, call.name)
+            text = call.arguments if isinstance(call.arguments, str) else _json(call.arguments)
+            yield ToolCallArgsDelta(index, text, text)
+        yield ResponseDone(response)
+
+    def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
+        """Exactly what `request` would send (the request body), for snapshot tests."""
+        raise NotImplementedError(f"{type(self).__name__} cannot show its payload")
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release what the model opened itself (never a client the caller passed in)."""
+
+    async def __aenter__(self) -> Model:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"))
+
+
+# ---- blocking real requests in test runs ----------------------------------------------------------
+
+_ALLOW = [True]
+
+
+@contextlib.contextmanager
+def allow_model_requests(allow: bool) -> Iterator[None]:
+    """Allow or block requests to non-local vendor endpoints within a ``with`` block.
+
+    Test suites block them (``allow_model_requests(False)`` in a fixture, or
+    ``agentkit.models.set_allow_model_requests(False)``) so nothing reaches a real vendor by accident;
+    requests to 127.0.0.1/localhost and in-process transports stay allowed.
+    """
+    previous = _ALLOW[0]
+    _ALLOW[0] = allow
+    try:
+        yield
+    finally:
+        _ALLOW[0] = previous
+
+
+def set_allow_model_requests(allow: bool) -> None:
+    """Allow or block requests to non-local vendor endpoints for the rest of the process."""
+    _ALLOW[0] = allow
+
+
+def check_request_allowed(model_name: str, base_url: str | None) -> None:
+    """Raise `ModelSetupError` if real vendor requests are blocked and `base_url` is not local.
+
+    Model clients call this before each request; `base_url` None means the vendor's default endpoint.
+    """
+    if _ALLOW[0]:
+        return
+    host = urlparse(base_url).hostname if base_url else None
+    if host in ("127.0.0.1", "localhost", "::1") or (host or "").endswith(".local.test"):
+        return
+    raise ModelSetupError(
+        f"Request to {model_name} blocked: real vendor requests are disabled in this run "
+        f"(base URL {base_url or 'vendor default'!s}). Use agentkit.testing.TestModel or FunctionModel, point the "
+        "client at a local server, or allow requests with agentkit.models.allow_model_requests(True)."
+    )

@@ -107,7 +107,8 @@ def make_strict(schema: JsonSchema, log: LossLog, rules: StrictRules | None = No
             drop_keyword(node, keyword, path, log)
         for keyword in sorted(rules.reject & node.keys()):
             log.add(path, keyword, "not supported in strict mode", rejected=True)
-        if node.get("type") == "object" or "properties" in node:
+        kind = node.get("type")
+        if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node:
             _strict_object(node, path, log, rules)
 
     walk_schemas(out, visit)
@@ -119,6 +120,11 @@ def _strict_object(node: JsonSchema, path: str, log: LossLog, rules: StrictRules
     extra = node.get("additionalProperties")
     if isinstance(extra, dict) and extra:
         log.add(path, "additionalProperties", "free-form map values cannot be expressed in strict mode", rejected=True)
+    elif "properties" not in node and extra is not False and path:
+        # (the root `{"type": "object"}` of a tool means "no arguments", not a free-form object)
+        log.add(path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True)
+    elif extra is True or extra == {}:
+        log.add(path, "additionalProperties", "extra keys no longer accepted (strict mode forbids them)")
     node["additionalProperties"] = False
     node.setdefault("properties", props)
     required = set(node.get("required", ()))

@@ -1,0 +1,336 @@
+"""Anthropic Messages (``/v1/messages``) tool use.
+
+What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
+
+* a registry entry -> ``{name, description?, input_schema, strict?}`` (no wrapper), the schema in the
+  Anthropic dialect (`agentkit.dialects.anthropic`); ``strict: true`` only where the schema is strict;
+* ``tool_choice`` ``"auto"`` / ``"none"`` / ``"required"`` / a key -> ``{"type": "auto" | "none" | "any"
+  | "tool", "name"?}``; ``parallel_tool_calls=False`` -> ``disable_parallel_tool_use: true`` inside it
+  (not on ``none``, which does not take it);
+* ``active_tools``: Anthropic has no allowed-subset form, so the ``tools`` list is filtered. When the
+  filter leaves nothing, every tool is sent with ``tool_choice: {"type": "none"}``: a request whose
+  history holds ``tool_use`` blocks must still define tools;
+* the per-request strict budget (at most 20 strict tools, 24 optional and 16 union-typed parameters
+  over all strict schemas): with ``strict=None`` the tools past it, in registry order, are sent
+  non-strict, logged, and reported by `AnthropicProvider.strict_budget`;
+* ``content[]`` blocks of ``type: "tool_use"`` -> `ToolCall` (``input`` kept as the object sent);
+* stream events ``content_block_start`` (a ``tool_use`` block) / ``content_block_delta``
+  (``input_json_delta.partial_json``) / ``content_block_stop`` -> argument deltas; the text is parsed
+  at the block's stop;
+* `ToolResult` objects -> ONE ``user`` message whose content is one ``tool_result`` block per result (so
+  the tool results come first, as the API demands), ``is_error: true`` for errors, images as
+  ``image`` blocks (base64 or URL source), ids made to match ``^[a-zA-Z0-9_-]+$``.
+"""
+
+from __future__ import annotations as _annotations
+
+import binascii
+import json
+import logging
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from ..dialects.anthropic import AnthropicDialect, strict_budget_counts
+from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..registry import Registry
+from ..tools import Tool
+from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._ids import IdRule
+from ._names import NameMap, NameRule
+
+__all__ = [
+    "ANTHROPIC_ID_RULE",
+    "ANTHROPIC_NAME_RULE",
+    "STRICT_LIMITS",
+    "AnthropicProvider",
+    "AnthropicStream",
+    "BudgetFallback",
+    "StrictBudget",
+]
+
+logger = logging.getLogger(__name__)
+
+ANTHROPIC_NAME_RULE = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-Z0-9_-]", max_length=64)
+"""Tool names: letters, digits, ``_`` and ``-``, 1 to 64 (platform.claude.com, define-tools)."""
+
+ANTHROPIC_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_-]+$", allowed="[a-zA-Z0-9_-]")
+"""``tool_use.id`` / ``tool_result.tool_use_id``: the API answers 400 "String should match pattern" otherwise."""
+
+STRICT_LIMITS = {"tools": 20, "optional": 24, "unions": 16}
+"""Anthropic's per-request strict budget (constraints.json ``anthropic_strict.per_request_limits``)."""
+
+_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+_CHOICES = {"auto": "auto", "none": "none", "required": "any"}
+
+# format_tools hands the registry to _tools_payload through this (the base passes only definitions)
+_REGISTRY: ContextVar[Registry | None] = ContextVar("agentkit_anthropic_registry", default=None)
+
+
+@dataclass(frozen=True)
+class BudgetFallback:
+    """A tool sent non-strict because strict mode's per-request budget was used up."""
+
+    key: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StrictBudget:
+    """How one request's tools share Anthropic's strict budget."""
+
+    strict: tuple[str, ...]
+    """Keys sent strict."""
+    fallbacks: tuple[BudgetFallback, ...]
+    """Tools that strict=None would have made strict, sent non-strict for lack of budget."""
+    over_budget: tuple[str, ...]
+    """Tools forced strict (``strict=True``) past the budget: the API will reject the request."""
+    optional: int
+    """Optional parameters over the strict schemas sent."""
+    unions: int
+    """Union-typed parameters over the strict schemas sent."""
+
+
+class AnthropicProvider(Provider):
+    """Anthropic Messages. Pure: plain dicts in and out; SDK objects are accepted as responses."""
+
+    name = "anthropic"
+    name_rule = ANTHROPIC_NAME_RULE
+    id_rule = ANTHROPIC_ID_RULE
+    dialect = AnthropicDialect()
+
+    def format_tools(
+        self,
+        registry: Registry,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """``{"tools": [...], "tool_choice": {...}}`` for the registry; see `Provider.format_tools`."""
+        token = _REGISTRY.set(registry)
+        try:
+            return super().format_tools(
+                registry,
+                tool_choice=tool_choice,
+                active_tools=active_tools,
+                strict=strict,
+                parallel_tool_calls=parallel_tool_calls,
+                aliases=aliases,
+            )
+        finally:
+            _REGISTRY.reset(token)
+
+    def strict_budget(
+        self, registry: Registry, *, strict: bool | None = None, active_tools: Iterable[str] | None = None
+    ) -> StrictBudget:
+        """Which of the tools sent would be strict, and which fall back for lack of budget.
+
+        Tools forced strict (``strict=True`` here or on the tool) are counted first; the others keep
+        strict in registry order while the budget lasts.
+        """
+        keys = _sent_keys(list(registry), active_tools)
+        return _plan(self, registry, keys, strict)
+
+    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(item, strict)
+        definition: dict[str, Any] = {"name": wire_name}
+        if item.description:
+            definition["description"] = item.description
+        definition["input_schema"] = result.schema
+        if result.strict:
+            definition["strict"] = True
+        return definition
+
+    def _tools_payload(
+        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+    ) -> dict[str, Any]:
+        if not definitions:
+            return {}
+        keys = list(names.to_wire)  # registry order, as the definitions
+        by_key = dict(zip(keys, definitions, strict=True))
+        choice = options.tool_choice
+        sent = _sent_keys(keys, options.active_tools)
+        if not sent:
+            sent, choice = keys, "none"  # nothing may be called, but tool blocks in history need tools
+        registry = _REGISTRY.get()
+        if registry is not None and options.strict is None:
+            plan = _plan(self, registry, sent, options.strict)
+            for fallback in plan.fallbacks:
+                logger.info("anthropic: tool %r sent non-strict: %s", fallback.key, fallback.reason)
+                by_key[fallback.key] = self.tool_definition(registry[fallback.key], names.name_for(fallback.key), False)
+        tool_choice: dict[str, Any] = {"type": _CHOICES.get(choice, "tool")}
+        if tool_choice["type"] == "tool":
+            tool_choice["name"] = names.name_for(choice)
+        if options.parallel_tool_calls is False and tool_choice["type"] != "none":
+            tool_choice["disable_parallel_tool_use"] = True
+        return {"tools": [by_key[k] for k in sent], "tool_choice": tool_choice}
+
+    def _parse_calls(self, response: Any) -> list[ToolCall]:
+        calls = []
+        for block in _content_of(response):
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue  # text, thinking, and server tools (server_tool_use) are not ours to run
+            caller = block.get("caller")
+            details = {"caller": caller} if isinstance(caller, dict) and caller.get("type") != "direct" else None
+            arguments = block.get("input")
+            calls.append(
+                ToolCall(
+                    id=block.get("id") or "",
+                    name=block.get("name") or "",
+                    arguments=arguments if isinstance(arguments, (dict, str)) else {},
+                    provider_details=details,
+                )
+            )
+        return calls
+
+    def _result_messages(self, results: list[ToolResult]) -> list[dict[str, Any]]:
+        if not results:
+            return []
+        return [{"role": "user", "content": [self._result_block(r) for r in results]}]
+
+    def _result_block(self, result: ToolResult) -> dict[str, Any]:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.wire_id(result.call_id)}
+        parts = [_part(p) for p in result.content]
+        parts = [p for p in parts if p.get("type") != "text" or p.get("text")]  # empty text blocks are refused
+        if len(parts) == 1 and parts[0]["type"] == "text":
+            block["content"] = parts[0]["text"]
+        elif parts:
+            block["content"] = parts
+        if result.is_error:
+            block["is_error"] = True
+        return block
+
+    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
+        return AnthropicStream(self, names, registry)
+
+
+def _sent_keys(keys: list[str], active_tools: Iterable[str] | None) -> list[str]:
+    if active_tools is None:
+        return keys
+    allowed = set(active_tools)
+    return [k for k in keys if k in allowed]
+
+
+def _plan(provider: Provider, registry: Registry, keys: list[str], strict: bool | None) -> StrictBudget:
+    """Share the budget: forced-strict tools first, then the rest in order while it lasts."""
+    entries = []
+    for key in keys:
+        item = registry[key]
+        result = provider.schema_dialect(item, strict)
+        if result.strict:
+            forced = (strict if strict is not None else item.strict) is True
+            entries.append((key, strict_budget_counts(result.schema), forced))
+    entries.sort(key=lambda entry: not entry[2])  # stable: registry order within each group
+    used = {"tools": 0, "optional": 0, "unions": 0}
+    kept: list[str] = []
+    fallbacks: list[BudgetFallback] = []
+    over: list[str] = []
+    for key, counts, forced in entries:
+        wanted = {"tools": used["tools"] + 1, "optional": used["optional"] + counts.optional}
+        wanted["unions"] = used["unions"] + counts.unions
+        exceeded = [f"{wanted[k]} {k} > {STRICT_LIMITS[k]}" for k in STRICT_LIMITS if wanted[k] > STRICT_LIMITS[k]]
+        if exceeded and not forced:
+            fallbacks.append(BudgetFallback(key, "strict budget per request exceeded (" + ", ".join(exceeded) + ")"))
+            continue
+        if exceeded:
+            over.append(key)
+        used = wanted
+        kept.append(key)
+    order = {key: i for i, key in enumerate(keys)}
+    return StrictBudget(
+        strict=tuple(sorted(kept, key=order.__getitem__)),
+        fallbacks=tuple(fallbacks),
+        over_budget=tuple(over),
+        optional=used["optional"],
+        unions=used["unions"],
+    )
+
+
+def _content_of(response: Any) -> list[Any]:
+    """The content blocks of a Message (or of a message param, or a bare list of blocks)."""
+    if isinstance(response, list):
+        return response
+    if isinstance(response, dict):
+        content = response.get("content")
+        if isinstance(content, list):
+            return content
+    return []  # a string content (message param) holds no tool_use
+
+
+def _part(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if part.url is not None and not part.url.startswith("data:"):
+        return {"type": "image", "source": {"type": "url", "url": part.url}}
+    media_type, data = _base64_of(part)
+    if media_type not in _IMAGE_TYPES or data is None:
+        # documented fallback: the API takes jpeg/png/gif/webp only
+        return {"type": "text", "text": f"[image of type {media_type} omitted: not accepted in tool results]"}
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+def _base64_of(part: ImagePart) -> tuple[str, str | None]:
+    """(media type, base64 text) of an image given as bytes or as a ``data:`` URL."""
+    if part.data is not None:
+        return part.media_type, part.base64
+    header, _, payload = (part.url or "").partition(",")
+    media_type = header[5:].split(";", 1)[0] or part.media_type
+    if not header.endswith(";base64"):
+        return media_type, None
+    try:
+        binascii.a2b_base64(payload)
+    except binascii.Error:
+        return media_type, None
+    return media_type, payload
+
+
+class AnthropicStream(StreamAccumulator):
+    """Accumulates Messages stream events; ``tool_use`` content blocks become calls 0, 1, ... in order."""
+
+    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
+        super().__init__(provider, names, registry)
+        self._blocks: dict[int, int] = {}  # content-block index -> call index
+
+    def feed(self, event: Any) -> list[ToolCallDelta]:
+        """Consume one stream event (dict or SDK event object); return its argument deltas."""
+        data = as_dict(event)
+        if not isinstance(data, dict):
+            return []
+        kind = data.get("type")
+        block_index = data.get("index")
+        if kind == "content_block_start":
+            block = data.get("content_block") or {}
+            if block.get("type") != "tool_use" or not isinstance(block_index, int):
+                return []
+            started = self._blocks.setdefault(block_index, len(self._blocks))
+            self._start(started, block.get("id"), block.get("name"))
+            if isinstance(block.get("input"), dict) and block["input"]:
+                self._set_args(started, block["input"])
+            return []
+        index = self._blocks.get(block_index) if isinstance(block_index, int) else None
+        if index is None:
+            return []
+        if kind == "content_block_delta":
+            delta = data.get("delta") or {}
+            fragment = delta.get("partial_json") if delta.get("type") == "input_json_delta" else None
+            return [self._append(index, fragment)] if fragment else []
+        if kind == "content_block_stop":
+            self._finish(index)
+        return []
+
+    def _finish(self, index: int) -> None:
+        """At the block's stop, parse the argument text into the object a non-streamed call carries."""
+        call = self._calls[index]
+        if not call.arguments.strip():
+            self._set_args(index, call.parsed or {})
+            return
+        try:
+            parsed = json.loads(call.arguments)
+        except ValueError:
+            return  # kept as text: validation reports it to the model
+        if isinstance(parsed, dict):
+            self._set_args(index, parsed)

@@ -1,0 +1,226 @@
+"""AWS Bedrock Runtime Converse / ConverseStream tool use (the JSON wire form, not boto3).
+
+What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2.json shapes):
+
+* a registry entry -> ``{"toolSpec": {name, description?, inputSchema: {"json": <schema>}, strict?}}``,
+  the schema in the Bedrock dialect (`agentkit.dialects.bedrock`: strict only when forced, because
+  only some models support it); the fragment is ``{"toolConfig": {"tools": [...], "toolChoice"?}}``;
+* ``tool_choice``: ``"auto"`` -> no ``toolChoice`` (auto is the default, and some models refuse the
+  field); ``"required"`` -> ``{"any": {}}``; a key -> ``{"tool": {"name"}}`` (Claude 3+ and Nova only);
+* ``"none"`` has no Converse form. Leaving ``toolConfig`` out is no substitute: Converse refuses a
+  request whose history holds ``toolUse``/``toolResult`` blocks without it (§7d). So the tools stay
+  and no ``toolChoice`` is sent: the model is *not* prevented from calling a tool. Callers that know
+  the history holds no tool blocks may drop ``toolConfig`` themselves;
+* ``active_tools`` filters ``tools`` (no allowed-subset form); a filter that leaves nothing is
+  handled like ``"none"`` (``tools`` must hold at least one tool);
+* ``parallel_tool_calls`` has no Converse switch and is ignored;
+* ``output.message.content[]`` blocks ``{"toolUse": {toolUseId, name, input}}`` -> `ToolCall`
+  (``input`` kept as the object sent; ``server_tool_use`` blocks are the service's own and skipped);
+* stream events ``contentBlockStart.start.toolUse`` / ``contentBlockDelta.delta.toolUse.input``
+  (string fragments) / ``contentBlockStop`` -> argument deltas, the text parsed at the stop;
+* `ToolResult` objects -> ONE ``user`` message of ``{"toolResult": {toolUseId, content: [...], status?}}``
+  blocks. Errors get ``status: "error"`` and, because that flag only reaches Claude and Nova models,
+  text that starts with ``"Error: "`` (never empty: Converse refuses an empty error result).
+  Images become ``image`` blocks with base64 ``bytes`` (the JSON form of the blob) or an
+  ``s3Location`` for ``s3://`` URLs; an http(s) URL cannot be sent and is replaced by a text note.
+  Ids are made to match ``[a-zA-Z0-9_.:-]{1,64}``.
+"""
+
+from __future__ import annotations as _annotations
+
+import binascii
+import json
+from typing import Any
+
+from ..dialects.bedrock import BedrockDialect
+from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..registry import Registry
+from ..tools import Tool
+from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from ._ids import IdRule
+from ._names import NameMap, NameRule
+
+__all__ = ["BEDROCK_ID_RULE", "BEDROCK_NAME_RULE", "BedrockProvider", "BedrockStream"]
+
+BEDROCK_NAME_RULE = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-Z0-9_-]", max_length=64)
+"""``ToolName``: 1 to 64 of ``[a-zA-Z0-9_-]`` (service-2.json; the Smithy pattern is unanchored)."""
+
+BEDROCK_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_.:-]{1,64}$", allowed="[a-zA-Z0-9_.:-]", max_length=64)
+"""``ToolUseId``: 1 to 64 of ``[a-zA-Z0-9_.:-]`` (service-2.json)."""
+
+_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+_ERROR_PREFIX = "Error: "
+
+
+class BedrockProvider(Provider):
+    """Bedrock Converse. Pure: plain dicts in and out, in the service's JSON form (blobs as base64)."""
+
+    name = "bedrock"
+    name_rule = BEDROCK_NAME_RULE
+    id_rule = BEDROCK_ID_RULE
+    dialect = BedrockDialect()
+
+    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(item, strict)
+        spec: dict[str, Any] = {"name": wire_name}
+        if item.description:
+            spec["description"] = item.description  # NonEmptyString: omitted when empty
+        spec["inputSchema"] = {"json": result.schema}
+        if result.strict:
+            spec["strict"] = True
+        return {"toolSpec": spec}
+
+    def _tools_payload(
+        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+    ) -> dict[str, Any]:
+        if not definitions:
+            return {}  # toolConfig.tools needs at least one tool
+        by_key = dict(zip(names.to_wire, definitions, strict=True))  # registry order, as the definitions
+        choice = options.tool_choice
+        sent = list(by_key)
+        if options.active_tools is not None:
+            allowed = set(options.active_tools)
+            sent = [k for k in sent if k in allowed] or sent
+            if not allowed:
+                choice = "none"
+        config: dict[str, Any] = {"tools": [by_key[k] for k in sent]}
+        if choice == "required":
+            config["toolChoice"] = {"any": {}}
+        elif choice not in ("auto", "none"):
+            config["toolChoice"] = {"tool": {"name": names.name_for(choice)}}
+        return {"toolConfig": config}
+
+    def _parse_calls(self, response: Any) -> list[ToolCall]:
+        calls = []
+        for block in _content_of(response):
+            use = block.get("toolUse") if isinstance(block, dict) else None
+            if not isinstance(use, dict) or use.get("type") == "server_tool_use":
+                continue
+            arguments = use.get("input")
+            calls.append(
+                ToolCall(
+                    id=use.get("toolUseId") or "",
+                    name=use.get("name") or "",
+                    arguments=arguments if isinstance(arguments, (dict, str)) else {},
+                )
+            )
+        return calls
+
+    def _result_messages(self, results: list[ToolResult]) -> list[dict[str, Any]]:
+        if not results:
+            return []
+        return [{"role": "user", "content": [{"toolResult": self._result_block(r)} for r in results]}]
+
+    def _result_block(self, result: ToolResult) -> dict[str, Any]:
+        content = [_part(p) for p in result.content]
+        content = [c for c in content if c.get("text") != ""]  # blank text blocks are refused
+        if result.is_error:
+            first = next((c for c in content if "text" in c), None)
+            if first is None:
+                content.insert(0, {"text": _ERROR_PREFIX + "the tool call failed"})
+            elif not first["text"].startswith(_ERROR_PREFIX):
+                first["text"] = _ERROR_PREFIX + first["text"]
+        block: dict[str, Any] = {"toolUseId": self.wire_id(result.call_id), "content": content}
+        if result.is_error:
+            block["status"] = "error"
+        return block
+
+    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
+        return BedrockStream(self, names, registry)
+
+
+def _content_of(response: Any) -> list[Any]:
+    """The content blocks of a Converse response, of its ``output.message``, or of a message."""
+    if isinstance(response, list):
+        return response
+    if not isinstance(response, dict):
+        return []
+    output = response.get("output")
+    if isinstance(output, dict):
+        response = output.get("message") or {}
+    content = response.get("content") if isinstance(response, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _part(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"text": part.text}
+    url = part.url or ""
+    if part.data is not None or url.startswith("data:"):
+        media_type, data = _base64_of(part)
+        fmt = _FORMATS.get(media_type)
+        if fmt is not None and data is not None:
+            return {"image": {"format": fmt, "source": {"bytes": data}}}
+        return {"text": f"[image of type {media_type} omitted: Bedrock takes png, jpeg, gif or webp]"}
+    fmt = _FORMATS.get(part.media_type)
+    if url.startswith("s3://") and fmt is not None:
+        return {"image": {"format": fmt, "source": {"s3Location": {"uri": url}}}}
+    # Converse images are bytes or S3 objects; fetching a URL would make the provider impure.
+    return {"text": f"[image at {url} omitted: Bedrock tool results take image bytes or s3:// locations]"}
+
+
+def _base64_of(part: ImagePart) -> tuple[str, str | None]:
+    """(media type, base64 text) of an image given as bytes or as a ``data:`` URL."""
+    if part.data is not None:
+        return part.media_type, part.base64
+    header, _, payload = (part.url or "").partition(",")
+    media_type = header[5:].split(";", 1)[0] or part.media_type
+    if not header.endswith(";base64"):
+        return media_type, None
+    try:
+        binascii.a2b_base64(payload)
+    except binascii.Error:
+        return media_type, None
+    return media_type, payload
+
+
+class BedrockStream(StreamAccumulator):
+    """Accumulates ConverseStream events (``{"contentBlockStart": {...}}`` etc., as boto3 yields them).
+
+    ``toolUse`` content blocks become calls 0, 1, ... in the order they start.
+    """
+
+    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
+        super().__init__(provider, names, registry)
+        self._blocks: dict[int, int] = {}  # contentBlockIndex -> call index
+
+    def feed(self, event: Any) -> list[ToolCallDelta]:
+        """Consume one stream event; return its argument deltas."""
+        data = as_dict(event)
+        if not isinstance(data, dict):
+            return []
+        start = data.get("contentBlockStart")
+        if isinstance(start, dict):
+            use = (start.get("start") or {}).get("toolUse")
+            block_index = start.get("contentBlockIndex")
+            if isinstance(use, dict) and isinstance(block_index, int):
+                started = self._blocks.setdefault(block_index, len(self._blocks))
+                self._start(started, use.get("toolUseId"), use.get("name"))
+            return []
+        delta = data.get("contentBlockDelta")
+        if isinstance(delta, dict):
+            growing = self._blocks.get(delta.get("contentBlockIndex", -1))
+            use = (delta.get("delta") or {}).get("toolUse")
+            fragment = use.get("input") if isinstance(use, dict) else None
+            if growing is None or not isinstance(fragment, str) or not fragment:
+                return []
+            return [self._append(growing, fragment)]
+        stop = data.get("contentBlockStop")
+        if isinstance(stop, dict):
+            done = self._blocks.get(stop.get("contentBlockIndex", -1))
+            if done is not None:
+                self._finish(done)
+        return []
+
+    def _finish(self, index: int) -> None:
+        """At the block's stop, parse the argument text into the object a non-streamed call carries."""
+        text = self._calls[index].arguments
+        if not text.strip():
+            self._set_args(index, {})
+            return
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return  # kept as text: validation reports it to the model
+        if isinstance(parsed, dict):
+            self._set_args(index, parsed)

@@ -1,0 +1,223 @@
+"""The `agentkit` command line: inspect payloads, lint a registry, call a tool, serve MCP, run an agent.
+
+``TARGET`` everywhere is ``package.module:attribute`` or ``path/to/file.py:attribute`` naming a
+`Registry`, a `Tool`, a list/dict of tools, or an `Agent` (its tools are used).
+Errors are one clear line on stderr and a non-zero exit: 2 for bad usage, 1 for a failed operation.
+"""
+
+from __future__ import annotations as _annotations
+
+import argparse
+import asyncio
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .exceptions import AgentkitError, ToolInputError, ToolOutputError
+from .registry import Registry
+from .tools import Tool
+
+__all__ = ["load_target", "main"]
+
+
+class CLIError(Exception):
+    """A failure reported as one line and exit status 1 (or 2 for usage)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        self.message = message
+        self.status = status
+        super().__init__(message)
+
+
+def load_object(target: str) -> Any:
+    """The object named by ``module:attribute`` or ``file.py:attribute``."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise CLIError(f"target {target!r} must look like 'package.module:name' or 'path/file.py:name'", 2)
+    if module_name.endswith(".py") or "/" in module_name:
+        path = Path(module_name)
+        if not path.exists():
+            raise CLIError(f"no such file: {path}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise CLIError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+    else:
+        sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise CLIError(f"cannot import {module_name!r}: {exc}") from None
+    obj = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise CLIError(f"{module_name!r} has no attribute {attribute!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_target(target: str) -> Registry:
+    """The registry named by `target` (a Registry, Tool, list/dict of tools, or an Agent's tools)."""
+    obj = load_object(target)
+    if isinstance(obj, Registry):
+        return obj
+    if isinstance(obj, Tool):
+        return Registry([obj])
+    tools = getattr(obj, "tools", None)
+    if isinstance(tools, Registry):
+        return tools
+    if isinstance(obj, (list, tuple, dict)):
+        return Registry(obj)
+    raise CLIError(f"{target!r} is a {type(obj).__name__}, not a Registry, Tool, list/dict of tools or Agent", 2)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from .providers import get_provider
+
+    registry = load_target(args.target)
+    provider = get_provider(args.provider)
+    payload = provider.format_tools(
+        registry,
+        tool_choice=args.tool_choice,
+        active_tools=args.active_tools or None,
+        strict=args.strict,
+        aliases=args.aliases,
+    )
+    _print_json(payload)
+    return 0
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from .providers import compatibility
+
+    registry = load_target(args.target)
+    report = compatibility(registry, args.provider or None, strict=args.strict, aliases=args.aliases)
+    for entry in report:
+        print(entry)
+    rejected = [entry for entry in report if entry.rejected]
+    lossy = sum(len(entry.losses) for entry in report)
+    print(f"\n{len(report)} tool/provider pairs checked: {len(rejected)} rejected, {lossy} lossy rewrites.")
+    return 1 if rejected else 0
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    registry = load_target(args.target)
+    if args.tool not in registry:
+        registry[args.tool]  # raises UnknownToolError with a "did you mean"
+    item = registry[args.tool]
+    try:
+        value = asyncio.run(item.ainvoke(args.arguments))
+    except ToolInputError as exc:
+        details = "; ".join(str(e) for e in exc.errors)
+        raise CLIError(f"invalid arguments for {args.tool!r}: {details}") from None
+    except ToolOutputError as exc:
+        raise CLIError(f"{args.tool!r} returned an invalid result: {'; '.join(str(e) for e in exc.errors)}") from None
+    _print_json(item.schema.dump_output_python(value))
+    return 0
+
+
+def _cmd_mcp_serve(args: argparse.Namespace) -> int:
+    mcp = importlib.import_module("agentkit.mcp")  # needs the optional `mcp` package
+    mcp.serve_command(args.target, args.transport, args.host, args.port)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    Agent: Any = importlib.import_module("agentkit.agent").Agent  # noqa: N806
+    obj = load_object(args.target)
+    if isinstance(obj, Agent):
+        agent = obj
+        if args.model:
+            agent = agent.clone(model=args.model)
+    else:
+        agent = Agent(name="cli", model=args.model or "test", tools=load_target(args.target))
+    result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
+    for step in result.steps:
+        for call, res in zip(step.tool_calls, step.tool_results, strict=False):
+            flag = "error" if res.is_error else "ok"
+            print(f"[tool] {call.name}({json.dumps(call.arguments_dict())}) -> {flag}: {res.text[:200]}")
+    print(result.text)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .providers import provider_names
+
+    parser = argparse.ArgumentParser(prog="agentkit", description="agentkit: typed tools for LLM tool calling.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    providers = provider_names()
+
+    def target(p: argparse.ArgumentParser) -> None:
+        p.add_argument("target", help="module:attr or file.py:attr naming a Registry, Tool, tools or Agent")
+
+    def strictness(p: argparse.ArgumentParser) -> None:
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--strict", dest="strict", action="store_true", default=None, help="force strict schemas")
+        group.add_argument("--no-strict", dest="strict", action="store_false", help="never strict")
+        p.add_argument("--aliases", action="store_true", help="alias keys a vendor rejects instead of failing")
+
+    inspect_cmd = commands.add_parser("inspect", help="print the tools payload a provider would send")
+    target(inspect_cmd)
+    inspect_cmd.add_argument("--provider", "-p", default="openai", choices=providers)
+    inspect_cmd.add_argument("--tool-choice", default="auto", help="auto, none, required or a key")
+    inspect_cmd.add_argument("--active-tools", nargs="*", help="keys the model may call")
+    strictness(inspect_cmd)
+    inspect_cmd.set_defaults(run=_cmd_inspect)
+
+    lint_cmd = commands.add_parser("lint", help="per-provider compatibility report (exit 1 if a vendor rejects)")
+    target(lint_cmd)
+    lint_cmd.add_argument("--provider", "-p", action="append", choices=providers, help="repeatable; default: all")
+    strictness(lint_cmd)
+    lint_cmd.set_defaults(run=_cmd_lint)
+
+    call_cmd = commands.add_parser("call", help="run one tool with JSON arguments, validated")
+    target(call_cmd)
+    call_cmd.add_argument("tool", help="the tool's registry key")
+    call_cmd.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments (default {})")
+    call_cmd.set_defaults(run=_cmd_call)
+
+    mcp_cmd = commands.add_parser("mcp", help="Model Context Protocol")
+    mcp_commands = mcp_cmd.add_subparsers(dest="mcp_command", required=True, metavar="SUBCOMMAND")
+    serve_cmd = mcp_commands.add_parser("serve", help="serve a registry as an MCP server")
+    target(serve_cmd)
+    serve_cmd.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve_cmd.add_argument("--host", default="127.0.0.1")
+    serve_cmd.add_argument("--port", type=int, default=8000)
+    serve_cmd.set_defaults(run=_cmd_mcp_serve)
+
+    run_cmd = commands.add_parser("run", help="run an agent (or a registry's tools with a model) on a prompt")
+    target(run_cmd)
+    run_cmd.add_argument("prompt")
+    run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
+    run_cmd.add_argument("--max-steps", type=int, default=8)
+    run_cmd.set_defaults(run=_cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except CLIError as exc:
+        print(f"agentkit {args.command}: error: {exc.message}", file=sys.stderr)
+        return exc.status
+    except AgentkitError as exc:
+        print(f"agentkit {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Targets for the command-line tests."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from agentkit import Registry, tool
+
+
+@tool
+def add(a: int, b: int = 1) -> int:
+    """Add two integers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a + b
+
+
+@tool
+def forecast(city: str, unit: Literal["c", "f"] = "c", days: Annotated[int, Field(gt=0, le=7)] = 1) -> dict[str, float]:
+    """Forecast for a city."""
+    return {"temperature": 20.0 if unit == "c" else 68.0, "days": float(days)}
+
+
+tools = Registry({"add": add, "weather.forecast": forecast})

@@ -33,7 +33,7 @@ from .exceptions import (
 )
 from .messages import ContentPart, ImagePart, TextPart, ToolCall, ToolResult
 from .registry import Registry
-from .tools import ApprovalPolicy, Tool, ToolTransform, tool
+from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 
 __version__ = "0.1.0"
 
@@ -55,6 +55,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
+    "ToolOptions",
     "ToolOutputError",
     "ToolResult",
     "ToolTimeoutError",

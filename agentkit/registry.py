@@ -7,9 +7,8 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from typing_extensions import ParamSpec, TypeVar
+from typing_extensions import ParamSpec, TypeVar, Unpack
 
-from ._schema import SchemaSource
 from .context import ToolContext
 from .exceptions import (
     ModelRetry,
@@ -21,7 +20,7 @@ from .exceptions import (
     UnknownToolError,
 )
 from .messages import ToolCall, ToolResult
-from .tools import ApprovalPolicy, Tool, ToolTransform
+from .tools import Tool, ToolOptions
 
 __all__ = ["Registry"]
 
@@ -102,54 +101,13 @@ class Registry(Mapping[str, Tool[..., Any]]):
     def tool(self, fn: Callable[P, R], /) -> Tool[P, R]: ...
     @overload
     def tool(
-        self,
-        /,
-        *,
-        key: str | None = None,
-        id: str | None = None,
-        description: str | None = None,
-        input_schema: SchemaSource | None = None,
-        output_schema: SchemaSource | None = None,
-        strict: bool | None = None,
-        timeout: float | None = None,
-        requires_approval: ApprovalPolicy = False,
-        to_model_output: Callable[[Any], Any] | None = None,
-        transform: ToolTransform | None = None,
-        inline: bool = False,
+        self, /, *, key: str | None = None, **options: Unpack[ToolOptions]
     ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
-    def tool(
-        self,
-        fn: Any = None,
-        /,
-        *,
-        key: str | None = None,
-        id: str | None = None,  # noqa: A002
-        description: str | None = None,
-        input_schema: SchemaSource | None = None,
-        output_schema: SchemaSource | None = None,
-        strict: bool | None = None,
-        timeout: float | None = None,
-        requires_approval: ApprovalPolicy = False,
-        to_model_output: Callable[[Any], Any] | None = None,
-        transform: ToolTransform | None = None,
-        inline: bool = False,
-    ) -> Any:
+    def tool(self, fn: Any = None, /, *, key: str | None = None, **options: Unpack[ToolOptions]) -> Any:
         """Decorator: make the function a `Tool` (same options as `tool`) and register it.
 
         The key is `key`, else the tool's id. Returns the `Tool`, exactly as `@tool` would.
         """
-        options: dict[str, Any] = {
-            "id": id,
-            "description": description,
-            "input_schema": input_schema,
-            "output_schema": output_schema,
-            "strict": strict,
-            "timeout": timeout,
-            "requires_approval": requires_approval,
-            "to_model_output": to_model_output,
-            "transform": transform,
-            "inline": inline,
-        }
 
         def register(func: Any) -> Tool[..., Any]:
             item = func if isinstance(func, Tool) else Tool(func, **options)

@@ -7,9 +7,9 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Union, overload
+from typing import Any, Generic, TypedDict, Union, overload
 
-from typing_extensions import ParamSpec, TypeVar
+from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from ._json_schema import JsonSchema
 from ._schema import FunctionSchema, SchemaSource
@@ -17,7 +17,7 @@ from .context import ToolContext
 from .exceptions import ToolDefinitionError, ToolTimeoutError
 from .messages import ContentPart, ImagePart, TextPart
 
-__all__ = ["ApprovalPolicy", "Tool", "ToolTransform", "tool"]
+__all__ = ["ApprovalPolicy", "Tool", "ToolOptions", "ToolTransform", "tool"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -25,6 +25,32 @@ T = TypeVar("T")
 
 ApprovalPolicy = Union[bool, Callable[[dict[str, Any]], bool]]
 """`requires_approval=`: always, never, or decided from the call's validated arguments."""
+
+
+class ToolOptions(TypedDict, total=False):
+    """The keyword options shared by `@tool`, `Tool(...)`, `Tool.from_function` and `@registry.tool`."""
+
+    id: str | None
+    """The tool's own name; defaults to the function's name. Models see the registry key instead."""
+    description: str | None
+    """What the model is told the tool does; defaults to the docstring's text."""
+    input_schema: SchemaSource | None
+    """An explicit argument schema (pydantic model, TypedDict, dataclass or JSON Schema dict); the
+    function then receives one validated argument."""
+    output_schema: SchemaSource | None
+    """An explicit result schema, same forms as `input_schema`."""
+    strict: bool | None
+    """Ask vendors for strict schema adherence (None: strict where the vendor and schema allow)."""
+    timeout: float | None
+    """Seconds a call may run before it becomes a timeout error."""
+    requires_approval: ApprovalPolicy
+    """Whether a call must be approved first (a bool or a function of the validated arguments)."""
+    to_model_output: Callable[[Any], Any] | None
+    """Maps the result to what the model receives (text, `ImagePart`, or a list of parts)."""
+    transform: ToolTransform | None
+    """Shapes what displays and transcripts receive."""
+    inline: bool
+    """Run a sync tool on the event loop's thread (only for known-fast tools)."""
 
 
 @dataclass(frozen=True)
@@ -106,35 +132,9 @@ class Tool(Generic[P, R]):
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
     @classmethod
-    def from_function(
-        cls,
-        fn: Callable[P, R],
-        *,
-        id: str | None = None,  # noqa: A002
-        description: str | None = None,
-        input_schema: SchemaSource | None = None,
-        output_schema: SchemaSource | None = None,
-        strict: bool | None = None,
-        timeout: float | None = None,
-        requires_approval: ApprovalPolicy = False,
-        to_model_output: Callable[[Any], Any] | None = None,
-        transform: ToolTransform | None = None,
-        inline: bool = False,
-    ) -> Tool[P, R]:
+    def from_function(cls, fn: Callable[P, R], **options: Unpack[ToolOptions]) -> Tool[P, R]:
         """Make a tool of `fn` without decorator syntax; same options as `@tool`."""
-        return cls(
-            fn,
-            id=id,
-            description=description,
-            input_schema=input_schema,
-            output_schema=output_schema,
-            strict=strict,
-            timeout=timeout,
-            requires_approval=requires_approval,
-            to_model_output=to_model_output,
-            transform=transform,
-            inline=inline,
-        )
+        return cls(fn, **options)
 
     @classmethod
     def from_json_schema(
@@ -327,62 +327,18 @@ def _as_parts(value: Any) -> list[ContentPart]:
 @overload
 def tool(fn: Callable[P, R], /) -> Tool[P, R]: ...
 @overload
+def tool(**options: Unpack[ToolOptions]) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 def tool(
-    *,
-    id: str | None = None,
-    description: str | None = None,
-    input_schema: SchemaSource | None = None,
-    output_schema: SchemaSource | None = None,
-    strict: bool | None = None,
-    timeout: float | None = None,
-    requires_approval: ApprovalPolicy = False,
-    to_model_output: Callable[[Any], Any] | None = None,
-    transform: ToolTransform | None = None,
-    inline: bool = False,
-) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
-def tool(
-    fn: Callable[P, R] | None = None,
-    /,
-    *,
-    id: str | None = None,  # noqa: A002
-    description: str | None = None,
-    input_schema: SchemaSource | None = None,
-    output_schema: SchemaSource | None = None,
-    strict: bool | None = None,
-    timeout: float | None = None,
-    requires_approval: ApprovalPolicy = False,
-    to_model_output: Callable[[Any], Any] | None = None,
-    transform: ToolTransform | None = None,
-    inline: bool = False,
+    fn: Callable[P, R] | None = None, /, **options: Unpack[ToolOptions]
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Turn a function into a `Tool`, bare (``@tool``) or configured (``@tool(id=..., ...)``).
 
     Args:
         fn: the function (given when used bare).
-        id: the tool's own name; defaults to the function's name.
-        description: what the model is told the tool does; defaults to the docstring's text.
-        input_schema: an explicit argument schema (pydantic model, TypedDict, dataclass or JSON Schema
-            dict); the function then receives one validated argument.
-        output_schema: an explicit result schema, same forms as `input_schema`.
-        strict: ask vendors for strict schema adherence (None: strict where the vendor and schema allow).
-        timeout: seconds a call may run before it becomes a timeout error.
-        requires_approval: whether a call must be approved first (bool or function of the arguments).
-        to_model_output: maps the result to what the model receives (text, images, ...).
-        transform: shapes what displays and transcripts receive (`ToolTransform`).
-        inline: run a sync tool on the event loop's thread (only for known-fast tools).
+        **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
+            ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
+            ``transform``, ``inline``.
     """
-    options: dict[str, Any] = {
-        "id": id,
-        "description": description,
-        "input_schema": input_schema,
-        "output_schema": output_schema,
-        "strict": strict,
-        "timeout": timeout,
-        "requires_approval": requires_approval,
-        "to_model_output": to_model_output,
-        "transform": transform,
-        "inline": inline,
-    }
     if fn is not None:
         if isinstance(fn, str):
             raise ToolDefinitionError(fn, [f"use @tool(id={fn!r}) to name a tool; @tool takes the id as a keyword"])

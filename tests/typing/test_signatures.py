@@ -58,6 +58,10 @@ def test_misuse_is_a_type_error() -> None:
         add("1", 2)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         add(1, c=3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Tool.from_function(shout, idd="typo")  # type: ignore[call-arg]  # options are typed keywords
+    with pytest.raises(TypeError):
+        tool(timeout="soon")(shout)  # type: ignore[call-overload]
     shouted = Tool.from_function(shout)
     assert_type(shouted("a"), str)
     assert_type(echo("x"), str)

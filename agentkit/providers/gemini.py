@@ -25,6 +25,11 @@ What maps to what:
   placeholder instead, for older models.
 * streaming: every chunk carries whole ``functionCall`` parts; each is reported as one delta holding its
   arguments' JSON text.
+* conversations (`GeminiProvider.format_messages`): system messages -> ``systemInstruction.parts``; user
+  messages -> ``user`` contents (``text``, ``inlineData``, ``fileData``); assistant turns -> ``model``
+  contents, replaying Gemini's own parts verbatim (``provider_details["gemini"]["parts"]``, kept by
+  `GeminiProvider.parse_response` when they hold thoughts or signatures) while the message still matches
+  them; tool results as above. Details of other vendors are ignored.
 
 google-genai is never imported: SDK response objects are read through `as_dict` (camelCase aliases), and
 snake_case keys (``function_call``, ``thought_signature``) from ``to_json_dict()`` are accepted too.
@@ -41,7 +46,19 @@ from typing import Any, Literal
 from ..dialects import Dialect
 from ..dialects.gemini import GeminiJsonSchemaDialect, GeminiOpenAPIDialect
 from ..exceptions import RegistryError
-from ..messages import ImagePart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
@@ -261,13 +278,86 @@ class GeminiProvider(Provider):
             if not call.id.startswith(GENERATED_ID_PREFIX):
                 function["id"] = self.wire_id(call.id)
             function["name"] = self._wire_name(call.name, names)
-            function["args"] = call.arguments_dict()
+            function["args"] = _args_object(call)
             part: dict[str, Any] = {"functionCall": function}
             signature = (call.provider_details or {}).get("thoughtSignature")
             if signature:
                 part["thoughtSignature"] = signature
             parts.append(part)
         return {"role": "model", "parts": parts}
+
+    # ---- whole conversations ---------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"systemInstruction"?, "contents"}`` for a neutral history.
+
+        Every `SystemMessage` becomes one text part of ``systemInstruction`` (Gemini has no system role in
+        ``contents``), in order. A `UserMessage` is a ``user`` content of ``text`` / ``inlineData`` /
+        ``fileData`` parts. An `AssistantMessage` is a ``model`` content: the parts Gemini sent, verbatim,
+        when `parse_response` kept them (``provider_details["gemini"]["parts"]``) and the message still says
+        the same (text and calls); otherwise text plus ``functionCall`` parts rebuilt by `model_content`
+        (each with the ``thoughtSignature`` from its `ToolCall.provider_details`). Tool results use
+        `format_tool_results`. Names are wire names, consistently with `format_tools(aliases=...)`.
+        """
+        system: list[dict[str, Any]] = []
+        contents: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                system.append({"text": message.text})
+            elif isinstance(message, UserMessage):
+                parts = [_user_part(part) for part in message.parts]
+                if parts:
+                    contents.append({"role": "user", "parts": parts})
+            elif isinstance(message, AssistantMessage):
+                content = self._assistant_content(message, registry, aliases)
+                if content["parts"]:
+                    contents.append(content)
+            elif isinstance(message, ToolResultsMessage):
+                contents += self.format_tool_results(message.results, registry=registry, aliases=aliases)
+            else:  # pragma: no cover - the Message union is closed
+                raise TypeError(f"not a conversation message: {message!r}")
+        body: dict[str, Any] = {"systemInstruction": {"parts": system}} if system else {}
+        body["contents"] = contents
+        return body
+
+    def _assistant_content(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+        rebuilt = self.model_content(message.tool_calls, text=message.text or None, registry=registry, aliases=aliases)
+        details = (message.provider_details or {}).get(self.name)
+        kept = details.get("parts") if isinstance(details, Mapping) else None
+        # Replay Gemini's own parts (thought parts, signatures on text parts) only while they still say
+        # what the message says: an edited message must not be overridden by stale parts.
+        if isinstance(kept, list) and kept and _visible(kept) == _visible(rebuilt["parts"]):
+            return {"role": "model", "parts": [dict(part) for part in kept]}
+        return rebuilt
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A ``GenerateContentResponse`` (dict or SDK object) as a neutral `ModelResponse`.
+
+        Text is the first candidate's non-thought text parts, joined. Calls come from `parse_tool_calls`.
+        Usage: input is ``promptTokenCount`` (+ ``toolUsePromptTokenCount``), output is
+        ``candidatesTokenCount`` + ``thoughtsTokenCount`` (thinking is billed as output). ``finishReason``
+        ``STOP`` becomes ``"tool_calls"`` when there are calls, else ``"stop"``; ``MAX_TOKENS`` ->
+        ``"length"``; the safety family (and a blocked prompt) -> ``"content_filter"``; anything else is
+        lower-cased (e.g. ``"malformed_function_call"``). When the parts hold more than text and calls
+        (thought parts, signatures), they are kept in ``provider_details["gemini"]["parts"]`` for replay.
+        """
+        data = as_dict(response)
+        data = data if isinstance(data, Mapping) else {}
+        parts = [_camel_part(part) for part in _parts(data)]
+        text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
+        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        details = {self.name: {"parts": parts}} if any(set(p) - {"text", "functionCall"} for p in parts) else None
+        return ModelResponse(
+            message=AssistantMessage(text=text, tool_calls=calls, provider_details=details),
+            usage=_usage(data),
+            finish_reason=_finish_reason(data, bool(calls)),
+            model_name=_get(data, "modelVersion", "model_version"),
+            raw=response,
+        )
 
     def format_tool_results(
         self, results: Sequence[ToolResult], *, registry: Registry | None = None, aliases: bool = False
@@ -323,6 +413,125 @@ class GeminiProvider(Provider):
         if media:
             function["parts"] = media
         return function
+
+
+def _args_object(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as the object Gemini needs.
+
+    Text that is not a JSON object (possible in a history recorded from a JSON-text vendor) is kept
+    under ``"_raw_arguments"`` so the model still sees what it sent.
+    """
+    try:
+        return call.arguments_dict()
+    except ValueError:
+        return {"_raw_arguments": call.arguments}
+
+
+def _user_part(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"text": part.text}
+    if part.data is not None:
+        return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
+    inline = _data_url(part.url or "")
+    if inline is not None:
+        return {"inlineData": {"mimeType": inline[0], "data": inline[1]}}
+    # Gemini fetches nothing by itself except what fileData names (Files API / GCS / supported URLs).
+    return {"fileData": {"mimeType": part.media_type, "fileUri": part.url}}
+
+
+def _strip_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _strip_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_strip_nulls(v) for v in value]
+    return value
+
+
+def _visible(parts: Sequence[Mapping[str, Any]]) -> tuple[str, list[tuple[Any, str]]]:
+    """What a model turn says: its non-thought text and its calls (name, args without nulls).
+
+    Nulls are ignored because `parse_tool_calls(registry=...)` drops a null sent for an optional
+    parameter, so the parsed call legitimately differs from the part there.
+    """
+    text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
+    calls = []
+    for part in parts:
+        call = _get(part, "functionCall", "function_call")
+        if isinstance(call, Mapping):
+            args = _strip_nulls(call.get("args") or {})
+            calls.append((call.get("name"), json.dumps(args, sort_keys=True, default=str)))
+    return text, calls
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def _camel_part(part: Mapping[str, Any]) -> dict[str, Any]:
+    """A part with REST (camelCase) keys; `to_json_dict()` gives snake_case ones.
+
+    Only the part's own keys and those of its media entries are renamed: ``args`` and ``response``
+    hold the tool's own data, whose keys must stay as they are.
+    """
+    out: dict[str, Any] = {}
+    for key, value in part.items():
+        name = _camel(key)
+        if name in ("inlineData", "fileData") and isinstance(value, Mapping):
+            value = {_camel(k): v for k, v in value.items()}
+        out[name] = value
+    return out
+
+
+_FILTERED = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+    }
+)
+
+
+def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> str | None:
+    candidates = data.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    reason = _get(first, "finishReason", "finish_reason") if isinstance(first, Mapping) else None
+    if reason is None:
+        feedback = _get(data, "promptFeedback", "prompt_feedback")
+        if isinstance(feedback, Mapping) and _get(feedback, "blockReason", "block_reason"):
+            return "content_filter"  # the prompt itself was blocked: no candidate at all
+        return "tool_calls" if has_calls else None
+    reason = str(reason)
+    if reason == "STOP":
+        return "tool_calls" if has_calls else "stop"
+    if reason == "MAX_TOKENS":
+        return "length"
+    if reason in _FILTERED:
+        return "content_filter"
+    return reason.lower()
+
+
+def _usage(data: Mapping[str, Any]) -> Usage:
+    meta = _get(data, "usageMetadata", "usage_metadata")
+    if not isinstance(meta, Mapping):
+        return Usage(requests=1)
+
+    def count(camel: str, snake: str) -> int:
+        value = _get(meta, camel, snake)
+        return value if isinstance(value, int) else 0
+
+    return Usage(
+        input_tokens=count("promptTokenCount", "prompt_token_count")
+        + count("toolUsePromptTokenCount", "tool_use_prompt_token_count"),
+        output_tokens=count("candidatesTokenCount", "candidates_token_count")
+        + count("thoughtsTokenCount", "thoughts_token_count"),
+        requests=1,
+    )
 
 
 class GeminiStreamAccumulator(StreamAccumulator):

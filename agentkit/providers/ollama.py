@@ -15,6 +15,9 @@ What maps to what:
   (``tool_name`` links the result on servers without ids). No error flag: errors are text starting with
   ``"Error: "``. Images given as bytes go in the message's ``images`` (base64), which reach the model
   only if its chat template uses them; URL images become a text placeholder (Ollama takes no URLs).
+* conversations (`OllamaProvider.format_messages`): ``system`` / ``user`` / ``assistant`` / ``tool``
+  messages; user images as base64 ``images``; the model's ``thinking`` (kept by
+  `OllamaProvider.parse_response` in ``provider_details["ollama"]``) is sent back with its turn.
 """
 
 from __future__ import annotations as _annotations
@@ -24,7 +27,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dialects.ollama import OllamaDialect
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
@@ -123,12 +138,84 @@ class OllamaProvider(Provider):
                 "function": {
                     "index": index,
                     "name": names.name_for(call.name) if names is not None else call.name,
-                    "arguments": call.arguments_dict(),
+                    "arguments": _args_object(call),
                 },
             }
             for index, call in enumerate(calls)
         ]
         return {"role": "assistant", "content": content, "tool_calls": tool_calls}
+
+    # ---- whole conversations ---------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"messages": [...]}`` for a neutral history.
+
+        ``system`` / ``user`` messages carry their text in ``content`` and their images (bytes or
+        ``data:`` URLs) as base64 in ``images``; a URL image becomes a text placeholder (Ollama fetches
+        nothing). An assistant turn is `assistant_message` (calls with object arguments, wire names,
+        ids), plus the ``thinking`` Ollama sent when `parse_response` kept it
+        (``provider_details["ollama"]["thinking"]``). Each tool result is one ``tool`` message.
+        """
+        out: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                out.append({"role": "system", "content": message.text})
+            elif isinstance(message, UserMessage):
+                out.append(_user_message(message))
+            elif isinstance(message, AssistantMessage):
+                entry = self.assistant_message(
+                    message.tool_calls, content=message.text, registry=registry, aliases=aliases
+                )
+                if not entry["tool_calls"]:
+                    del entry["tool_calls"]
+                details = (message.provider_details or {}).get(self.name)
+                thinking = details.get("thinking") if isinstance(details, Mapping) else None
+                if isinstance(thinking, str) and thinking:
+                    entry["thinking"] = thinking
+                out.append(entry)
+            elif isinstance(message, ToolResultsMessage):
+                out += self.format_tool_results(message.results, registry=registry, aliases=aliases)
+            else:  # pragma: no cover - the Message union is closed
+                raise TypeError(f"not a conversation message: {message!r}")
+        return {"messages": out}
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A ``/api/chat`` response (dict or SDK object) as a neutral `ModelResponse`.
+
+        Usage is ``prompt_eval_count`` / ``eval_count``. Ollama says ``done_reason: "stop"`` even when
+        the model called tools, so a turn with calls is ``"tool_calls"``; ``"length"`` stays; anything
+        else is kept as sent. The model's ``thinking`` goes into ``provider_details["ollama"]``, so that
+        it is sent back with the turn, as Ollama's docs ask.
+        """
+        data = _chunk(response)
+        message = _message(data)
+        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        thinking = message.get("thinking")
+        details = {self.name: {"thinking": thinking}} if isinstance(thinking, str) and thinking else None
+        content = message.get("content")
+        reason = data.get("done_reason")
+        if calls and reason in (None, "stop"):
+            reason = "tool_calls"
+        model = data.get("model")
+        return ModelResponse(
+            message=AssistantMessage(
+                text=content if isinstance(content, str) else "",
+                tool_calls=calls,
+                provider_details=details,
+            ),
+            usage=Usage(
+                input_tokens=_count(data.get("prompt_eval_count")),
+                output_tokens=_count(data.get("eval_count")),
+                requests=1,
+            ),
+            finish_reason=reason if isinstance(reason, str) else None,
+            model_name=model if isinstance(model, str) else None,
+            raw=response,
+        )
 
     def _result_messages(self, results: list[ToolResult]) -> list[dict[str, Any]]:
         return [self._result_message(result) for result in results]
@@ -155,6 +242,49 @@ class OllamaProvider(Provider):
         if images:
             message["images"] = images
         return message
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _args_object(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as an object (Ollama rejects a string).
+
+    Text that is not a JSON object (possible in a history recorded from a JSON-text vendor) is kept
+    under ``"_raw_arguments"`` so the model still sees what it sent.
+    """
+    try:
+        return call.arguments_dict()
+    except ValueError:
+        return {"_raw_arguments": call.arguments}
+
+
+def _image_base64(part: ImagePart) -> str | None:
+    if part.data is not None:
+        return part.base64
+    url = part.url or ""
+    if url.startswith("data:") and ";base64," in url:
+        return url.split(";base64,", 1)[1]
+    return None
+
+
+def _user_message(message: UserMessage) -> dict[str, Any]:
+    lines: list[str] = []
+    images: list[str] = []
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            lines.append(part.text)
+            continue
+        data = _image_base64(part)
+        if data is None:
+            lines.append(_url_placeholder(part))
+        else:
+            images.append(data)
+    entry: dict[str, Any] = {"role": "user", "content": "\n".join(lines)}
+    if images:
+        entry["images"] = images
+    return entry
 
 
 def _url_placeholder(part: ImagePart) -> str:

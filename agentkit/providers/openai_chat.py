@@ -15,15 +15,37 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §1):
   before any other message).
 
 An empty registry gives ``{}``: the API rejects an empty ``tools`` array and a ``tool_choice`` without tools.
+
+Whole conversations (what `agentkit.models.openai.OpenAIChatModel` sends and reads):
+
+* `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string
+  or ``text`` / ``image_url`` parts; `AssistantMessage` -> ``{"role": "assistant", "content",
+  "tool_calls"}`` with wire names (``content`` null when there are only calls); `ToolResultsMessage` ->
+  the result messages above. Chat has no vendor items to replay, so ``provider_details`` are ignored;
+* a completion -> `ModelResponse`: ``message.content`` (or ``refusal``) as text, the tool calls, usage
+  from ``prompt_tokens`` / ``completion_tokens``, and ``finish_reason`` (``function_call`` reads as
+  ``tool_calls``; ``stop`` with calls present too, as some OpenAI-compatible servers send it).
 """
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..dialects.openai import OpenAIDialect
-from ..messages import ImagePart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
@@ -33,7 +55,9 @@ __all__ = [
     "OPENAI_NAME_RULE",
     "OpenAIChatProvider",
     "OpenAIChatStream",
+    "arguments_text",
     "error_text",
+    "normalise_finish_reason",
     "openai_tool_choice",
     "tools_fragment",
 ]
@@ -50,6 +74,34 @@ def error_text(result: ToolResult) -> str:
     if result.is_error and not text.startswith(_ERROR_PREFIX):
         return _ERROR_PREFIX + text
     return text
+
+
+def arguments_text(call: ToolCall) -> str:
+    """The call's arguments as the JSON text both OpenAI APIs carry (objects from other vendors are dumped)."""
+    if isinstance(call.arguments, str):
+        return call.arguments
+    return json.dumps(dict(call.arguments), separators=(",", ":"), ensure_ascii=False)
+
+
+_FINISH = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
+def normalise_finish_reason(reason: str | None, *, has_calls: bool) -> str | None:
+    """``stop`` / ``tool_calls`` / ``length`` / ``content_filter`` where the vendor's reason maps to one.
+
+    A turn that carries tool calls reads as ``tool_calls`` even when the server said ``stop`` (or
+    nothing): some OpenAI-compatible servers do, and callers decide on the calls, not the word.
+    """
+    normal = _FINISH.get(reason, reason) if reason is not None else None
+    if has_calls and normal in (None, "stop"):
+        return "tool_calls"
+    return normal
 
 
 def openai_tool_choice(
@@ -139,6 +191,95 @@ class OpenAIChatProvider(Provider):
 
     def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
         return OpenAIChatStream(self, names, registry)
+
+    # ---- whole conversations ---------------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
+        names = self.names(registry, aliases=aliases) if registry is not None else None
+        out: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                out.append({"role": "system", "content": message.text})
+            elif isinstance(message, UserMessage):
+                out.append({"role": "user", "content": _user_content(message)})
+            elif isinstance(message, AssistantMessage):
+                out.append(self._assistant(message, names))
+            elif isinstance(message, ToolResultsMessage):
+                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+        return {"messages": out}
+
+    def _assistant(self, message: AssistantMessage, names: NameMap | None) -> dict[str, Any]:
+        entry: dict[str, Any] = {"role": "assistant"}
+        if message.tool_calls:
+            # content may be null beside tool calls (ChatCompletionRequestAssistantMessage)
+            entry["content"] = message.text or None
+            entry["tool_calls"] = [
+                {
+                    "id": self.wire_id(call.id),
+                    "type": "function",
+                    "function": {
+                        "name": names.name_for(call.name) if names is not None else call.name,
+                        "arguments": arguments_text(call),
+                    },
+                }
+                for call in message.tool_calls
+            ]
+        else:
+            entry["content"] = message.text
+        return entry
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A chat completion (dict or SDK ``ChatCompletion``) as a `ModelResponse` (first choice only)."""
+        data = as_dict(response)
+        if not isinstance(data, dict):
+            data = {}
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        message = choice.get("message")
+        message = message if isinstance(message, dict) else {}
+        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, Mapping) else {}
+        return ModelResponse(
+            message=AssistantMessage(text=_text_of(message), tool_calls=calls),
+            usage=Usage(
+                input_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+                requests=1,
+            ),
+            finish_reason=normalise_finish_reason(choice.get("finish_reason"), has_calls=bool(calls)),
+            model_name=data.get("model"),
+            raw=response,
+        )
+
+
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        {"type": "image_url", "image_url": {"url": part.data_url}}
+        if isinstance(part, ImagePart)
+        else {"type": "text", "text": part.text}
+        for part in message.content
+    ]
+
+
+def _text_of(message: Mapping[str, Any]) -> str:
+    """The message's text; a refusal stands in for missing content so the caller sees why."""
+    content = message.get("content")
+    if isinstance(content, list):  # some compatible servers answer with parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if content:
+        return str(content)
+    refusal = message.get("refusal")
+    return str(refusal) if refusal else ""
 
 
 def _function_ref(name: str) -> dict[str, Any]:

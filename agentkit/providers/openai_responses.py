@@ -21,22 +21,49 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §2):
 
 An empty registry gives ``{}``. Reasoning models also need their ``reasoning`` output items sent back
 with the results; that is the caller's history, not part of this fragment.
+
+Whole conversations (what `agentkit.models.openai.OpenAIResponsesModel` sends and reads):
+
+* every `SystemMessage` -> ``instructions`` (joined by blank lines, in order); `UserMessage` ->
+  ``{"role": "user", "content"}`` with a string or ``input_text`` / ``input_image`` parts;
+  `AssistantMessage` -> its output items: the ``reasoning`` (and other vendor) items kept in
+  ``provider_details["openai-responses"]["output"]`` replayed verbatim and in their order, the text as an
+  assistant message, each tool call as a ``function_call`` item (wire name, ``call_id`` through
+  `wire_id`, its ``fc_`` item id when it has one); `ToolResultsMessage` -> ``function_call_output`` items;
+* a response -> `ModelResponse`: ``output_text`` (or ``refusal``) parts as text, the calls, every output
+  item kept for replay, usage, and a finish reason from ``status`` / ``incomplete_details``.
 """
 
 from __future__ import annotations as _annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dialects.openai import OpenAIDialect
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
 from ._ids import IdRule
 from ._names import NameMap
-from .openai_chat import OPENAI_NAME_RULE, error_text, openai_tool_choice, tools_fragment
+from .openai_chat import OPENAI_NAME_RULE, arguments_text, error_text, openai_tool_choice, tools_fragment
 
-__all__ = ["OpenAIResponsesProvider", "OpenAIResponsesStream"]
+__all__ = ["DETAILS_KEY", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
+
+DETAILS_KEY = "openai-responses"
+"""The key of this vendor's entry in `AssistantMessage.provider_details` (other vendors' keys are ignored)."""
 
 
 class OpenAIResponsesProvider(Provider):
@@ -76,9 +103,151 @@ class OpenAIResponsesProvider(Provider):
     def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
         return OpenAIResponsesStream(self, names, registry)
 
+    # ---- whole conversations ---------------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"instructions"?: ..., "input": [...]}`` for a neutral history."""
+        names = self.names(registry, aliases=aliases) if registry is not None else None
+        instructions: list[str] = []
+        items: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                instructions.append(message.text)
+            elif isinstance(message, UserMessage):
+                items.append({"role": "user", "content": _user_content(message)})
+            elif isinstance(message, AssistantMessage):
+                items.extend(self._assistant_items(message, names))
+            elif isinstance(message, ToolResultsMessage):
+                items.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+        fragment: dict[str, Any] = {}
+        if instructions:
+            fragment["instructions"] = "\n\n".join(instructions)
+        fragment["input"] = items
+        return fragment
+
+    def _assistant_items(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
+        """The turn's items, in the order the model produced them when that order is known.
+
+        Stored items are walked in order: reasoning (and any other vendor item) goes back verbatim, since
+        a reasoning item must be followed by the item it led to; stored message and call items are
+        rebuilt from the neutral message, so edits to the text or the calls are what is sent.
+        """
+        stored = _stored_output(message)
+        calls = {call.id: call for call in message.tool_calls}
+        stored_text = "".join(_item_text(i) for i in stored if i.get("type") == "message")
+        items: list[dict[str, Any]] = []
+        sent: set[str] = set()
+        text_sent = False
+        for item in stored:
+            kind = item.get("type")
+            if kind == "function_call":
+                call = calls.get(item.get("call_id") or "")
+                if call is not None and call.id not in sent:
+                    items.append(self._call_item(call, names))
+                    sent.add(call.id)
+            elif kind == "message":
+                if stored_text == message.text and message.text:
+                    items.append(item)  # unchanged: replayed with its id, which a reasoning item may point to
+                    text_sent = True
+                elif message.text and not text_sent:
+                    items.append(_assistant_text(message.text))
+                    text_sent = True
+            else:
+                items.append(item)
+        if message.text and not text_sent:
+            items.append(_assistant_text(message.text))
+        items.extend(self._call_item(call, names) for call in message.tool_calls if call.id not in sent)
+        return items
+
+    def _call_item(self, call: ToolCall, names: NameMap | None) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "call_id": self.wire_id(call.id),
+            "name": names.name_for(call.name) if names is not None else call.name,
+            "arguments": arguments_text(call),
+        }
+        item_id = (call.provider_details or {}).get("item_id")
+        if isinstance(item_id, str) and item_id.startswith("fc"):  # the API rejects other id forms here
+            item["id"] = item_id
+        return item
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A response (dict or SDK ``Response``) as a `ModelResponse`; its output items are kept for replay."""
+        data = as_dict(response)
+        if not isinstance(data, dict):
+            data = {}
+        output = [item for item in data.get("output") or () if isinstance(item, dict)]
+        calls = self.parse_tool_calls({"output": output}, registry=registry, aliases=aliases)
+        text = "".join(_item_text(item) for item in output if item.get("type") == "message")
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, Mapping) else {}
+        return ModelResponse(
+            message=AssistantMessage(
+                text=text, tool_calls=calls, provider_details={DETAILS_KEY: {"output": output}} if output else None
+            ),
+            usage=Usage(
+                input_tokens=int(usage.get("input_tokens") or 0),
+                output_tokens=int(usage.get("output_tokens") or 0),
+                requests=1,
+            ),
+            finish_reason=_finish_reason(data, has_calls=bool(calls)),
+            model_name=data.get("model"),
+            raw=response,
+        )
+
 
 def _function_ref(name: str) -> dict[str, Any]:
     return {"type": "function", "name": name}
+
+
+def _stored_output(message: AssistantMessage) -> list[dict[str, Any]]:
+    """This vendor's output items kept on the message (none for a turn from another vendor)."""
+    details = (message.provider_details or {}).get(DETAILS_KEY)
+    output = details.get("output") if isinstance(details, Mapping) else None
+    return [item for item in output or () if isinstance(item, dict)]
+
+
+def _item_text(item: Mapping[str, Any]) -> str:
+    """The text of an output message item: its ``output_text`` parts, or a refusal."""
+    parts = [p for p in item.get("content") or () if isinstance(p, dict)]
+    text = "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
+    return text or "".join(p.get("refusal", "") for p in parts if p.get("type") == "refusal")
+
+
+def _assistant_text(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        {"type": "input_image", "image_url": part.data_url, "detail": "auto"}
+        if isinstance(part, ImagePart)
+        else {"type": "input_text", "text": part.text}
+        for part in message.content
+    ]
+
+
+_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
+
+
+def _finish_reason(data: Mapping[str, Any], *, has_calls: bool) -> str | None:
+    """``status`` (``completed`` / ``incomplete`` / ``failed`` ...) as a normalised finish reason."""
+    status = data.get("status")
+    if status == "incomplete":
+        details = data.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, Mapping) else None
+        return _INCOMPLETE.get(reason or "", reason or "incomplete")
+    if status in ("completed", None):
+        return "tool_calls" if has_calls else "stop"
+    return str(status)  # failed, cancelled, in_progress: the raw status says more than a guess
 
 
 def _output_items(response: Any) -> list[dict[str, Any]]:

@@ -619,3 +619,83 @@ async def test_sdk_stream(provider: OpenAIChatProvider, registry: Registry) -> N
         {"city": "Paris", "unit": "f", "days": 2},
         {"city": "Oslo", "unit": "c", "days": 1},
     ]
+
+
+# ---- whole conversations: format_messages / parse_response ------------------------------------------------
+
+
+def test_format_messages_whole_history_is_spec_valid(provider: OpenAIChatProvider, registry: Registry) -> None:
+    from agentkit.messages import AssistantMessage, SystemMessage, ToolResultsMessage, UserMessage
+
+    calls = [
+        ToolCall("call_1", "get_weather", '{"city":"Paris"}'),
+        ToolCall("toolu_01A", "tally", {"counts": {"a": 1}}),  # another vendor's parsed arguments
+    ]
+    results = [
+        ToolResult("call_1", "get_weather", (TextPart("sunny"),)),
+        ToolResult("toolu_01A", "tally", (TextPart("bad counts"), ImagePart(data=PNG)), is_error=True),
+    ]
+    history = [
+        SystemMessage("Be brief."),
+        UserMessage([TextPart("Look:"), ImagePart(url="https://example.com/a.png")]),
+        AssistantMessage(text="", tool_calls=calls, provider_details={"anthropic": {"thinking": "x"}}),
+        ToolResultsMessage(results),
+        AssistantMessage(text="Done."),
+    ]
+    messages = provider.format_messages(history, registry=registry)["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user", "assistant"]
+    assert messages[1]["content"] == [
+        {"type": "text", "text": "Look:"},
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+    ]
+    assistant = messages[2]
+    assert assistant["content"] is None and "provider_details" not in assistant
+    assert assistant["tool_calls"][1]["function"] == {"name": "tally", "arguments": '{"counts":{"a":1}}'}
+    assert_spec_valid("openai.chat.assistant_message", assistant)
+    for message in messages[3:5]:
+        assert_spec_valid("openai.chat.tool_message", message)
+    assert messages[4]["content"].startswith("Error: bad counts")
+    assert messages[6] == {"role": "assistant", "content": "Done."}
+    body = {"model": "gpt-4.1", **provider.build_request(history, registry)}
+    assert openapi_errors("CreateChatCompletionRequest", body) == []
+    assert body["tools"] == provider.format_tools(registry)["tools"]
+
+
+def test_format_messages_ignores_other_vendors_details(provider: OpenAIChatProvider, registry: Registry) -> None:
+    from agentkit.messages import AssistantMessage
+
+    plain = AssistantMessage(text="hi", tool_calls=[ToolCall("c1", "tally", "{}")])
+    detailed = AssistantMessage(
+        text="hi",
+        tool_calls=[ToolCall("c1", "tally", "{}", provider_details={"item_id": "fc_1"})],
+        provider_details={"openai-responses": {"output": [{"type": "reasoning", "id": "rs_1", "summary": []}]}},
+    )
+    assert provider.format_messages([detailed], registry=registry) == provider.format_messages(
+        [plain], registry=registry
+    )
+
+
+def test_parse_response_text_usage_and_finish_reasons(provider: OpenAIChatProvider, registry: Registry) -> None:
+    from openai.types.chat import ChatCompletion
+
+    completion = fixture("parallel_calls")
+    response = provider.parse_response(ChatCompletion.model_validate(completion), registry=registry)  # SDK object
+    assert [c.name for c in response.message.tool_calls] == ["get_weather", "place_order"]
+    assert response.message.tool_calls[0].arguments_dict() == {"city": "Paris", "unit": "c"}  # null dropped
+    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.requests) == (82, 17, 1)
+    assert response.finish_reason == "tool_calls" and response.model_name == "gpt-4.1-2025-04-14"
+    assert response.message.text == ""
+
+    def reply(message: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+
+    refused = provider.parse_response(reply({"content": None, "refusal": "I can't help."}, "stop"))
+    assert (refused.message.text, refused.finish_reason) == ("I can't help.", "stop")
+    calls = completion["choices"][0]["message"]["tool_calls"]
+    # some OpenAI-compatible servers say "stop" (or the legacy "function_call") beside tool calls
+    assert provider.parse_response(reply({"tool_calls": calls}, "stop")).finish_reason == "tool_calls"
+    assert provider.parse_response(reply({"tool_calls": calls}, "function_call")).finish_reason == "tool_calls"
+    assert provider.parse_response(reply({"content": "cut"}, "length")).finish_reason == "length"
+    assert provider.parse_response(reply({"content": None}, "content_filter")).finish_reason == "content_filter"
+    empty = provider.parse_response({})
+    assert (empty.message.text, empty.message.tool_calls, empty.finish_reason) == ("", [], None)

@@ -380,3 +380,112 @@ def test_stream_links_events_by_item_id_or_output_index(provider: OpenAIResponse
     stream.feed({"type": "response.function_call_arguments.delta", "item_id": "fc_9", "delta": "{}}"})
     [call] = stream.tool_calls()
     assert (call.id, call.name, call.arguments) == ("call_9", "tally", '{"counts":{}}')
+
+
+# ---- whole conversations: format_messages / parse_response ------------------------------------------------
+
+
+def test_format_messages_instructions_user_parts_and_foreign_history(
+    provider: OpenAIResponsesProvider, registry: Registry
+) -> None:
+    from agentkit.messages import AssistantMessage, SystemMessage, ToolResultsMessage, UserMessage
+
+    long_id = "toolu_" + "x" * 80  # another vendor's id: longer than call_id's 64 characters
+    call = ToolCall(long_id, "tally", {"counts": {"a": 1}}, provider_details={"item_id": "toolu_item"})
+    history = [
+        SystemMessage("Be brief."),
+        UserMessage([TextPart("Look:"), ImagePart(data=PNG)]),
+        SystemMessage("Use tools."),
+        AssistantMessage(text="Counting.", tool_calls=[call], provider_details={"anthropic": {"x": 1}}),
+        ToolResultsMessage([ToolResult(long_id, "tally", (TextPart("1"),), output=1)]),
+    ]
+    fragment = provider.format_messages(history, registry=registry)
+    assert fragment["instructions"] == "Be brief.\n\nUse tools."
+    user, message, function_call, output = fragment["input"]
+    assert user["content"][1] == {"type": "input_image", "image_url": ImagePart(data=PNG).data_url, "detail": "auto"}
+    assert message == {"role": "assistant", "content": "Counting."}
+    assert function_call == {
+        "type": "function_call",
+        "call_id": provider.wire_id(long_id),  # shortened the same way as the result's
+        "name": "tally",
+        "arguments": '{"counts":{"a":1}}',
+    }  # no "id": only fc_ item ids are accepted
+    assert output["call_id"] == function_call["call_id"] and len(output["call_id"]) <= 64
+    assert_spec_valid("openai.responses.function_call", function_call)
+    assert_spec_valid("openai.responses.function_call_output", output)
+    # a user message with parts fits both EasyInputMessage and InputMessage, so the spec's oneOf over
+    # input items cannot accept it; it is checked against its own component, the rest as a whole body
+    assert openapi_errors("EasyInputMessage", user) == []
+    body = {"model": "gpt-5", **provider.build_request(history, registry)}
+    body["input"][0] = {"role": "user", "content": "Look:"}
+    assert openapi_errors("CreateResponse", body) == []
+    assert "instructions" not in provider.format_messages([UserMessage("hi")])
+
+
+def test_replay_follows_the_stored_order_and_the_edited_message(
+    provider: OpenAIResponsesProvider, registry: Registry
+) -> None:
+    from dataclasses import replace
+
+    response = provider.parse_response(load("parallel_calls"), registry=registry)
+    stored = load("parallel_calls")["output"]
+    assert response.message.provider_details == {"openai-responses": {"output": stored}}
+    items = provider.format_messages([response.message], registry=registry)["input"]
+    assert [(i["type"], i.get("id")) for i in items] == [
+        ("reasoning", "rs_0001"),
+        ("function_call", "fc_0001"),
+        ("function_call", "fc_0002"),
+    ]
+    assert items[0] == stored[0]
+
+    # the caller edits the turn: new text, one call dropped -> reasoning kept, what is left follows it
+    edited = replace(response.message, text="Only the weather.", tool_calls=response.message.tool_calls[:1])
+    items = provider.format_messages([edited], registry=registry)["input"]
+    assert [i.get("type", i.get("role")) for i in items] == ["reasoning", "function_call", "assistant"]
+    assert items[2] == {"role": "assistant", "content": "Only the weather."}
+    assert [i["call_id"] for i in items if i.get("type") == "function_call"] == ["call_paris01"]
+
+    # a message item replays verbatim (with its id) only while its text is unchanged
+    with_text = load("parallel_calls")
+    message_item = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "On it.", "annotations": []}],
+    }
+    with_text["output"].insert(1, message_item)
+    turn = provider.parse_response(with_text, registry=registry).message
+    assert turn.text == "On it."
+    assert provider.format_messages([turn], registry=registry)["input"][1] == message_item
+    changed = provider.format_messages([replace(turn, text="Changed.")], registry=registry)["input"]
+    assert changed[1] == {"role": "assistant", "content": "Changed."}
+    assert openapi_errors("CreateResponse", {"model": "gpt-5", "input": changed}) == []
+
+
+def test_parse_response_finish_reasons_usage_and_sdk_objects(
+    provider: OpenAIResponsesProvider, registry: Registry
+) -> None:
+    from openai.types.responses import Response
+
+    data = load("parallel_calls")
+    data["usage"]["input_tokens_details"]["cache_write_tokens"] = 0  # required by this SDK's types
+    response = provider.parse_response(Response.model_validate(data), registry=registry)
+    assert [c.id for c in response.message.tool_calls] == ["call_paris01", "call_order02"]
+    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.requests) == (91, 40, 1)
+    assert response.finish_reason == "tool_calls" and response.model_name == "gpt-5-2025-08-07"
+
+    text = load("text_only")
+    assert provider.parse_response(text).finish_reason == "stop"
+    cut = text | {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}
+    assert provider.parse_response(cut).finish_reason == "length"
+    filtered = text | {"status": "incomplete", "incomplete_details": {"reason": "content_filter"}}
+    assert provider.parse_response(filtered).finish_reason == "content_filter"
+    assert provider.parse_response(text | {"status": "failed"}).finish_reason == "failed"
+    refusal = {
+        "status": "completed",
+        "output": [{"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]}],
+    }
+    assert provider.parse_response(refusal).message.text == "No."
+    empty = provider.parse_response({})
+    assert (empty.message.text, empty.message.provider_details, empty.finish_reason) == ("", None, "stop")

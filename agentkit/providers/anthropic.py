@@ -19,7 +19,16 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
   at the block's stop;
 * `ToolResult` objects -> ONE ``user`` message whose content is one ``tool_result`` block per result (so
   the tool results come first, as the API demands), ``is_error: true`` for errors, images as
-  ``image`` blocks (base64 or URL source), ids made to match ``^[a-zA-Z0-9_-]+$``.
+  ``image`` blocks (base64 or URL source), ids made to match ``^[a-zA-Z0-9_-]+$``;
+* a neutral history (`format_messages`) -> ``{"system"?: str, "messages": [...]}``: system messages
+  joined into the top-level ``system``; consecutive same-role turns merged (the API wants user and
+  assistant to alternate), with ``tool_result`` blocks first in a user turn; assistant tool calls as
+  ``tool_use`` blocks with wire names and the same remapped ids as their results; blocks kept in
+  ``AssistantMessage.provider_details["anthropic"]["blocks"]`` (thinking, server tools) replayed first;
+* a whole ``Message`` (`parse_response`) -> `ModelResponse`: ``stop_reason`` ``end_turn`` /
+  ``stop_sequence`` -> ``stop``, ``tool_use`` -> ``tool_calls``, ``max_tokens`` /
+  ``model_context_window_exceeded`` -> ``length``, ``refusal`` -> ``content_filter`` (others as sent);
+  input tokens include cache reads and writes.
 """
 
 from __future__ import annotations as _annotations
@@ -27,18 +36,30 @@ from __future__ import annotations as _annotations
 import binascii
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from ..dialects.anthropic import AnthropicDialect, strict_budget_counts
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
 from ._ids import IdRule
-from ._names import NameMap, NameRule
+from ._names import NameMap, NameRule, alias_for
 
 __all__ = [
     "ANTHROPIC_ID_RULE",
@@ -61,6 +82,15 @@ ANTHROPIC_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_-]+$", allowed="[a-zA-Z0-9_-]")
 STRICT_LIMITS = {"tools": 20, "optional": 24, "unions": 16}
 """Anthropic's per-request strict budget (constraints.json ``anthropic_strict.per_request_limits``)."""
 
+_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+}
+_RETIRED = "Not available in this request; do not call it."
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
 
@@ -134,6 +164,126 @@ class AnthropicProvider(Provider):
         """
         keys = _sent_keys(list(registry), active_tools)
         return _plan(self, registry, keys, strict)
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"system"?: ..., "messages": [...]}`` for a neutral history; see `Provider.format_messages`."""
+        names = self.names(registry, aliases=aliases) if registry is not None else None
+        system: list[str] = []
+        turns: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                if message.text:
+                    system.append(message.text)
+                continue
+            if isinstance(message, UserMessage):
+                role, blocks = "user", [_part(p, _USER_NOTE) for p in message.parts]
+            elif isinstance(message, AssistantMessage):
+                role, blocks = "assistant", self._assistant_blocks(message, names)
+            elif isinstance(message, ToolResultsMessage):
+                role, blocks = "user", [self._result_block(r) for r in message.results]
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+            blocks = [b for b in blocks if b.get("type") != "text" or b.get("text")]  # empty text is refused
+            if not blocks:
+                continue
+            if turns and turns[-1]["role"] == role:
+                turns[-1]["content"].extend(blocks)  # the API wants user and assistant turns to alternate
+            else:
+                turns.append({"role": role, "content": blocks})
+        for turn in turns:
+            if turn["role"] != "user":
+                continue
+            # tool_result blocks must open the user turn that follows the tool_use blocks
+            turn["content"].sort(key=lambda block: block.get("type") != "tool_result")
+            if len(turn["content"]) == 1 and turn["content"][0]["type"] == "text":
+                turn["content"] = turn["content"][0]["text"]
+        fragment: dict[str, Any] = {}
+        if system:
+            fragment["system"] = "\n\n".join(system)
+        fragment["messages"] = turns
+        return fragment
+
+    def _assistant_blocks(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
+        mine = (message.provider_details or {}).get(self.name)
+        kept = mine.get("blocks") if isinstance(mine, dict) else None
+        # thinking blocks must come back unmodified and before the text and tool_use blocks
+        blocks = [dict(b) for b in kept if isinstance(b, dict)] if isinstance(kept, list) else []
+        if message.text:
+            blocks.append({"type": "text", "text": message.text})
+        for call in message.tool_calls:
+            block: dict[str, Any] = {
+                "type": "tool_use",
+                "id": self.wire_id(call.id),
+                "name": _wire_name(names, call.name, self.name_rule),
+                "input": _input_of(call),
+            }
+            caller = (call.provider_details or {}).get("caller")
+            if isinstance(caller, dict):
+                block["caller"] = caller
+            blocks.append(block)
+        return blocks
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A ``Message`` (dict or SDK object) as a `ModelResponse`; see `Provider.parse_response`."""
+        data = as_dict(response)
+        if not isinstance(data, dict):
+            raise TypeError(f"not an Anthropic Message: {response!r}")
+        content = [b for b in _content_of(data) if isinstance(b, dict)]
+        text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
+        kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
+        usage = data.get("usage") or {}
+        input_tokens = sum(
+            usage.get(k) or 0 for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+        stop = data.get("stop_reason")
+        return ModelResponse(
+            message=AssistantMessage(
+                text=text,
+                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                provider_details={self.name: {"blocks": kept}} if kept else None,
+            ),
+            usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("output_tokens") or 0, requests=1),
+            finish_reason=_FINISH.get(stop, stop) if isinstance(stop, str) else None,
+            model_name=data.get("model"),
+            raw=response,
+        )
+
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        registry: Registry,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """`Provider.build_request`, plus stand-in tools when the registry is empty but the history is not.
+
+        The API refuses a request whose history holds ``tool_use`` blocks unless it defines tools, so the
+        tools named in the history are declared (with a note not to call them) and ``tool_choice`` is
+        ``none``.
+        """
+        body = super().build_request(
+            messages,
+            registry,
+            tool_choice=tool_choice,
+            active_tools=active_tools,
+            strict=strict,
+            parallel_tool_calls=parallel_tool_calls,
+            aliases=aliases,
+        )
+        if "tools" not in body:
+            used = _history_tool_names(body["messages"])
+            if used:
+                body["tools"] = [{"name": n, "description": _RETIRED, "input_schema": {"type": "object"}} for n in used]
+                body["tool_choice"] = {"type": "none"}
+        return body
 
     def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(item, strict)
@@ -261,7 +411,11 @@ def _content_of(response: Any) -> list[Any]:
     return []  # a string content (message param) holds no tool_use
 
 
-def _part(part: TextPart | ImagePart) -> dict[str, Any]:
+_RESULT_NOTE = "not accepted in tool results"
+_USER_NOTE = "Anthropic takes jpeg, png, gif or webp"
+
+
+def _part(part: TextPart | ImagePart, note: str = _RESULT_NOTE) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if part.url is not None and not part.url.startswith("data:"):
@@ -269,8 +423,35 @@ def _part(part: TextPart | ImagePart) -> dict[str, Any]:
     media_type, data = _base64_of(part)
     if media_type not in _IMAGE_TYPES or data is None:
         # documented fallback: the API takes jpeg/png/gif/webp only
-        return {"type": "text", "text": f"[image of type {media_type} omitted: not accepted in tool results]"}
+        return {"type": "text", "text": f"[image of type {media_type} omitted: {note}]"}
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+def _wire_name(names: NameMap | None, key: str, rule: NameRule) -> str:
+    """The wire name of a key; a name outside the registry that the vendor would refuse gets an alias."""
+    if names is not None and key in names.to_wire:
+        return names.name_for(key)
+    return key if rule.accepts(key) else alias_for(key, rule)
+
+
+def _input_of(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as the object ``tool_use.input`` must be."""
+    try:
+        return call.arguments_dict()
+    except ValueError:
+        # text that is no JSON object was answered by an error result; the history needs an object
+        return {}
+
+
+def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
+    """The tool names of the ``tool_use`` blocks in formatted turns, first use first."""
+    seen: dict[str, None] = {}
+    for turn in turns:
+        content = turn.get("content")
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "tool_use":
+                seen.setdefault(block["name"], None)
+    return list(seen)
 
 
 def _base64_of(part: ImagePart) -> tuple[str, str | None]:

@@ -23,22 +23,45 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2
   text that starts with ``"Error: "`` (never empty: Converse refuses an empty error result).
   Images become ``image`` blocks with base64 ``bytes`` (the JSON form of the blob) or an
   ``s3Location`` for ``s3://`` URLs; an http(s) URL cannot be sent and is replaced by a text note.
-  Ids are made to match ``[a-zA-Z0-9_.:-]{1,64}``.
+  Ids are made to match ``[a-zA-Z0-9_.:-]{1,64}``;
+* a neutral history (`format_messages`) -> ``{"system"?: [{"text"}], "messages": [...]}``: consecutive
+  same-role turns merged (Converse wants user and assistant to alternate), ``toolResult`` blocks first
+  in a user turn, assistant calls as ``toolUse`` blocks with wire names and the same remapped ids as
+  their results, blocks kept in ``AssistantMessage.provider_details["bedrock"]["blocks"]`` (reasoning)
+  replayed first. `build_request` keeps a ``toolConfig`` whenever the history holds tool blocks (§7d),
+  declaring the tools the history names when the registry is empty;
+* a whole Converse response (`parse_response`) -> `ModelResponse`: ``stopReason`` ``end_turn`` /
+  ``stop_sequence`` -> ``stop``, ``tool_use`` -> ``tool_calls``, ``max_tokens`` /
+  ``model_context_window_exceeded`` -> ``length``, ``guardrail_intervened`` / ``content_filtered`` ->
+  ``content_filter`` (others as sent); input tokens include cache reads and writes.
 """
 
 from __future__ import annotations as _annotations
 
 import binascii
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..dialects.bedrock import BedrockDialect
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
-from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
 from ._ids import IdRule
-from ._names import NameMap, NameRule
+from ._names import NameMap, NameRule, alias_for
 
 __all__ = ["BEDROCK_ID_RULE", "BEDROCK_NAME_RULE", "BedrockProvider", "BedrockStream"]
 
@@ -50,6 +73,16 @@ BEDROCK_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_.:-]{1,64}$", allowed="[a-zA-Z0-9
 
 _FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 _ERROR_PREFIX = "Error: "
+_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter",
+}
+_RETIRED = "Not available in this request; do not call it."
 
 
 class BedrockProvider(Provider):
@@ -59,6 +92,120 @@ class BedrockProvider(Provider):
     name_rule = BEDROCK_NAME_RULE
     id_rule = BEDROCK_ID_RULE
     dialect = BedrockDialect()
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"system"?: [...], "messages": [...]}`` for a neutral history; see `Provider.format_messages`.
+
+        Blobs (image bytes) are base64 text, as in the service's JSON body; boto3 callers decode them.
+        """
+        names = self.names(registry, aliases=aliases) if registry is not None else None
+        system: list[dict[str, Any]] = []
+        turns: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                if message.text.strip():
+                    system.append({"text": message.text})
+                continue
+            if isinstance(message, UserMessage):
+                role, blocks = "user", [_part(p, _USER_NOTE) for p in message.parts]
+            elif isinstance(message, AssistantMessage):
+                role, blocks = "assistant", self._assistant_blocks(message, names)
+            elif isinstance(message, ToolResultsMessage):
+                role, blocks = "user", [{"toolResult": self._result_block(r)} for r in message.results]
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+            blocks = [b for b in blocks if "text" not in b or b["text"].strip()]  # blank text is refused
+            if not blocks:
+                continue
+            if turns and turns[-1]["role"] == role:
+                turns[-1]["content"].extend(blocks)  # Converse wants user and assistant turns to alternate
+            else:
+                turns.append({"role": role, "content": blocks})
+        for turn in turns:
+            if turn["role"] == "user":
+                # results first: Claude models behind Converse demand it, the others do not mind
+                turn["content"].sort(key=lambda block: "toolResult" not in block)
+        fragment: dict[str, Any] = {}
+        if system:
+            fragment["system"] = system
+        fragment["messages"] = turns
+        return fragment
+
+    def _assistant_blocks(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
+        mine = (message.provider_details or {}).get(self.name)
+        kept = mine.get("blocks") if isinstance(mine, dict) else None
+        # reasoning blocks go back unmodified, before the text and the calls
+        blocks = [dict(b) for b in kept if isinstance(b, dict)] if isinstance(kept, list) else []
+        if message.text:
+            blocks.append({"text": message.text})
+        for call in message.tool_calls:
+            use = {
+                "toolUseId": self.wire_id(call.id),
+                "name": _wire_name(names, call.name, self.name_rule),
+                "input": _input_of(call),
+            }
+            blocks.append({"toolUse": use})
+        return blocks
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A Converse response (dict, as boto3 returns it) as a `ModelResponse`; see `Provider.parse_response`."""
+        data = as_dict(response)
+        if not isinstance(data, dict):
+            raise TypeError(f"not a Converse response: {response!r}")
+        content = [b for b in _content_of(data) if isinstance(b, dict)]
+        text = "".join(b["text"] for b in content if isinstance(b.get("text"), str))
+        kept = [b for b in content if "text" not in b and not _is_client_call(b)]
+        usage = data.get("usage") or {}
+        input_tokens = sum(usage.get(k) or 0 for k in ("inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens"))
+        stop = data.get("stopReason")
+        return ModelResponse(
+            message=AssistantMessage(
+                text=text,
+                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                provider_details={self.name: {"blocks": kept}} if kept else None,
+            ),
+            usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("outputTokens") or 0, requests=1),
+            finish_reason=_FINISH.get(stop, stop) if isinstance(stop, str) else None,
+            raw=response,
+        )
+
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        registry: Registry,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """`Provider.build_request`, keeping a ``toolConfig`` while the history holds tool blocks.
+
+        Converse refuses ``toolUse``/``toolResult`` blocks in a request without ``toolConfig`` (§7d). With
+        an empty registry, the tools the history names are declared with a note not to call them; Converse
+        has no ``none`` choice, so a model may still call one, and the registry answers it as unknown.
+        """
+        body = super().build_request(
+            messages,
+            registry,
+            tool_choice=tool_choice,
+            active_tools=active_tools,
+            strict=strict,
+            parallel_tool_calls=parallel_tool_calls,
+            aliases=aliases,
+        )
+        if "toolConfig" not in body:
+            used = _history_tool_names(body["messages"])
+            if used:
+                schema = {"json": {"type": "object"}}
+                specs = [{"name": n, "description": _RETIRED, "inputSchema": schema} for n in used]
+                body["toolConfig"] = {"tools": [{"toolSpec": spec} for spec in specs]}
+        return body
 
     def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(item, strict)
@@ -142,7 +289,11 @@ def _content_of(response: Any) -> list[Any]:
     return content if isinstance(content, list) else []
 
 
-def _part(part: TextPart | ImagePart) -> dict[str, Any]:
+_RESULT_NOTE = "Bedrock tool results take image bytes or s3:// locations"
+_USER_NOTE = "Bedrock takes image bytes or s3:// locations"
+
+
+def _part(part: TextPart | ImagePart, note: str = _RESULT_NOTE) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"text": part.text}
     url = part.url or ""
@@ -156,7 +307,38 @@ def _part(part: TextPart | ImagePart) -> dict[str, Any]:
     if url.startswith("s3://") and fmt is not None:
         return {"image": {"format": fmt, "source": {"s3Location": {"uri": url}}}}
     # Converse images are bytes or S3 objects; fetching a URL would make the provider impure.
-    return {"text": f"[image at {url} omitted: Bedrock tool results take image bytes or s3:// locations]"}
+    return {"text": f"[image at {url} omitted: {note}]"}
+
+
+def _is_client_call(block: dict[str, Any]) -> bool:
+    use = block.get("toolUse")
+    return isinstance(use, dict) and use.get("type") != "server_tool_use"
+
+
+def _wire_name(names: NameMap | None, key: str, rule: NameRule) -> str:
+    """The wire name of a key; a name outside the registry that the vendor would refuse gets an alias."""
+    if names is not None and key in names.to_wire:
+        return names.name_for(key)
+    return key if rule.accepts(key) else alias_for(key, rule)
+
+
+def _input_of(call: ToolCall) -> dict[str, Any]:
+    """The call's arguments as the JSON object ``toolUse.input`` must be."""
+    try:
+        return call.arguments_dict()
+    except ValueError:
+        # text that is no JSON object was answered by an error result; the history needs an object
+        return {}
+
+
+def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
+    """The tool names of the client ``toolUse`` blocks in formatted turns, first use first."""
+    seen: dict[str, None] = {}
+    for turn in turns:
+        for block in turn.get("content") or ():
+            if _is_client_call(block):
+                seen.setdefault(block["toolUse"]["name"], None)
+    return list(seen)
 
 
 def _base64_of(part: ImagePart) -> tuple[str, str | None]:

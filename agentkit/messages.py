@@ -148,7 +148,8 @@ class AssistantMessage:
     tool_calls: list[ToolCall] = field(default_factory=list)
     provider_details: dict[str, Any] | None = None
     """Vendor items that must be replayed verbatim in the next request of the *same* vendor (e.g.
-    OpenAI Responses reasoning items, Anthropic thinking blocks); other vendors ignore them."""
+    OpenAI Responses reasoning items, Anthropic thinking blocks), keyed by provider name
+    (``{"anthropic": {"blocks": [...]}}``); other vendors ignore them."""
     role: Literal["assistant"] = "assistant"
 
 

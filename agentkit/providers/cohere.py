@@ -17,6 +17,18 @@ What maps to what:
   becomes a ``document`` block (``data`` is an object, as the spec requires; documents can be cited),
   a JSON array of objects one document each, other text a ``text`` block. No error flag: errors are a
   text block starting with ``"Error: "``. No images: they become a text placeholder.
+
+Whole conversations (what `agentkit.models.cohere.CohereModel` sends and reads):
+
+* `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string or
+  ``text`` / ``image_url`` blocks; `AssistantMessage` -> ``{"role": "assistant"}`` with ``tool_calls`` (wire
+  names) and the ``tool_plan`` parsed with them (`assistant_message`), and its text as ``content``;
+  `ToolResultsMessage` -> the tool messages above;
+* an assistant turn whose content held more than text (``thinking`` blocks) keeps the blocks in
+  ``provider_details["cohere"]["content"]``; they are replayed verbatim to Cohere only;
+* a chat response -> `ModelResponse`: the ``text`` blocks as text, the tool calls (with their
+  ``tool_plan``), usage from ``usage.tokens`` (else ``billed_units``), ``finish_reason`` normalised
+  (``COMPLETE``/``STOP_SEQUENCE`` -> ``stop``, ``TOOL_CALL`` -> ``tool_calls``, ``MAX_TOKENS`` -> ``length``).
 """
 
 from __future__ import annotations as _annotations
@@ -26,13 +38,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..dialects.cohere import CohereDialect, count_fields
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
 from ._names import NameMap, NameRule
 
-__all__ = ["CohereProvider", "CohereStreamAccumulator"]
+__all__ = ["CohereProvider", "CohereStreamAccumulator", "content_text", "normalise_finish_reason", "usage_of"]
 
 _MAX_STRICT_FIELDS = 200
 
@@ -216,6 +240,107 @@ class CohereProvider(Provider):
             else:
                 blocks.append({"type": "text", "text": _image_placeholder(part)})
         return blocks or [{"type": "text", "text": "(no output)"}]
+
+    # ---- whole conversations ---------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
+        out: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                out.append({"role": "system", "content": message.text})
+            elif isinstance(message, UserMessage):
+                out.append({"role": "user", "content": _user_content(message)})
+            elif isinstance(message, AssistantMessage):
+                out.append(self._assistant(message, registry, aliases))
+            elif isinstance(message, ToolResultsMessage):
+                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+        return {"messages": out}
+
+    def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+        # Blocks kept from a Cohere reasoning turn go back as they came; another vendor's details are ignored.
+        replay = ((message.provider_details or {}).get(self.name) or {}).get("content")
+        content: Any = replay if isinstance(replay, list) and replay else message.text
+        if not message.tool_calls:
+            return {"role": "assistant", "content": content}
+        entry = self.assistant_message(message.tool_calls, registry=registry, aliases=aliases)
+        if content:  # text beside calls (e.g. from another vendor) is kept; Cohere's own plan is tool_plan
+            entry["content"] = content
+        return entry
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A v2 chat response (dict or SDK ``V2ChatResponse``) as a `ModelResponse`."""
+        data = as_dict(response)
+        if not isinstance(data, Mapping):
+            data = {}
+        content = _message(data).get("content")
+        details = None
+        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") != "text" for c in content):
+            details = {self.name: {"content": content}}
+        return ModelResponse(
+            message=AssistantMessage(
+                text=content_text(content),
+                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                provider_details=details,
+            ),
+            usage=usage_of(data.get("usage")),
+            finish_reason=normalise_finish_reason(data.get("finish_reason")),
+            model_name=data.get("model") if isinstance(data.get("model"), str) else None,
+            raw=response,
+        )
+
+
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        {"type": "image_url", "image_url": {"url": part.data_url}}
+        if isinstance(part, ImagePart)
+        else {"type": "text", "text": part.text}
+        for part in message.content
+    ]
+
+
+def content_text(content: Any) -> str:
+    """The text of a Cohere message ``content`` (a string, or blocks of which only ``text`` ones count)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(c.get("text") or "" for c in content if isinstance(c, Mapping) and c.get("type") == "text")
+    return ""
+
+
+_FINISH = {
+    "COMPLETE": "stop",
+    "STOP_SEQUENCE": "stop",
+    "TOOL_CALL": "tool_calls",
+    "MAX_TOKENS": "length",
+}
+
+
+def normalise_finish_reason(reason: Any) -> str | None:
+    """Cohere's ``finish_reason`` as ``stop``/``tool_calls``/``length``; others lower-cased (``error``, ``timeout``)."""
+    if not isinstance(reason, str) or not reason:
+        return None
+    return _FINISH.get(reason.upper(), reason.lower())
+
+
+def usage_of(usage: Any) -> Usage:
+    """A Cohere ``usage`` as one request's `Usage`: ``tokens`` (what the model processed), else ``billed_units``."""
+    usage = usage if isinstance(usage, Mapping) else {}
+    counts = usage.get("tokens") if isinstance(usage.get("tokens"), Mapping) else usage.get("billed_units")
+    counts = counts if isinstance(counts, Mapping) else {}
+    return Usage(
+        input_tokens=int(counts.get("input_tokens") or 0),
+        output_tokens=int(counts.get("output_tokens") or 0),
+        requests=1,
+    )
 
 
 class CohereStreamAccumulator(StreamAccumulator):

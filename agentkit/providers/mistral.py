@@ -17,6 +17,16 @@ What maps to what:
   assistant message you replay with `MistralProvider.assistant_message` so its ids are mapped the same way.
 * images in tool results: only models on tokenizer v15+ accept them. By default they become a text
   placeholder; ``MistralProvider(tool_result_images=True)`` sends ``image_url`` chunks instead.
+
+Whole conversations (what `agentkit.models.mistral.MistralModel` sends and reads):
+
+* `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string or
+  ``text`` / ``image_url`` chunks; `AssistantMessage` -> `assistant_message` (wire names, ids through
+  `wire_id`, so calls and their results stay linked); `ToolResultsMessage` -> the tool messages above;
+* an assistant turn whose content held more than text (``thinking`` chunks of reasoning models) keeps the
+  chunks in ``provider_details["mistral"]["content"]``; they are replayed verbatim to Mistral only;
+* a completion -> `ModelResponse`: the text chunks as text, the tool calls, usage from ``prompt_tokens`` /
+  ``completion_tokens``, ``finish_reason`` normalised (``model_length`` reads as ``length``).
 """
 
 from __future__ import annotations as _annotations
@@ -26,14 +36,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dialects.mistral import MistralDialect
-from ..messages import ImagePart, TextPart, ToolCall, ToolResult
+from ..messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
 from ._ids import IdRule
 from ._names import NameMap, NameRule
 
-__all__ = ["MistralProvider", "MistralStreamAccumulator"]
+__all__ = ["MistralProvider", "MistralStreamAccumulator", "content_text", "normalise_finish_reason", "usage_of"]
 
 
 def _message(response: Any) -> Mapping[str, Any]:
@@ -176,6 +198,104 @@ class MistralProvider(Provider):
         lines = [p.text if isinstance(p, TextPart) else _image_placeholder(p) for p in result.content]
         text = "\n".join(lines)
         return f"Error: {text}" if result.is_error and not text.startswith("Error") else text
+
+    # ---- whole conversations ---------------------------------------------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
+        out: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                out.append({"role": "system", "content": message.text})
+            elif isinstance(message, UserMessage):
+                out.append({"role": "user", "content": _user_content(message)})
+            elif isinstance(message, AssistantMessage):
+                out.append(self._assistant(message, registry, aliases))
+            elif isinstance(message, ToolResultsMessage):
+                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
+            else:
+                raise TypeError(f"not a conversation message: {message!r}")
+        return {"messages": out}
+
+    def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+        # Chunks kept from a Mistral reasoning turn go back as they came; another vendor's details are ignored.
+        replay = ((message.provider_details or {}).get(self.name) or {}).get("content")
+        content: Any = replay if isinstance(replay, list) and replay else message.text
+        if message.tool_calls:
+            entry = self.assistant_message(message.tool_calls, registry=registry, aliases=aliases)
+            entry["content"] = content
+            return entry
+        return {"role": "assistant", "content": content}
+
+    def parse_response(
+        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+    ) -> ModelResponse:
+        """A chat completion (dict or SDK ``ChatCompletionResponse``) as a `ModelResponse` (first choice only)."""
+        data = as_dict(response)
+        if not isinstance(data, Mapping):
+            data = {}
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) else {}
+        message = _message(data)
+        content = message.get("content")
+        details = None
+        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") != "text" for c in content):
+            details = {self.name: {"content": content}}
+        return ModelResponse(
+            message=AssistantMessage(
+                text=content_text(content),
+                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                provider_details=details,
+            ),
+            usage=usage_of(data.get("usage")),
+            finish_reason=normalise_finish_reason(choice.get("finish_reason")),
+            model_name=data.get("model"),
+            raw=response,
+        )
+
+
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        {"type": "image_url", "image_url": {"url": part.data_url}}
+        if isinstance(part, ImagePart)
+        else {"type": "text", "text": part.text}
+        for part in message.content
+    ]
+
+
+def content_text(content: Any) -> str:
+    """The text of a Mistral ``content`` (a string, or chunks of which only ``text`` ones count)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            c.get("text") or "" for c in content if isinstance(c, Mapping) and c.get("type", "text") == "text"
+        )
+    return ""
+
+
+_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length", "model_length": "length"}
+
+
+def normalise_finish_reason(reason: Any) -> str | None:
+    """Mistral's ``finish_reason`` as ``stop``/``tool_calls``/``length``; others (``error``) pass unchanged."""
+    if not isinstance(reason, str) or not reason:
+        return None
+    return _FINISH.get(reason, reason)
+
+
+def usage_of(usage: Any) -> Usage:
+    """A Mistral ``usage`` object (``prompt_tokens``, ``completion_tokens``) as one request's `Usage`."""
+    usage = usage if isinstance(usage, Mapping) else {}
+    return Usage(
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        requests=1,
+    )
 
 
 class MistralStreamAccumulator(StreamAccumulator):

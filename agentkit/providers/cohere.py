@@ -126,6 +126,21 @@ class CohereProvider(Provider):
         )
 
     def _request_strict(self, registry: Registry, tool_choice: str, active: tuple[str, ...] | None) -> bool:
+        # Decided once per registry state and choice: walking every schema per request would cost more
+        # than the cached payload it guards.
+        cache: dict[tuple[int, int, str, tuple[str, ...] | None], tuple[Registry, bool]]
+        cache = self.__dict__.setdefault("_strict_cache", {})
+        key = (id(registry), registry.version, tool_choice, active)
+        hit = cache.get(key)
+        if hit is not None and hit[0] is registry:
+            return hit[1]
+        if len(cache) > 64:
+            cache.clear()
+        decision = self._decide_request_strict(registry, tool_choice, active)
+        cache[key] = (registry, decision)
+        return decision
+
+    def _decide_request_strict(self, registry: Registry, tool_choice: str, active: tuple[str, ...] | None) -> bool:
         if tool_choice not in ("auto", "none", "required") and tool_choice in registry:
             keys: Iterable[str] = (tool_choice,)
         else:

@@ -17,12 +17,16 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 from __future__ import annotations as _annotations
 
 from ._schema import FunctionSchema
+from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import ToolContext
 from .exceptions import (
     AgentkitError,
     AgentkitWarning,
     ErrorDetail,
+    ModelAPIError,
+    ModelHTTPError,
     ModelRetry,
+    ModelSetupError,
     RegistryError,
     ToolDefinitionError,
     ToolError,
@@ -30,24 +34,51 @@ from .exceptions import (
     ToolOutputError,
     ToolTimeoutError,
     UnknownToolError,
+    UsageLimitExceeded,
 )
-from .messages import ContentPart, ImagePart, TextPart, ToolCall, ToolResult
+from .messages import (
+    AssistantMessage,
+    ContentPart,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
 from .registry import Registry
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
+from .workflows import Workflow
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
     "AgentkitError",
     "AgentkitWarning",
+    "Approval",
+    "ApprovalError",
     "ApprovalPolicy",
+    "AssistantMessage",
     "ContentPart",
     "ErrorDetail",
     "FunctionSchema",
     "ImagePart",
+    "Message",
+    "ModelAPIError",
+    "ModelHTTPError",
+    "ModelResponse",
     "ModelRetry",
+    "ModelSetupError",
     "Registry",
     "RegistryError",
+    "RetryLimitExceeded",
+    "RunResult",
+    "SystemMessage",
     "TextPart",
     "Tool",
     "ToolCall",
@@ -58,9 +89,14 @@ __all__ = [
     "ToolOptions",
     "ToolOutputError",
     "ToolResult",
+    "ToolResultsMessage",
     "ToolTimeoutError",
     "ToolTransform",
     "UnknownToolError",
+    "Usage",
+    "UsageLimitExceeded",
+    "UserMessage",
+    "Workflow",
     "__version__",
     "tool",
 ]

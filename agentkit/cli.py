@@ -127,23 +127,27 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp_serve(args: argparse.Namespace) -> int:
-    mcp = importlib.import_module("agentkit.mcp")  # needs the optional `mcp` package
-    mcp.serve_command(args.target, args.transport, args.host, args.port)
+    from . import mcp
+
+    try:
+        mcp.serve_command(args.target, args.transport, args.host, args.port)
+    except ImportError as exc:  # the optional `mcp` package is missing: the message says what to install
+        raise CLIError(str(exc)) from None
     return 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    Agent: Any = importlib.import_module("agentkit.agent").Agent  # noqa: N806
+    from .agent import Agent
+
     obj = load_object(args.target)
-    if isinstance(obj, Agent):
-        agent = obj
-        if args.model:
-            agent = agent.clone(model=args.model)
+    agent = obj if isinstance(obj, Agent) else Agent(name="cli", model="test", tools=load_target(args.target))
+    if args.model:
+        with agent.override(model=args.model):
+            result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
     else:
-        agent = Agent(name="cli", model=args.model or "test", tools=load_target(args.target))
-    result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
+        result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
     for step in result.steps:
-        for call, res in zip(step.tool_calls, step.tool_results, strict=False):
+        for call, res in zip(step.tool_calls, step.results, strict=False):
             flag = "error" if res.is_error else "ok"
             print(f"[tool] {call.name}({json.dumps(call.arguments_dict())}) -> {flag}: {res.text[:200]}")
     print(result.text)

@@ -12,7 +12,10 @@ Exception
 │   ├── ModelSetupError (ValueError)    an unknown model name, a missing API key, a blocked request
 │   ├── ModelAPIError                   a vendor API failed (connection, unexpected payload, ...)
 │   │   └── ModelHTTPError              ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
-│   └── UsageLimitExceeded              a run hit ``max_steps`` or a retry budget
+│   ├── UsageLimitExceeded              a run hit a retry budget
+│   │   └── RetryLimitExceeded          (agentkit.agent) ... carrying the partial ``result``
+│   ├── ApprovalError (ValueError)      (agentkit.agent) a resume with missing or unknown decisions
+│   └── WorkflowStepError               (agentkit.workflows) a workflow step failed; names the step
 ├── ModelRetry                          signal: "tell the model this and let it try again"
 └── ToolError                           signal: "this call failed; tell the model why"
 Warning

@@ -156,19 +156,19 @@ class Tool(Generic[P, R]):
         target: Callable[[dict[str, Any]], Any]
         if fn is None:
 
-            def target(arguments: dict[str, Any]) -> Any:
+            def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]  # no result schema
                 from .exceptions import ToolError
 
                 raise ToolError(f"tool {id!r} has a schema but no implementation")
 
         elif inspect.iscoroutinefunction(fn):
 
-            async def target(arguments: dict[str, Any]) -> Any:
+            async def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
                 return await fn(arguments)
 
         else:
 
-            def target(arguments: dict[str, Any]) -> Any:
+            def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
                 return fn(arguments)
 
         return Tool(

@@ -43,6 +43,7 @@ async def convert(amount: float, rate: float = 1.08) -> float:
 
 
 async def main() -> None:
+    """Show the schemas, one validated call, and what a model's calls get back."""
     tools = Registry({"weather": get_weather, "convert-currency": convert})
     for key, item in tools.items():
         print(f"== {key} ({item.id}): {item.description.splitlines()[0]}")

@@ -67,3 +67,15 @@ def test_help_for_every_command(command: list[str]) -> None:
         [sys.executable, "-m", "agentkit", *command, "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "usage: agentkit" in out
+
+
+def test_run_a_registry_with_the_test_model(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "run", TARGET, "add two numbers", "-m", "test")
+    assert status == 0
+    assert "[tool] add(" in out and "-> ok" in out  # TestModel called the tool with schema-valid arguments
+    assert "[tool] weather.forecast(" in out
+
+
+def test_run_with_an_unknown_vendor_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "run", TARGET, "hi", "-m", "opena:gpt")
+    assert status == 1 and "Did you mean 'openai:'" in err and err.count("\n") == 1

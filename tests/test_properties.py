@@ -21,6 +21,7 @@ from hypothesis_jsonschema import from_schema
 
 import tests
 from agentkit import Tool, ToolInputError
+from agentkit.testing import generator_schema as _generator_schema
 
 from .zoo import ZOO
 
@@ -39,32 +40,6 @@ def _suite_tools() -> list[Tool[..., Any]]:
     for value in ZOO:
         found.setdefault(id(value), value)
     return list(found.values())
-
-
-def _generator_schema(schema: Any, defs: dict[str, Any] | None = None, depth: int = 0) -> Any:
-    """Draft 2020-12 -> what hypothesis-jsonschema reads: draft 7 tuple `items`, known formats, and
-    `$ref`s inlined (recursion cut after two levels with an unsatisfiable schema, so lists stay empty)."""
-    if defs is None and isinstance(schema, dict):
-        defs = schema.get("$defs", {})
-    if isinstance(schema, list):
-        return [_generator_schema(s, defs, depth) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema and defs is not None:
-        if depth > 2:
-            return {"not": {}}
-        target = defs[schema["$ref"].rsplit("/", 1)[-1]]
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        return _generator_schema({**target, **rest}, defs, depth + 1)
-    out = {k: _generator_schema(v, defs, depth) for k, v in schema.items() if k not in ("discriminator", "$defs")}
-    if "prefixItems" in out:
-        out["items"] = out.pop("prefixItems")
-        out["additionalItems"] = False
-        out.pop("maxItems", None)
-        out.pop("minItems", None)
-    if out.get("format") == "path":
-        out.pop("format")
-    return out
 
 
 TOOLS = _suite_tools()

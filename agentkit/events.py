@@ -1,0 +1,194 @@
+"""Typed events of `Agent.stream`: what a display or a transcript sees of a run, as it happens.
+
+Every event carries `kind` (a string literal, handy for ``match`` and for JSON transcripts) and, where a
+tool is involved, `tool_name`: the registry key the model called (``"weather"``, ``"agent-writer"``),
+never the tool's own id.
+
+Payload fields that come from tool calls (`ToolCallEvent.input`, `ToolCallDeltaEvent.delta`,
+`ToolResultEvent.output`, `ToolErrorEvent.error`, `ApprovalRequestedEvent.payload`) are *display*
+values: shaped by the tool's (or the agent's) `ToolTransform`. When a transform raises, that payload is
+``None`` and `transform_error` says which transform failed (never the raw value, never the exception's
+message, which could quote it). What the model receives is a separate matter (`to_model_output`).
+"""
+
+from __future__ import annotations as _annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from .messages import Usage
+
+if TYPE_CHECKING:
+    from .agent import RunStatus
+
+__all__ = [
+    "AgentEvent",
+    "ApprovalRequestedEvent",
+    "FinishEvent",
+    "StepFinishEvent",
+    "SubagentEvent",
+    "TextDeltaEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallEvent",
+    "ToolCallStartEvent",
+    "ToolErrorEvent",
+    "ToolProgressEvent",
+    "ToolResultEvent",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDeltaEvent:
+    """A piece of the model's text in step `step`."""
+
+    text: str
+    step: int
+    kind: Literal["text-delta"] = "text-delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStartEvent:
+    """The model began a tool call; its arguments follow (as deltas, then `ToolCallEvent`)."""
+
+    call_id: str | None
+    tool_name: str
+    index: int
+    step: int
+    kind: Literal["tool-call-start"] = "tool-call-start"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDeltaEvent:
+    """A piece of a tool call's argument text, shaped by ``transform.input_delta``.
+
+    Only sent for tools whose transform (or the agent's) has an ``input_delta``: partial arguments
+    are suppressed otherwise, since a redacting ``input`` transform cannot be applied to half a JSON text.
+    """
+
+    call_id: str | None
+    tool_name: str
+    index: int
+    delta: Any
+    step: int
+    transform_error: str | None = None
+    kind: Literal["tool-call-delta"] = "tool-call-delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    """A complete tool call; `input` is the arguments as shaped by ``transform.input``."""
+
+    call_id: str
+    tool_name: str
+    input: Any
+    step: int
+    transform_error: str | None = None
+    kind: Literal["tool-call"] = "tool-call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEvent:
+    """A tool call succeeded; `output` is the tool's result as shaped by ``transform.output``."""
+
+    call_id: str
+    tool_name: str
+    output: Any
+    step: int
+    transform_error: str | None = None
+    kind: Literal["tool-result"] = "tool-result"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolErrorEvent:
+    """A tool call failed (or was denied); `error` is the message as shaped by ``transform.error``.
+
+    `error_kind` is the `ToolResult.error_kind` (``invalid_arguments``, ``retry``, ``timeout``,
+    ``denied``, ...); the model received the unshaped message as an error result.
+    """
+
+    call_id: str
+    tool_name: str
+    error: Any
+    error_kind: str | None
+    step: int
+    transform_error: str | None = None
+    kind: Literal["tool-error"] = "tool-error"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgressEvent:
+    """A value a running tool reported with `ToolContext.emit`."""
+
+    call_id: str | None
+    tool_name: str
+    data: Any
+    kind: Literal["tool-progress"] = "tool-progress"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequestedEvent:
+    """A call waits for approval; the run stops after this step without calling it.
+
+    `payload` is the arguments shaped by ``transform.approval`` (else ``transform.input``).
+    Continue with `Agent.resume` / `Agent.resume_stream`.
+    """
+
+    call_id: str
+    tool_name: str
+    payload: Any
+    step: int
+    transform_error: str | None = None
+    kind: Literal["approval-requested"] = "approval-requested"
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinishEvent:
+    """One model turn and its tool calls are done."""
+
+    step: int
+    finish_reason: str | None
+    tool_calls: int
+    usage: Usage
+    kind: Literal["step-finish"] = "step-finish"
+
+
+@dataclass(frozen=True, slots=True)
+class FinishEvent:
+    """The run ended. The full `RunResult` is on the stream (`AgentStream.result`) once iteration ends."""
+
+    text: str
+    status: RunStatus
+    usage: Usage
+    kind: Literal["finish"] = "finish"
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent's own stream, forwarded while it runs as a tool.
+
+    `tool_name` is the generated tool name (``"agent-writer"``), `agent_id` the subagent's `id`,
+    `call_id` the parent's tool call running it; `event` is the subagent's event (possibly itself a
+    `SubagentEvent`, for deeper nesting).
+    """
+
+    tool_name: str
+    agent_id: str
+    call_id: str | None
+    event: AgentEvent
+    kind: Literal["subagent"] = "subagent"
+
+
+AgentEvent = Union[
+    TextDeltaEvent,
+    ToolCallStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolErrorEvent,
+    ToolProgressEvent,
+    ApprovalRequestedEvent,
+    StepFinishEvent,
+    FinishEvent,
+    SubagentEvent,
+]
+"""Any event `Agent.stream` yields."""

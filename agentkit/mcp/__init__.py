@@ -1,0 +1,47 @@
+"""MCP in both directions: an MCP server's tools as a `Registry`, and a `Registry` served over MCP.
+
+```python
+from agentkit.mcp import MCPServer, serve
+
+async with MCPServer.stdio("uvx", ["mcp-server-time"]) as time_server:
+    time_server.registry          # Registry keyed by the MCP tool names
+
+serve(tools)                      # this registry as an MCP server over stdio
+serve(tools, "http", port=8765)   # ... or over streamable HTTP
+```
+
+Needs the `mcp` package (``pip install 'agentkit[mcp]'``), imported only when a server is opened or
+served: importing this module does not import `mcp`.
+"""
+
+from __future__ import annotations as _annotations
+
+from ._client import MCPServer, StructuredOutput
+from ._common import MCPConnectionError, MCPLoadError
+from ._server import (
+    Transport,
+    create_server,
+    load_registry,
+    mcp_output_schema,
+    mcp_tools,
+    serve,
+    serve_async,
+    serve_command,
+    serving_http,
+)
+
+__all__ = [
+    "MCPConnectionError",
+    "MCPLoadError",
+    "MCPServer",
+    "StructuredOutput",
+    "Transport",
+    "create_server",
+    "load_registry",
+    "mcp_output_schema",
+    "mcp_tools",
+    "serve",
+    "serve_async",
+    "serve_command",
+    "serving_http",
+]

@@ -1,0 +1,432 @@
+"""`MCPServer`: an MCP server's tools as an agentkit `Registry`, over stdio or streamable HTTP."""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import contextlib
+import warnings
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pydantic_core import to_json
+
+from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError
+from ..messages import ContentPart, ImagePart, TextPart
+from ..registry import Registry
+from ..tools import Tool
+from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp import types as mcp_types
+
+__all__ = ["MCPServer", "StructuredOutput"]
+
+_Streams = tuple[Any, Any]
+_TransportFactory = Callable[[], AbstractAsyncContextManager[_Streams]]
+
+
+class StructuredOutput(dict[str, Any]):
+    """An MCP tool's ``structuredContent`` (a dict), also carrying the result's non-text content parts.
+
+    It is the tool's output as the application sees it (``result.output``); `parts` holds the images
+    and other non-text blocks the server sent alongside, which the model receives after the JSON.
+    """
+
+    parts: list[ContentPart]
+
+    def __init__(self, value: Mapping[str, Any], parts: Sequence[ContentPart] = ()) -> None:
+        super().__init__(value)
+        self.parts = list(parts)
+
+
+def _model_output(value: Any) -> list[ContentPart]:
+    """`to_model_output` of MCP tools: text stays text, images become `ImagePart`s, data becomes JSON."""
+    if isinstance(value, StructuredOutput):
+        return [TextPart(to_json(dict(value)).decode()), *value.parts]
+    if isinstance(value, str):
+        return [TextPart(value)]
+    if isinstance(value, list) and value and all(isinstance(v, (TextPart, ImagePart)) for v in value):
+        return list(value)
+    return [TextPart(to_json(value, fallback=repr).decode())]
+
+
+class MCPServer:
+    """A connection to one MCP server whose tools become a `Registry`.
+
+    Open it with ``async with`` (or hand it to an agent, which does): the server is started (stdio) or
+    reached (HTTP), initialized, and its tools listed into `registry`, keyed by their MCP names (plus
+    `prefix`). Input and output schemas are kept verbatim; agentkit validates the arguments before
+    anything is sent, and a result's ``structuredContent`` against the tool's ``outputSchema``.
+
+    What a call returns, and what the model sees:
+
+    * ``structuredContent`` -> a `StructuredOutput` (a dict); the model gets it as JSON, plus any images;
+    * text only -> the text (blocks joined by newlines);
+    * images or other blocks -> a list of `TextPart` / `ImagePart`, passed to the model as they are;
+    * ``isError: true`` -> an error tool result with the server's text (a `ToolError` inside the tool);
+    * a closed connection (the server crashed), a protocol error, or a call running longer than
+      `timeout` -> an error tool result; the run goes on.
+
+    Example:
+        ```python
+        async with MCPServer.stdio("uvx", ["mcp-server-time"]) as server:
+            result = await server.registry.call(ToolCall(id="1", name="get_current_time",
+                                                         arguments={"timezone": "UTC"}))
+        ```
+
+    The session lives in a task of its own, so entering and leaving may happen in different tasks
+    (as with test fixtures); both must run on the same event loop.
+    """
+
+    def __init__(
+        self,
+        transport: _TransportFactory,
+        *,
+        name: str,
+        timeout: float | None = 60.0,
+        connect_timeout: float | None = 30.0,
+        prefix: str = "",
+    ) -> None:
+        """Wrap a transport; prefer the `stdio` and `http` constructors.
+
+        Args:
+            transport: a factory of async context managers yielding ``(read_stream, write_stream)``,
+                e.g. ``lambda: mcp.client.stdio.stdio_client(params)``.
+            name: how errors name the server until it tells its own name.
+            timeout: seconds one tool call may take before it becomes a timeout error (None: no limit).
+            connect_timeout: seconds to start, initialize and list tools before giving up.
+            prefix: put before every tool name to make the registry keys (e.g. ``"time_"``).
+        """
+        self._transport = transport
+        self.name = name
+        """The server's name: the given one, replaced by the server's own after initialization."""
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.prefix = prefix
+        self._registry: Registry | None = None
+        self._session: ClientSession | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._users = 0
+        self._enter_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._stop: asyncio.Event | None = None
+        self._failure: BaseException | None = None
+        self.listed_tools: list[mcp_types.Tool] = []
+        """The tools as the server listed them (mcp `Tool` models), in listing order."""
+        self.server_info: mcp_types.Implementation | None = None
+        """The server's name and version from initialization."""
+        self.instructions: str | None = None
+        """The server's instructions from initialization, if any."""
+
+    # ---- constructors -----------------------------------------------------------------------------
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        timeout: float | None = 60.0,
+        connect_timeout: float | None = 30.0,
+        prefix: str = "",
+        name: str | None = None,
+        errlog: TextIO | None = None,
+    ) -> MCPServer:
+        """An MCP server started as a subprocess, spoken to over its stdin/stdout.
+
+        Args:
+            command: the executable, e.g. ``"uvx"`` or ``sys.executable``.
+            args: its arguments, e.g. ``["-m", "mcp_server_time"]``.
+            env: extra environment variables (merged over mcp's small safe default environment).
+            cwd: the working directory of the process.
+            timeout: seconds one tool call may take (None: no limit).
+            connect_timeout: seconds to start, initialize and list tools.
+            prefix: put before every tool name to make the registry keys.
+            name: how errors name the server until it tells its own name (default: the command line).
+            errlog: where the server's stderr goes (default: this process's stderr).
+        """
+        arguments = [str(a) for a in args]
+
+        def transport() -> AbstractAsyncContextManager[_Streams]:
+            mcp = require_mcp()
+            from mcp.client.stdio import stdio_client
+
+            params = mcp.StdioServerParameters(
+                command=command, args=arguments, env=dict(env) if env is not None else None, cwd=cwd
+            )
+            if errlog is not None:
+                return stdio_client(params, errlog=errlog)
+            return stdio_client(params)
+
+        label = name or " ".join([command, *arguments])
+        return cls(transport, name=label, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        http_client: Any = None,
+        timeout: float | None = 60.0,
+        connect_timeout: float | None = 30.0,
+        prefix: str = "",
+        name: str | None = None,
+    ) -> MCPServer:
+        """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
+
+        Args:
+            url: the MCP endpoint.
+            headers: extra HTTP headers for every request (e.g. an ``Authorization`` header).
+            http_client: a configured ``httpx2.AsyncClient`` to use instead (then `headers` is ignored).
+            timeout: seconds one tool call may take (None: no limit).
+            connect_timeout: seconds to connect, initialize and list tools.
+            prefix: put before every tool name to make the registry keys.
+            name: how errors name the server until it tells its own name (default: the URL).
+        """
+        extra = dict(headers or {})
+
+        @contextlib.asynccontextmanager
+        async def transport() -> AsyncIterator[_Streams]:
+            require_mcp()
+            from mcp.client.streamable_http import streamable_http_client
+
+            client = http_client
+            async with contextlib.AsyncExitStack() as stack:
+                if client is None:
+                    import httpx2
+
+                    client = await stack.enter_async_context(
+                        httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
+                    )
+                streams = await stack.enter_async_context(streamable_http_client(url, http_client=client))
+                yield streams[0], streams[1]
+
+        return cls(transport, name=name or url, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+
+    # ---- lifetime ---------------------------------------------------------------------------------
+
+    @property
+    def registry(self) -> Registry:
+        """The server's tools under their MCP names (plus `prefix`); available inside ``async with``."""
+        if self._registry is None:
+            raise MCPConnectionError(
+                f"MCP server {self.name!r} is not connected: use `async with server:` (or pass it to an "
+                "agent's mcp_servers=) before reading server.registry"
+            )
+        return self._registry
+
+    @property
+    def connected(self) -> bool:
+        """Whether the session is open (entered, initialized, not closed)."""
+        return self._session is not None
+
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._enter_lock is None or self._enter_lock[0] is not loop:
+            self._enter_lock = (loop, asyncio.Lock())
+        return self._enter_lock[1]
+
+    async def __aenter__(self) -> MCPServer:
+        """Open the session; nested or shared entries (several agents) reuse it until the last one leaves."""
+        async with self._lock():
+            if self._runner is not None and self._users > 0:
+                self._users += 1
+                return self
+            await self._open()
+            self._users = 1
+        return self
+
+    async def _open(self) -> None:
+        require_mcp()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        self._stop = asyncio.Event()
+        self._failure = None
+        self._runner = loop.create_task(self._run(ready), name=f"agentkit-mcp:{self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+        except BaseException as exc:
+            await self._shutdown()
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # retrieved here, reported below
+            if isinstance(exc, asyncio.TimeoutError):
+                raise MCPConnectionError(
+                    f"MCP server {self.name!r} did not start, initialize and list its tools within "
+                    f"{self.connect_timeout:g} s"
+                ) from None
+            if isinstance(exc, Exception):
+                raise MCPConnectionError(f"Could not connect to MCP server {self.name!r}: {describe(exc)}") from exc
+            raise
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        async with self._lock():
+            self._users = max(0, self._users - 1)
+            if self._users == 0:
+                await self._shutdown()
+
+    async def aclose(self) -> None:
+        """Close the session (and stop a stdio server) now, however many entries are open."""
+        async with self._lock():
+            self._users = 0
+            await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        runner, self._runner = self._runner, None
+        self._registry = None
+        if runner is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        # stdio shutdown closes stdin, waits up to 2 s, then kills the process tree (mcp's own bounds).
+        done, _ = await asyncio.wait({runner}, timeout=10.0)
+        if not done:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+        elif not runner.cancelled():
+            runner.exception()  # retrieved: close-time errors of a crashed server are not the caller's
+
+    async def _run(self, ready: asyncio.Future[None]) -> None:
+        """Own the transport and session from start to close, in one task (anyio scopes need that)."""
+        from mcp import ClientSession
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(ClientSession(read, write))
+                init = await session.initialize()
+                tools = await _list_tools(session)
+                self.server_info = init.server_info
+                self.instructions = init.instructions
+                if init.server_info is not None and init.server_info.name:
+                    self.name = init.server_info.name
+                self.listed_tools = tools
+                self._registry = self._build_registry(tools)
+                self._session = session
+                ready.set_result(None)
+                assert self._stop is not None
+                await self._stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                if isinstance(exc, asyncio.CancelledError):
+                    ready.cancel()
+                else:
+                    ready.set_exception(exc)
+            self._failure = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._session = None
+
+    # ---- tools ------------------------------------------------------------------------------------
+
+    def _build_registry(self, tools: Sequence[mcp_types.Tool]) -> Registry:
+        registry = Registry()
+        for listed in tools:
+            try:
+                item: Tool[..., Any] = Tool(
+                    self._forwarder(listed.name, listed.output_schema is not None),
+                    id=listed.name,
+                    description=listed.description or listed.title or "",
+                    input_schema=dict(listed.input_schema),
+                    output_schema=dict(listed.output_schema) if listed.output_schema is not None else None,
+                    timeout=self.timeout,
+                    to_model_output=_model_output,
+                )
+            except ToolDefinitionError as exc:
+                warnings.warn(
+                    f"MCP server {self.name!r}: tool {listed.name!r} skipped, its schema is unusable: {exc}",
+                    AgentkitWarning,
+                    stacklevel=2,
+                )
+                continue
+            registry.add(self.prefix + listed.name, item)
+        return registry
+
+    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[[dict[str, Any]], Any]:
+        async def forward(arguments: dict[str, Any]) -> Any:
+            result = await self.call_tool(tool_name, arguments)
+            return self._tool_output(tool_name, result, has_output_schema)
+
+        forward.__name__ = tool_name
+        forward.__qualname__ = f"MCPServer({self.name!r}).{tool_name}"
+        # No return annotation: the output schema is the server's outputSchema, or none at all.
+        del forward.__annotations__["return"]
+        return forward
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> mcp_types.CallToolResult:
+        """Send one ``tools/call`` as it is (no agentkit validation) and return mcp's `CallToolResult`.
+
+        Raises:
+            ToolError: the session is closed, the connection dropped (the server crashed), or the server
+                answered with a protocol error instead of a result.
+        """
+        from mcp import MCPError
+        from mcp.types import CONNECTION_CLOSED
+
+        session = self._session
+        if session is None:
+            why = f" ({describe(self._failure)})" if self._failure is not None else ""
+            raise ToolError(f"MCP server {self.name!r} is not connected{why}; the tool {name!r} cannot run.")
+        try:
+            return await session.call_tool(name, dict(arguments or {}))
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                raise ToolError(
+                    f"MCP server {self.name!r} closed the connection (did it crash?); the call to {name!r} did "
+                    "not complete."
+                ) from None
+            raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
+        except RuntimeError as exc:  # mcp's own check of structuredContent against the outputSchema
+            raise ToolError(f"MCP server {self.name!r} returned an invalid result for {name!r}: {exc}") from None
+
+    def _tool_output(self, name: str, result: mcp_types.CallToolResult, has_output_schema: bool) -> Any:
+        parts = content_to_parts(result.content)
+        texts = [p.text for p in parts if isinstance(p, TextPart)]
+        if result.is_error:
+            message = "\n".join(texts) or f"The MCP tool {name!r} failed without a message."
+            raise ToolError(message)
+        structured = result.structured_content
+        if structured is not None:
+            if isinstance(structured, dict):
+                return StructuredOutput(structured, [p for p in parts if not isinstance(p, TextPart)])
+            return structured
+        if has_output_schema:
+            shown = "\n".join(texts)
+            raise ToolError(
+                f"MCP server {self.name!r} declared an outputSchema for {name!r} but sent no structuredContent."
+                + (f" Its text content was:\n{shown}" if shown else "")
+            )
+        if all(isinstance(p, TextPart) for p in parts):
+            return "\n".join(texts)
+        return parts
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else "closed"
+        return f"MCPServer({self.name!r}, {state}, tools={[t.name for t in self.listed_tools]!r})"
+
+
+async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:
+    """Every tool, following pagination cursors."""
+    from mcp import types
+
+    tools: list[mcp_types.Tool] = []
+    cursor: str | None = None
+    for _ in range(1000):  # a server whose cursors never end cannot hang the connection
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools

@@ -1,0 +1,114 @@
+"""Shared helpers of the MCP client and server: the lazy import, content conversion, errors."""
+
+from __future__ import annotations as _annotations
+
+import base64
+import binascii
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import AgentkitError
+from ..messages import ContentPart, ImagePart, TextPart
+
+if TYPE_CHECKING:
+    from mcp import types as mcp_types
+
+__all__ = ["MCPConnectionError", "MCPLoadError", "content_to_parts", "parts_to_content", "require_mcp"]
+
+_INSTALL_HINT = "agentkit's MCP support needs the `mcp` package (2.x): pip install 'agentkit[mcp]'"
+
+
+class MCPConnectionError(AgentkitError, ConnectionError):
+    """An MCP server could not be started, initialized or listed, or the session is not open."""
+
+
+class MCPLoadError(AgentkitError, ValueError):
+    """`load_registry` could not turn a ``module:attribute`` target into a `Registry`."""
+
+
+def require_mcp() -> ModuleType:
+    """Import and return the `mcp` package, or raise `ImportError` with the install command."""
+    try:
+        return importlib.import_module("mcp")
+    except ImportError as exc:
+        raise ImportError(f"{_INSTALL_HINT} ({exc})") from exc
+
+
+def _decode(data: str) -> bytes | None:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def content_to_parts(blocks: Sequence[mcp_types.ContentBlock]) -> list[ContentPart]:
+    """MCP content blocks -> agentkit parts: text as text, images as `ImagePart`, the rest described in text."""
+    parts: list[ContentPart] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(TextPart(block.text))  # type: ignore[union-attr]
+        elif kind == "image":
+            raw = _decode(block.data)  # type: ignore[union-attr]
+            mime = str(block.mime_type)  # type: ignore[union-attr]
+            if raw is None:
+                parts.append(TextPart(f"[image content ({mime}) with invalid base64 data]"))
+            else:
+                parts.append(ImagePart(data=raw, media_type=mime))
+        elif kind == "audio":
+            parts.append(TextPart(f"[audio content ({block.mime_type}) omitted]"))  # type: ignore[union-attr]
+        elif kind == "resource_link":
+            parts.append(TextPart(f"[resource {block.name}: {block.uri}]"))  # type: ignore[union-attr]
+        elif kind == "resource":
+            parts.append(_embedded_resource(block.resource))  # type: ignore[union-attr]
+        else:
+            parts.append(TextPart(f"[unsupported MCP content of type {kind!r}]"))
+    return parts
+
+
+def _embedded_resource(resource: Any) -> ContentPart:
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        return TextPart(text)
+    mime = getattr(resource, "mime_type", None) or "application/octet-stream"
+    blob = getattr(resource, "blob", None)
+    if isinstance(blob, str) and mime.startswith("image/"):
+        raw = _decode(blob)
+        if raw is not None:
+            return ImagePart(data=raw, media_type=mime)
+    return TextPart(f"[binary resource {getattr(resource, 'uri', '')} ({mime}) omitted]")
+
+
+def parts_to_content(parts: Sequence[ContentPart]) -> list[mcp_types.ContentBlock]:
+    """Turn agentkit parts into MCP content blocks (an image given by URL becomes a resource link)."""
+    from mcp import types
+
+    blocks: list[mcp_types.ContentBlock] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            blocks.append(types.TextContent(type="text", text=part.text))
+        elif part.data is not None:
+            blocks.append(types.ImageContent(type="image", data=part.base64, mime_type=part.media_type))
+        else:
+            blocks.append(
+                types.ResourceLink(type="resource_link", name="image", uri=part.data_url, mime_type=part.media_type)
+            )
+    return blocks
+
+
+def leaf_exception(exc: BaseException) -> BaseException:
+    """The single exception inside (nested) exception groups, else `exc` itself."""
+    while True:
+        inner = getattr(exc, "exceptions", None)
+        if not isinstance(inner, tuple) or len(inner) != 1:
+            return exc
+        exc = inner[0]
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of the innermost single exception (for one-line error messages)."""
+    leaf = leaf_exception(exc)
+    text = str(leaf)
+    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__

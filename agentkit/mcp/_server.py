@@ -1,0 +1,384 @@
+"""A `Registry` served as an MCP server (stdio or streamable HTTP), and the ``module:attr`` loader."""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import contextlib
+import importlib
+import importlib.util
+import itertools
+import os
+import sys
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._json_schema import JsonSchema
+from ..messages import ToolCall
+from ..registry import Registry
+from ..tools import Tool
+from ._common import MCPLoadError, parts_to_content, require_mcp
+
+if TYPE_CHECKING:
+    from mcp import types as mcp_types
+    from mcp.server.lowlevel import Server
+
+__all__ = [
+    "Transport",
+    "create_server",
+    "load_registry",
+    "mcp_output_schema",
+    "mcp_tools",
+    "serve",
+    "serve_async",
+    "serve_command",
+    "serving_http",
+]
+
+Transport = Literal["stdio", "http"]
+"""How `serve` speaks MCP: ``"stdio"`` (a client spawns this process) or ``"http"`` (streamable HTTP)."""
+
+_DEFINITION_KEYWORDS = ("$defs", "definitions")
+
+
+def _is_object_schema(schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") == "object"
+
+
+def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
+    """The ``outputSchema`` MCP peers see for `tool`.
+
+    A result whose schema is an object (``type: object`` at the root) is described as it is. Any
+    other result (a number, a list, a union, ``None``) is wrapped as ``{"result": <value>}``, because
+    MCP wants an object at the root: the schema becomes ``{"type": "object", "properties": {"result":
+    <schema>}, "required": ["result"]}`` (its ``$defs`` moved to the new root so ``$ref`` still
+    resolves). A tool without an output schema has none over MCP either.
+    """
+    schema = tool.output_schema
+    if schema is None:
+        return None
+    if _is_object_schema(schema):
+        return schema
+    inner = {k: v for k, v in schema.items() if k not in _DEFINITION_KEYWORDS}
+    wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+    for keyword in _DEFINITION_KEYWORDS:
+        if keyword in schema:
+            wrapped[keyword] = schema[keyword]
+    return wrapped
+
+
+def mcp_tools(registry: Registry) -> list[mcp_types.Tool]:
+    """The registry as MCP tool definitions: name = key, ``inputSchema`` = the tool's input schema."""
+    from mcp import types
+
+    return [
+        types.Tool(
+            name=key,
+            description=item.description or None,
+            input_schema=item.input_schema,
+            output_schema=mcp_output_schema(item),
+        )
+        for key, item in registry.items()
+    ]
+
+
+def create_server(
+    registry: Registry,
+    *,
+    name: str = "agentkit",
+    version: str | None = None,
+    instructions: str | None = None,
+    deps: Any = None,
+) -> Server[Any]:
+    """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
+
+    Every call goes through `Registry.call`, so bad arguments, exceptions in a tool and timeouts come
+    back as ``isError: true`` results with the error message, never as a crashed server. A result has
+    text content (what a model would receive) and, when the tool has an output schema,
+    ``structuredContent`` (see `mcp_output_schema` for non-object results). An unknown tool name is
+    a protocol error (``-32602``), as the MCP specification asks.
+
+    Args:
+        registry: the tools; keys are the MCP tool names.
+        name: the server's name in the initialization handshake.
+        version: the server's version (default: agentkit's).
+        instructions: instructions the server gives clients at initialization.
+        deps: dependencies for the `ToolContext` of every call.
+    """
+    require_mcp()
+    from mcp import MCPError, types
+    from mcp.server.lowlevel import Server
+
+    from .. import __version__
+
+    definitions = mcp_tools(registry)
+    wrapped = {key for key, item in registry.items() if item.output_schema is not None}
+    object_output = {key for key in wrapped if _is_object_schema(registry[key].output_schema or {})}
+    ids = itertools.count(1)
+
+    async def list_tools(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
+        return types.ListToolsResult(tools=definitions)
+
+    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        if params.name not in registry:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
+        result = await registry.call(call, deps=deps)
+        content = parts_to_content(result.content)
+        if result.is_error:
+            return types.CallToolResult(content=content, is_error=True)
+        structured: Any = None
+        if params.name in wrapped:
+            value = registry[params.name].schema.dump_output_python(result.output)
+            structured = value if params.name in object_output else {"result": value}
+        return types.CallToolResult(content=content, structured_content=structured)
+
+    return Server(
+        name,
+        version=version or __version__,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_async(
+    registry: Registry,
+    transport: Transport = "stdio",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    name: str = "agentkit",
+    instructions: str | None = None,
+    deps: Any = None,
+) -> None:
+    """Serve `registry` over MCP until the client disconnects (stdio) or the task is cancelled (HTTP).
+
+    Args:
+        registry: the tools to serve; keys are the MCP tool names.
+        transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``http://{host}:{port}{path}``).
+        host: the HTTP interface to bind; loopback by default (DNS-rebinding protection on).
+        port: the HTTP port.
+        path: the HTTP endpoint path.
+        name: the server's name in the handshake.
+        instructions: instructions given to clients at initialization.
+        deps: dependencies for the `ToolContext` of every call.
+    """
+    server = create_server(registry, name=name, instructions=instructions, deps=deps)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        # stdio_server points fd 1 at stderr while serving; sys.stdout goes there too, so a tool's
+        # print() (buffered, flushed whenever) can never reach the wire.
+        async with stdio_server() as (read, write):
+            with contextlib.redirect_stdout(sys.stderr):
+                await server.run(read, write, server.create_initialization_options())
+    elif transport == "http":
+        async with serving_http(registry, host=host, port=port, path=path, server=server):
+            await asyncio.Event().wait()  # until cancelled
+    else:
+        raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+
+
+def _background_server_class() -> Any:
+    import uvicorn
+
+    class BackgroundServer(uvicorn.Server):
+        """A uvicorn server that leaves signal handling to the host application."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return BackgroundServer
+
+
+@contextlib.asynccontextmanager
+async def serving_http(
+    registry: Registry,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    path: str = "/mcp",
+    name: str = "agentkit",
+    instructions: str | None = None,
+    deps: Any = None,
+    server: Server[Any] | None = None,
+) -> AsyncIterator[str]:
+    """Serve `registry` over streamable HTTP in the background; yields the endpoint URL.
+
+    ``port=0`` picks a free port. The server stops when the block ends. For tests and for embedding
+    in an application that has its own event loop.
+
+    Example:
+        ```python
+        async with serving_http(tools) as url:
+            async with MCPServer.http(url) as remote:
+                ...
+        ```
+    """
+    import uvicorn
+
+    server_class = _background_server_class()
+    mcp_server = server or create_server(registry, name=name, instructions=instructions, deps=deps)
+    app = mcp_server.streamable_http_app(streamable_http_path=path, host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    http = server_class(config)
+    task = asyncio.get_running_loop().create_task(http.serve(), name="agentkit-mcp-http")
+    try:
+        while not http.started:
+            if task.done():
+                task.result()  # raises what stopped the server (e.g. the port is taken)
+                raise OSError(f"the MCP HTTP server on {host}:{port} stopped while starting")
+            await asyncio.sleep(0.01)
+        bound = port
+        for listener in http.servers:
+            for sock in listener.sockets:
+                bound = sock.getsockname()[1]
+                break
+        shown = f"[{host}]" if ":" in host else host
+        yield f"http://{shown}:{bound}{path}"
+    finally:
+        http.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 5.0)
+        except asyncio.TimeoutError:
+            http.force_exit = True
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        except SystemExit:  # uvicorn exits this way when it cannot bind; already reported above
+            pass
+
+
+def serve(
+    registry: Registry,
+    transport: Transport = "stdio",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    name: str = "agentkit",
+    instructions: str | None = None,
+    deps: Any = None,
+) -> None:
+    """Serve `registry` as an MCP server, blocking; `serve_async` has the same arguments.
+
+    Example:
+        ```python
+        if __name__ == "__main__":
+            serve(tools)                       # stdio: for a client that spawns this script
+            serve(tools, "http", port=8765)    # streamable HTTP at http://127.0.0.1:8765/mcp
+        ```
+    """
+    require_mcp()
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            serve_async(
+                registry,
+                transport,
+                host=host,
+                port=port,
+                path=path,
+                name=name,
+                instructions=instructions,
+                deps=deps,
+            )
+        )
+
+
+# ---- loading a registry by name ----------------------------------------------------------------------
+
+
+def _import_target(module_ref: str) -> Any:
+    if module_ref.endswith(".py") or os.sep in module_ref or "/" in module_ref:
+        file = Path(module_ref).resolve()
+        if not file.is_file():
+            raise MCPLoadError(f"No such file: {module_ref}")
+        spec = importlib.util.spec_from_file_location(file.stem, file)
+        if spec is None or spec.loader is None:
+            raise MCPLoadError(f"Cannot import {module_ref} as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.setdefault(file.stem, module)
+        spec.loader.exec_module(module)
+        return module
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the current directory are found
+    try:
+        return importlib.import_module(module_ref)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_ref.startswith(exc.name):
+            raise MCPLoadError(f"No module named {exc.name!r} (from {module_ref!r})") from None
+        raise
+
+
+def load_registry(target: str) -> Registry:
+    """Import ``"package.module:attribute"`` (or ``"path/to/file.py:attribute"``) as a `Registry`.
+
+    The attribute may be a `Registry`, a `Tool` or function (served under its id), or a dict of
+    key -> tool or a list of tools. The attribute part may be dotted (``module:app.tools``).
+
+    Raises:
+        MCPLoadError: the target is malformed, the module or attribute does not exist, or the value is
+            not something a registry can be made of. The message says which.
+    """
+    module_ref, sep, attr = target.partition(":")
+    if not sep or not module_ref or not attr:
+        raise MCPLoadError(f"Expected 'package.module:attribute' (e.g. 'myapp.tools:registry'), got {target!r}")
+    value: Any = _import_target(module_ref)
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise MCPLoadError(f"{module_ref!r} has no attribute {attr!r}") from None
+    return _as_registry(value, target)
+
+
+def _as_registry(value: Any, target: str) -> Registry:
+    if isinstance(value, Registry):
+        return value
+    if isinstance(value, Tool):
+        return Registry([value])
+    if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
+        return Registry(value)
+    if callable(value):
+        return Registry([value])
+    raise MCPLoadError(f"{target!r} is a {type(value).__name__}, not a Registry, a tool, or a dict/list of tools")
+
+
+def serve_command(target: str, transport: str, host: str, port: int) -> None:
+    """What ``agentkit mcp serve TARGET`` runs: load the registry named by `target`, serve it (blocking).
+
+    Raises:
+        MCPLoadError: `target` does not name a registry.
+        ValueError: `transport` is not ``"stdio"`` or ``"http"``.
+    """
+    if transport not in ("stdio", "http"):
+        raise ValueError(f"--transport must be 'stdio' or 'http', got {transport!r}")
+    registry = load_registry(target)
+    if transport == "http":
+        print(f"agentkit: serving {len(registry)} tools over MCP at http://{host}:{port}/mcp", file=sys.stderr)
+    serve(registry, "http" if transport == "http" else "stdio", host=host, port=port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agentkit.mcp serve module:registry [--transport stdio|http] [--host H] [--port P]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m agentkit.mcp", description="agentkit's MCP tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve_parser = commands.add_parser("serve", help="serve a registry as an MCP server")
+    serve_parser.add_argument("target", help="the registry, as 'package.module:attribute'")
+    serve_parser.add_argument(
+        "--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP"
+    )
+    serve_parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default: 127.0.0.1)")
+    serve_parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000); endpoint /mcp")
+    args = parser.parse_args(argv)
+    try:
+        serve_command(args.target, args.transport, args.host, args.port)
+    except (MCPLoadError, ValueError, ImportError) as exc:
+        print(f"agentkit mcp serve: error: {exc}", file=sys.stderr)
+        return 2
+    return 0

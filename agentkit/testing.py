@@ -1,0 +1,669 @@
+"""Test doubles and helpers: run agents and tools offline, deterministically, without an API key.
+
+* `TestModel` calls every (or the chosen) tool with arguments generated from its schema, then answers
+  with a summary of the results. Deterministic for a given `seed`.
+* `FunctionModel` lets a function of yours decide each model turn (and, optionally, stream it).
+* `request_payload` returns exactly what a provider would send for an agent's next request, for
+  snapshot tests (e.g. with inline-snapshot).
+* `check_tool_contract` calls a tool with many schema-valid arguments (hypothesis) and checks every
+  result against its output schema.
+* `generate_arguments` makes one schema-valid argument object from a JSON Schema (no hypothesis needed).
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import datetime as dt
+import inspect
+import json
+import random
+import string
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from ._json_schema import JsonSchema
+from .context import ToolContext
+from .exceptions import ModelRetry, ToolError, ToolOutputError
+from .messages import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
+from .models import Model, ModelSettings
+from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .registry import Registry
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from .agent import Agent, Prompt, RunResult
+    from .providers import ProviderLike
+
+__all__ = [
+    "ContractReport",
+    "FunctionInfo",
+    "FunctionModel",
+    "TestModel",
+    "ToolCallChunk",
+    "ToolDefinition",
+    "check_tool_contract",
+    "generate_arguments",
+    "generator_schema",
+    "request_payload",
+]
+
+
+# ---- what a scripted model is told ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A tool as a model sees it: its registry key, description and schemas."""
+
+    key: str
+    description: str
+    input_schema: JsonSchema
+    output_schema: JsonSchema | None = None
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """What a `FunctionModel` function receives besides the messages.
+
+    `tools` are the tools the model may call this turn (the active ones), `settings` the request's
+    settings (`settings.tool_choice`, ...).
+    """
+
+    tools: list[ToolDefinition]
+    settings: ModelSettings
+
+    @property
+    def tool_keys(self) -> list[str]:
+        """The keys of `tools`."""
+        return [t.key for t in self.tools]
+
+
+_InfoCache = dict[tuple[int, int, "tuple[str, ...] | None"], tuple[Registry, list[ToolDefinition]]]
+
+
+def _definitions(cache: _InfoCache, tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
+    key = (id(tools), tools.version, active)
+    hit = cache.get(key)
+    if hit is not None and hit[0] is tools:
+        return hit[1]
+    keys = active if active is not None else tuple(tools)
+    definitions = [ToolDefinition(k, tools[k].description, tools[k].input_schema, tools[k].output_schema) for k in keys]
+    if len(cache) > 32:
+        cache.clear()
+    cache[key] = (tools, definitions)
+    return definitions
+
+
+def _response(value: ModelResponse | AssistantMessage | str, model_name: str) -> ModelResponse:
+    if isinstance(value, ModelResponse):
+        return value
+    if isinstance(value, str):
+        value = AssistantMessage(text=value)
+    if not isinstance(value, AssistantMessage):
+        raise TypeError(f"a model function returns a str, AssistantMessage or ModelResponse, got {value!r}")
+    return ModelResponse(
+        message=value,
+        usage=Usage(requests=1),
+        finish_reason="tool_calls" if value.tool_calls else "stop",
+        model_name=model_name,
+    )
+
+
+# ---- FunctionModel -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCallChunk:
+    """A piece of a streamed tool call, for `FunctionModel(stream_fn=...)`.
+
+    The first chunk of a call (by `index`) carries `name` (the tool key) and may carry `call_id`;
+    later chunks add argument text.
+    """
+
+    index: int
+    args: str = ""
+    name: str | None = None
+    call_id: str | None = None
+
+
+TurnFunction = Callable[
+    [list[Message], FunctionInfo],
+    Union[ModelResponse, AssistantMessage, str, Awaitable[Union[ModelResponse, AssistantMessage, str]]],
+]
+"""``fn(messages, info)``: the next model turn (sync or async)."""
+
+StreamPiece = Union[str, ToolCall, ToolCallChunk]
+StreamFunction = Callable[[list[Message], FunctionInfo], AsyncIterator[StreamPiece]]
+"""``stream_fn(messages, info)``: an async iterator of text pieces, whole `ToolCall`s or `ToolCallChunk`s."""
+
+
+class FunctionModel(Model):
+    """A model whose turns a function decides: ``fn(messages, info)`` returns the next turn.
+
+    The turn is an `AssistantMessage` (text and/or tool calls), a `ModelResponse`, or a plain string
+    (a final answer). `info` carries the tool definitions (`FunctionInfo`). With `stream_fn`, streaming
+    runs yield what it yields; without it, streams replay `fn`'s turn. Either function alone is enough.
+
+    ```python
+    def turn(messages, info):
+        if isinstance(messages[-1], ToolResultsMessage):
+            return "done: " + messages[-1].results[0].text
+        return AssistantMessage(tool_calls=[ToolCall("c1", "add", {"a": 1, "b": 2})])
+
+    agent = Agent(model=FunctionModel(turn), tools=[add])
+    ```
+    """
+
+    def __init__(
+        self, fn: TurnFunction | None = None, *, stream_fn: StreamFunction | None = None, name: str | None = None
+    ) -> None:
+        if fn is None and stream_fn is None:
+            raise TypeError("FunctionModel needs fn=, stream_fn=, or both")
+        self.fn = fn
+        self.stream_fn = stream_fn
+        label = getattr(fn if fn is not None else stream_fn, "__name__", "fn")
+        self._name = name or f"function:{label}"
+        self._cache: _InfoCache = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
+        """The `FunctionInfo` for a request with these tools and settings."""
+        return FunctionInfo(_definitions(self._cache, tools, settings.active_tools), settings)
+
+    async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
+        if self.fn is None:
+            response: ModelResponse | None = None
+            async for event in self.stream(messages, tools, settings):
+                if isinstance(event, ResponseDone):
+                    response = event.response
+            assert response is not None
+            return response
+        value = self.fn(list(messages), self.info(tools, settings))
+        if inspect.isawaitable(value):
+            value = await value
+        return _response(value, self._name)
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
+    ) -> AsyncIterator[ModelStreamEvent]:
+        if self.stream_fn is None:
+            async for event in super().stream(messages, tools, settings):
+                yield event
+            return
+        text: list[str] = []
+        calls: dict[int, ToolCallChunk] = {}
+        arguments: dict[int, str] = {}
+        whole: dict[int, ToolCall] = {}
+        async for piece in self.stream_fn(list(messages), self.info(tools, settings)):
+            if isinstance(piece, str):
+                text.append(piece)
+                yield TextDelta(piece)
+            elif isinstance(piece, ToolCall):
+                index = len(calls) + len(whole)
+                whole[index] = piece
+                yield ToolCallStart(index, piece.id, piece.name)
+                args = piece.arguments if isinstance(piece.arguments, str) else json.dumps(piece.arguments)
+                yield ToolCallArgsDelta(index, args, args)
+            else:
+                if piece.index not in calls:
+                    if piece.name is None:
+                        raise ValueError(f"the first chunk of tool call {piece.index} must carry name=")
+                    calls[piece.index] = piece
+                    arguments[piece.index] = ""
+                    yield ToolCallStart(piece.index, piece.call_id or f"call_{piece.index}", piece.name)
+                if piece.args:
+                    arguments[piece.index] += piece.args
+                    yield ToolCallArgsDelta(piece.index, piece.args, arguments[piece.index])
+        tool_calls = [
+            ToolCall(first.call_id or f"call_{index}", first.name or "", arguments[index])
+            for index, first in sorted(calls.items())
+        ]
+        tool_calls += [call for _, call in sorted(whole.items())]
+        yield ResponseDone(_response(AssistantMessage(text="".join(text), tool_calls=tool_calls), self._name))
+
+
+# ---- TestModel -----------------------------------------------------------------------------------
+
+
+class TestModel(Model):
+    """A model that calls tools with schema-valid generated arguments, then answers.
+
+    On a turn that follows the user, it calls every tool (or those in `call_tools`, among the active
+    ones; ``tool_choice="none"`` calls none, a named `tool_choice` only that one), with arguments
+    generated from each input schema. On the turn after the results, it answers `text`, or by default a
+    JSON object mapping each called key to its result text. Same `seed`, same arguments.
+
+    Args:
+        seed: seeds argument generation (per tool key, so adding a tool changes no other tool's arguments).
+        call_tools: ``"all"`` or the keys to call, in order.
+        text: the final answer; by default a JSON summary of the tool results.
+    """
+
+    __test__ = False  # not a pytest test class, despite its name
+
+    def __init__(
+        self, *, seed: int = 0, call_tools: Literal["all"] | Sequence[str] = "all", text: str | None = None
+    ) -> None:
+        self.seed = seed
+        self.call_tools = call_tools
+        self.text = text
+        self._counter = 0
+
+    @property
+    def name(self) -> str:
+        return "test"
+
+    def _keys(self, tools: Registry, settings: ModelSettings) -> list[str]:
+        if settings.tool_choice == "none":
+            return []
+        available = list(settings.active_tools) if settings.active_tools is not None else list(tools)
+        if settings.tool_choice not in ("auto", "required"):
+            return [settings.tool_choice]
+        if self.call_tools == "all":
+            return available
+        return [k for k in self.call_tools if k in available]
+
+    async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
+        last = messages[-1] if messages else None
+        keys = [] if isinstance(last, ToolResultsMessage) else self._keys(tools, settings)
+        if keys:
+            calls = []
+            for key in keys:
+                self._counter += 1
+                arguments = generate_arguments(tools[key].input_schema, seed=f"{self.seed}:{key}")
+                calls.append(ToolCall(f"test_call_{self._counter}", key, arguments))
+            message = AssistantMessage(tool_calls=calls)
+            reason = "tool_calls"
+        else:
+            message = AssistantMessage(text=self._answer(last))
+            reason = "stop"
+        usage = Usage(input_tokens=_tokens(messages), output_tokens=_tokens([message]), requests=1)
+        return ModelResponse(message=message, usage=usage, finish_reason=reason, model_name="test")
+
+    def _answer(self, last: Message | None) -> str:
+        if self.text is not None:
+            return self.text
+        if isinstance(last, ToolResultsMessage):
+            return json.dumps({r.name: r.text for r in last.results}, ensure_ascii=False)
+        return "success (no tool calls)"
+
+
+def _tokens(messages: Iterable[Message]) -> int:
+    # A rough, deterministic stand-in for token counts: words of text.
+    count = 0
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            count += len(message.text.split())
+        elif isinstance(message, UserMessage):
+            count += sum(len(p.text.split()) for p in message.parts if isinstance(p, TextPart))
+        elif isinstance(message, AssistantMessage):
+            count += len(message.text.split()) + 5 * len(message.tool_calls)
+        else:
+            count += sum(len(r.text.split()) for r in message.results)
+    return count
+
+
+# ---- arguments from a JSON Schema, without hypothesis ----------------------------------------------
+
+_MAX_DEPTH = 3  # beyond this many $ref levels, optional fields and array items are left out
+
+
+class _Generator:
+    def __init__(self, root: JsonSchema, rng: random.Random) -> None:
+        self.defs: dict[str, Any] = {**root.get("definitions", {}), **root.get("$defs", {})}
+        self.rng = rng
+
+    def value(self, schema: Any, depth: int = 0) -> Any:
+        rng = self.rng
+        if schema is True or not isinstance(schema, dict) or not schema:
+            return rng.choice(["x", 1, True])
+        if "$ref" in schema:
+            target = self.defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return self.value({**target, **rest}, depth + 1)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return rng.choice(schema["enum"])
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                options = schema[key]
+                if depth >= _MAX_DEPTH:  # prefer a branch that ends the recursion
+                    options = [o for o in options if "$ref" not in o] or options
+                rest = {k: v for k, v in schema.items() if k not in (key, "discriminator")}
+                return self.value({**rest, **rng.choice(options)}, depth)
+        if "allOf" in schema:
+            merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+            for part in schema["allOf"]:
+                merged.update(part)
+            return self.value(merged, depth)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            non_null = [k for k in kind if k != "null"]
+            kind = rng.choice(non_null) if non_null and (len(non_null) == len(kind) or rng.random() < 0.8) else "null"
+        if schema.get("nullable") and rng.random() < 0.2:
+            return None
+        if kind is None:
+            kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+        return getattr(self, f"_{kind}", self._string)(schema, depth)
+
+    def _null(self, schema: JsonSchema, depth: int) -> None:
+        return None
+
+    def _boolean(self, schema: JsonSchema, depth: int) -> bool:
+        return self.rng.random() < 0.5
+
+    def _integer(self, schema: JsonSchema, depth: int) -> int:
+        lo = schema.get("minimum", schema["exclusiveMinimum"] + 1 if "exclusiveMinimum" in schema else None)
+        hi = schema.get("maximum", schema["exclusiveMaximum"] - 1 if "exclusiveMaximum" in schema else None)
+        lo = int(lo) if lo is not None else (0 if hi is None or hi >= 0 else int(hi) - 100)
+        hi = int(hi) if hi is not None else lo + 100
+        value = self.rng.randint(lo, max(lo, hi))
+        step = schema.get("multipleOf")
+        if isinstance(step, int) and step > 0:
+            value = -(-lo // step) * step  # the smallest multiple within the bounds
+        return value
+
+    def _number(self, schema: JsonSchema, depth: int) -> float:
+        lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+        hi = schema.get("maximum", schema.get("exclusiveMaximum"))
+        lo = float(lo) if lo is not None else (0.0 if hi is None or hi > 0 else float(hi) - 100.0)
+        hi = float(hi) if hi is not None else lo + 100.0
+        # Strictly inside the bounds, so exclusive limits hold too.
+        value = round(lo + (hi - lo) * (0.1 + 0.8 * self.rng.random()), 3)
+        if not lo < value < hi and lo < hi:
+            value = (lo + hi) / 2
+        step = schema.get("multipleOf")
+        if isinstance(step, (int, float)) and step > 0:
+            value = float(-(-lo // step) * step)
+        return value
+
+    def _string(self, schema: JsonSchema, depth: int) -> str:
+        rng = self.rng
+        fmt = schema.get("format")
+        if fmt in _FORMATS:
+            return _FORMATS[fmt](rng)
+        lo = int(schema.get("minLength", 1))
+        hi = int(schema.get("maxLength", lo + 8))
+        size = rng.randint(lo, max(lo, min(hi, lo + 8)))
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(size))
+
+    def _array(self, schema: JsonSchema, depth: int) -> list[Any]:
+        prefix = schema.get("prefixItems")
+        if prefix is not None:
+            return [self.value(item, depth) for item in prefix]
+        lo = int(schema.get("minItems", 0))
+        hi = int(schema.get("maxItems", lo + 3))
+        size = lo if depth >= _MAX_DEPTH else self.rng.randint(lo, max(lo, min(hi, lo + 3)))
+        items = schema.get("items", {})
+        out: list[Any] = []
+        seen: set[str] = set()
+        for _ in range(size * 4 if schema.get("uniqueItems") else size):
+            if len(out) == size:
+                break
+            item = self.value(items, depth)
+            if schema.get("uniqueItems"):
+                marker = json.dumps(item, sort_keys=True, default=str)
+                if marker in seen:
+                    continue
+                seen.add(marker)
+            out.append(item)
+        return out
+
+    def _object(self, schema: JsonSchema, depth: int) -> dict[str, Any]:
+        properties: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", ()))
+        out: dict[str, Any] = {}
+        for name, sub in properties.items():
+            if name in required or (depth < _MAX_DEPTH and self.rng.random() < 0.5):
+                out[name] = self.value(sub, depth)
+        extra = schema.get("additionalProperties")
+        if not properties and isinstance(extra, dict) and depth < _MAX_DEPTH:
+            for n in range(self.rng.randint(0, 2)):
+                out[f"key{n}"] = self.value(extra, depth)
+        return out
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _datetime(rng: random.Random) -> dt.datetime:
+    return dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=rng.randint(0, 10**8))
+
+
+_FORMATS: dict[str, Callable[[random.Random], str]] = {
+    "date-time": lambda rng: _datetime(rng).isoformat().replace("+00:00", "Z"),
+    "date": lambda rng: _datetime(rng).date().isoformat(),
+    "time": lambda rng: _datetime(rng).time().isoformat(),
+    "duration": lambda rng: f"PT{rng.randint(1, 59)}M",
+    "uuid": _uuid,
+    "email": lambda rng: f"user{rng.randint(1, 999)}@example.com",
+    "uri": lambda rng: f"https://example.com/{rng.randint(1, 999)}",
+    "url": lambda rng: f"https://example.com/{rng.randint(1, 999)}",
+    "hostname": lambda rng: "example.com",
+    "ipv4": lambda rng: f"192.0.2.{rng.randint(1, 254)}",
+    "ipv6": lambda rng: f"2001:db8::{rng.randint(1, 9999):x}",
+    "path": lambda rng: f"/tmp/file{rng.randint(1, 99)}.txt",  # a sample value, never opened
+}
+
+
+def generate_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, Any]:
+    """One argument object valid for `schema` (a tool's input schema), deterministic for `seed`.
+
+    Handles ``$ref``/``$defs`` (recursion cut after a few levels), ``enum``/``const``, ``anyOf``/``oneOf``,
+    ``allOf``, nullable types, arrays (``items``, ``prefixItems``, bounds, ``uniqueItems``), nested
+    objects, numeric bounds and the common string formats (date-time, date, time, uuid, email, uri,
+    ipv4, ...). ``pattern`` is not honoured; for full coverage use `check_tool_contract` (hypothesis).
+    """
+    value = _Generator(schema, random.Random(seed)).value(schema)
+    if not isinstance(value, dict):
+        raise ValueError(f"the schema does not describe an object: {schema!r}")
+    return value
+
+
+# ---- payload snapshots ---------------------------------------------------------------------------
+
+
+def request_payload(
+    agent: Agent,
+    prompt: Prompt | RunResult | None = None,
+    *,
+    provider: ProviderLike | None = None,
+    model_name: str | None = None,
+    tool_choice: str | None = None,
+    active_tools: Iterable[str] | None = None,
+) -> dict[str, Any]:
+    """Exactly what would be sent for `agent`'s next request on `prompt`, as plain JSON-ready data.
+
+    For a ``"vendor:model-name"`` agent model (or with `provider=` given), this is the provider's
+    `build_request` body for the agent's instructions, the prompt (or a previous result's history) and
+    its tools, with ``"model"`` first. For a `Model` instance without `provider=`, it is that model's
+    own `Model.payload`. No network, no API key.
+
+    ```python
+    assert request_payload(agent, "Weather in Paris?") == snapshot({...})
+    ```
+    """
+    from .agent import RunResult, _as_messages
+    from .providers import get_provider
+
+    if isinstance(prompt, RunResult):
+        history: list[Message] = list(prompt.messages)
+    else:
+        history = _as_messages(prompt) if prompt is not None else []
+    messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
+    messages += history
+    first, _, _ = agent._settings(tool_choice, active_tools, None)
+    if provider is None:
+        model = agent.model
+        if isinstance(model, str) and model != "test":
+            vendor, _, name = model.partition(":")
+            provider, model_name = vendor, model_name or name
+        else:
+            return agent.resolve_model().payload(messages, agent.tools, first)
+    resolved = get_provider(provider) if isinstance(provider, str) else provider
+    body = resolved.build_request(
+        messages,
+        agent.tools,
+        tool_choice=first.tool_choice,
+        active_tools=first.active_tools,
+        strict=first.strict,
+        parallel_tool_calls=first.parallel_tool_calls,
+        aliases=first.aliases,
+    )
+    return {"model": model_name, **body} if model_name else body
+
+
+# ---- contract tests (hypothesis) -----------------------------------------------------------------
+
+
+def generator_schema(schema: Any, defs: dict[str, Any] | None = None, depth: int = 0) -> Any:
+    """A draft 2020-12 schema rewritten for hypothesis-jsonschema, which reads draft 7.
+
+    Tuple ``prefixItems`` become an ``items`` list, the pydantic-only ``path`` format is dropped, and
+    ``$ref``s are inlined (recursion cut after two levels with an unsatisfiable branch, so recursive
+    lists stay empty there).
+    """
+    if defs is None and isinstance(schema, dict):
+        defs = schema.get("$defs", {})
+    if isinstance(schema, list):
+        return [generator_schema(s, defs, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema and defs is not None:
+        if depth > 2:
+            return {"not": {}}
+        target = defs[schema["$ref"].rsplit("/", 1)[-1]]
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return generator_schema({**target, **rest}, defs, depth + 1)
+    out = {k: generator_schema(v, defs, depth) for k, v in schema.items() if k not in ("discriminator", "$defs")}
+    if "prefixItems" in out:
+        out["items"] = out.pop("prefixItems")
+        out["additionalItems"] = False
+        out.pop("maxItems", None)
+        out.pop("minItems", None)
+    if out.get("format") == "path":
+        out.pop("format")
+    return out
+
+
+@dataclass
+class ContractReport:
+    """What `check_tool_contract` did: examples tried, calls that returned, calls the tool refused."""
+
+    tool: str
+    examples: int = 0
+    returned: int = 0
+    refused: list[str] = field(default_factory=list)
+    """Messages of `ModelRetry`/`ToolError` the tool raised for valid arguments (allowed, but listed)."""
+
+
+def check_tool_contract(
+    item: Tool[..., Any],
+    *,
+    max_examples: int = 25,
+    deps: Any = None,
+    allow: tuple[type[BaseException], ...] = (ModelRetry, ToolError),
+    shrink: bool = True,
+) -> ContractReport:
+    """Call `item` with schema-valid arguments generated by hypothesis; check each result's schema.
+
+    For every example: the arguments must pass the tool's own validation, the call must return or
+    raise one of `allow` (a tool's own refusal), and the result must fit the output schema (both the
+    tool's validator and the JSON Schema, on the JSON form of the result). Deterministic
+    (``derandomize=True``). Call it from a plain (sync) test; async tools run on a private loop.
+
+    Args:
+        item: the tool.
+        max_examples: how many argument objects to try.
+        deps: dependencies for a tool that takes a `ToolContext`.
+        allow: exceptions that count as the tool's own refusal, not a break.
+        shrink: let hypothesis reduce a failing example to a minimal one (slower on failure).
+
+    Raises:
+        AssertionError: a result breaks the output schema (the failing arguments are reported).
+        Exception: any other exception the tool raised for valid arguments, with the failing arguments.
+        ImportError: hypothesis or hypothesis-jsonschema is not installed (with the command to install).
+    """
+    try:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import strategies as st
+        from hypothesis_jsonschema import from_schema
+    except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
+        raise ImportError(
+            "check_tool_contract needs hypothesis and hypothesis-jsonschema: "
+            "pip install 'agentkit[testing]'"
+        ) from exc
+    from jsonschema import Draft202012Validator
+
+    report = ContractReport(item.id)
+    strategy = from_schema(
+        generator_schema(item.input_schema),
+        custom_formats={"uuid": st.uuids().map(str), "path": st.just("/tmp/x")},
+    )
+    output_schema = item.output_schema
+    checker = Draft202012Validator.FORMAT_CHECKER
+    validator = Draft202012Validator(output_schema, format_checker=checker) if output_schema else None
+    context = ToolContext(deps=deps) if item.schema.context_params else None
+
+    def check_all() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+
+            @settings(
+                max_examples=max_examples,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+                phases=list(Phase) if shrink else [p for p in Phase if p is not Phase.shrink],
+            )
+            @given(strategy)
+            def check(arguments: dict[str, Any]) -> None:
+                report.examples += 1
+                kwargs = item.schema.validate_arguments(item.id, arguments)
+                try:
+                    value = loop.run_until_complete(item.run(kwargs, context, name=item.id))
+                except allow as exc:
+                    report.refused.append(str(exc))
+                    return
+                try:
+                    value = item.schema.validate_output(item.id, value)
+                except ToolOutputError as exc:
+                    raise AssertionError(f"{item.id}({arguments!r}) broke its output schema: {exc}") from None
+                if validator is not None:
+                    errors = [e.message for e in validator.iter_errors(item.schema.dump_output_python(value))]
+                    if errors:
+                        raise AssertionError(f"{item.id}({arguments!r}) returned {value!r}, not fitting: {errors}")
+                report.returned += 1
+
+            check()
+        finally:
+            loop.close()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        check_all()
+    else:  # inside async code: a loop cannot be nested, so run on a worker thread
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(check_all).result()
+    return report

@@ -24,6 +24,7 @@ __all__ = [
     "FormatOptions",
     "IdRule",
     "InvalidToolNameError",
+    "InvalidToolNamesError",
     "NameMap",
     "NameRule",
     "Provider",
@@ -149,6 +150,7 @@ def compatibility(
     *,
     strict: bool | None = None,
     aliases: bool = False,
+    per_request: bool = True,
 ) -> list[Compatibility]:
     """Per tool and vendor: what the vendor will not see (lossy rewrites) and what it rejects.
 
@@ -157,6 +159,8 @@ def compatibility(
         providers: one provider, several, or None for all built-in vendors.
         strict: as in `Provider.format_tools`.
         aliases: whether names a vendor rejects would be aliased.
+        per_request: apply per-request rules (Anthropic's strict budget, Cohere's request-wide
+            ``strict_tools``) as if the whole registry were sent at once; False judges each tool alone.
     """
     registry = _as_registry(tools)
     if providers is None:
@@ -177,38 +181,67 @@ def compatibility(
                 for k in registry
                 if not provider.name_rule.accepts(k)
             }
+        request_rules = provider.request_strictness(registry, strict) if per_request else {}
         for key, item in registry.items():
             result: DialectResult = provider.schema_dialect(item, strict)
+            losses, is_strict = result.losses, result.strict
+            change = request_rules.get(key)
+            if change is not None:
+                losses, is_strict = (*losses, change), change.rejected
             report.append(
                 Compatibility(
                     key=key,
                     provider=provider.name,
                     wire_name=None if key in bad else names.name_for(key),
-                    strict=result.strict,
-                    losses=result.losses,
+                    strict=is_strict,
+                    losses=losses,
                     name_problem=bad.get(key),
                 )
             )
     return report
 
 
-def check_names(tools: Registry, providers: Iterable[ProviderLike] | None = None, *, aliases: bool = False) -> None:
-    """Raise `InvalidToolNameError` now if any of `providers` (default: all) would reject a key.
+class InvalidToolNamesError(InvalidToolNameError):
+    """Several keys and/or vendors fail at once; `problems` holds one `InvalidToolNameError` per pair."""
 
-    Several vendors are checked at once, before any request is sent; every failure is reported.
+    def __init__(self, problems: list[InvalidToolNameError]) -> None:
+        self.problems = problems
+        first = problems[0]
+        super().__init__(first.key, first.vendor, first.rule)
+
+    def __str__(self) -> str:
+        lines = "\n".join(f"  - {p.key!r} breaks {p.vendor}'s rule {p.rule}" for p in self.problems)
+        return (
+            f"{len(self.problems)} tool keys break vendor name rules:\n{lines}\n"
+            "Rename them in the registry, or pass aliases=True to send deterministic aliases."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.problems,))
+
+
+def check_names(
+    tools: Registry, providers: ProviderLike | Iterable[ProviderLike] | None = None, *, aliases: bool = False
+) -> None:
+    """Raise now, before any request, if any of `providers` (default: all) would reject a key.
+
+    Every (key, vendor) failure is reported: one `InvalidToolNameError`, or an `InvalidToolNamesError`
+    listing them all. With `aliases`, only keys no alias can repair fail.
     """
-    problems = []
+    if isinstance(providers, (str, Provider)):
+        providers = [providers]
+    problems: list[InvalidToolNameError] = []
     for name in providers if providers is not None else list(_BUILTIN):
         provider = get_provider(name)
-        try:
-            provider.check(tools, aliases=aliases)
-        except InvalidToolNameError as exc:
-            problems.append(exc)
+        if aliases:
+            try:
+                provider.check(tools, aliases=True)
+            except InvalidToolNameError as exc:
+                problems.append(exc)
+            continue
+        rule = provider.name_rule
+        problems.extend(InvalidToolNameError(k, provider.name, rule.pattern) for k in tools if not rule.accepts(k))
     if len(problems) == 1:
         raise problems[0]
     if problems:
-        raise InvalidToolNameError(
-            problems[0].key,
-            ", ".join(sorted({p.vendor for p in problems})),
-            "; ".join(sorted({p.rule for p in problems})),
-        )
+        raise InvalidToolNamesError(problems)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Union
 
 from .._json_schema import JsonSchema
-from ..dialects import Dialect, DialectResult, rewrite_for_tool
+from ..dialects import Dialect, DialectResult, Loss, rewrite_for_tool
 from ..exceptions import RegistryError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
@@ -332,6 +332,14 @@ class Provider(ABC):
                 )
             )
         return body
+
+    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+        """Tools whose strictness a per-request rule changes (e.g. a vendor's strict budget), with why.
+
+        A returned loss with ``rejected=False`` means the tool is sent non-strict; ``rejected=True`` that
+        the vendor will refuse the request. Default: no per-request rules.
+        """
+        return {}
 
     def wire_id(self, call_id: str) -> str:
         """`call_id` as this vendor accepts it (deterministic; unchanged when already valid)."""

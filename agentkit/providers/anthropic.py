@@ -41,6 +41,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from ..dialects import Loss
 from ..dialects.anthropic import AnthropicDialect, strict_budget_counts
 from ..messages import (
     AssistantMessage,
@@ -164,6 +165,14 @@ class AnthropicProvider(Provider):
         """
         keys = _sent_keys(list(registry), active_tools)
         return _plan(self, registry, keys, strict)
+
+    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+        """The strict budget's effect: tools sent non-strict, and forced ones the API would refuse."""
+        plan = self.strict_budget(registry, strict=strict)
+        changes = {f.key: Loss("", "strict", f"{f.reason}; sent without strict") for f in plan.fallbacks}
+        for key in plan.over_budget:
+            changes[key] = Loss("", "strict", "forced strict past the per-request budget", rejected=True)
+        return changes
 
     def format_messages(
         self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False

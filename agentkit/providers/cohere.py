@@ -37,6 +37,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..dialects import Loss
 from ..dialects.cohere import CohereDialect, count_fields
 from ..messages import (
     AssistantMessage,
@@ -125,6 +126,13 @@ class CohereProvider(Provider):
             aliases=aliases,
         )
 
+    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+        """``strict_tools`` is request-wide: when one tool cannot be strict, none is sent strict."""
+        if strict is not None or self._request_strict(registry, "auto", None):
+            return {}
+        why = "strict_tools is request-wide and another tool (or the 200-field limit) rules it out; sent without strict"
+        return {key: Loss("", "strict", why) for key in registry if self.schema_dialect(registry[key]).strict}
+
     def _request_strict(self, registry: Registry, tool_choice: str, active: tuple[str, ...] | None) -> bool:
         # Decided once per registry state and choice: walking every schema per request would cost more
         # than the cached payload it guards.
@@ -168,7 +176,9 @@ class CohereProvider(Provider):
     ) -> dict[str, Any]:
         choice = options.tool_choice
         keep: set[str] | None = None
-        if choice not in ("auto", "none", "required"):
+        if options.active_tools == () and choice != "required":
+            choice = "none"  # nothing may be called: keep the tools (a history may hold calls), say NONE
+        elif choice not in ("auto", "none", "required"):
             keep = {names.name_for(choice)}  # no specific-tool form: offer only that tool, and require a call
         elif options.active_tools is not None:
             keep = {names.name_for(key) for key in options.active_tools}

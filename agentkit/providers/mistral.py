@@ -33,6 +33,7 @@ from __future__ import annotations as _annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..dialects.mistral import MistralDialect
@@ -107,7 +108,10 @@ class MistralProvider(Provider):
         self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
     ) -> dict[str, Any]:
         tools = definitions
-        if options.active_tools is not None:
+        if options.active_tools == ():
+            # Nothing may be called: keep the tools (a history with tool calls needs them) and say "none".
+            options = replace(options, tool_choice="none") if options.tool_choice != "required" else options
+        elif options.active_tools is not None:
             allowed = {names.name_for(key) for key in options.active_tools}
             tools = [d for d in definitions if d["function"]["name"] in allowed]
         choice: str | dict[str, Any]

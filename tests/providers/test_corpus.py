@@ -1,0 +1,237 @@
+"""Conformance corpus (issue 3 §4.3): every BFCL definition and MCP tool, every provider, spec-valid.
+
+The corpus (../shared/corpus) is imported with `agentkit.interop.tool_from_definition`, batched into
+registries of 200 keyed by the definitions' own names (dots kept, aliases on), and each provider's
+`format_tools` output is validated against the vendor's spec schema, entry by entry. Strict forms are
+checked for consistency with `compatibility`: a tool that is not reported as rejected must pass the
+vendor's strict linter (../shared/vendors/tools/lint_schema.py). docs/providers/corpus.md holds the
+counts `benchmarks/corpus_report.py` generated; the last test checks they are still what the code gives.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import Any
+
+import pytest
+
+from agentkit import Registry
+from agentkit.providers import Compatibility, Provider, compatibility
+from benchmarks import corpus_report as corpus
+from tests.spec import CORPUS, SHARED, spec_errors
+
+pytestmark = pytest.mark.skipif(not (CORPUS / "bfcl").is_dir(), reason="../shared/corpus is not beside the clone")
+
+CORPORA = ("bfcl", "mcp")
+VARIANTS = corpus.VARIANTS
+
+# Spec schemas that validate one tool entry (as the per-provider tests use them).
+ENTRY_SPECS: dict[str, tuple[str, ...]] = {
+    "openai": ("openai.chat.tool",),
+    "openai-responses": ("openai.responses.function_tool",),
+    "anthropic": ("anthropic.messages.tool",),
+    "mistral": ("mistral.chat.tool",),
+    "cohere": ("cohere.v2.tool",),
+    "ollama": ("ollama.chat.tool",),
+}
+
+
+def entry_count(name: str, payload: dict[str, Any]) -> int:
+    if name == "bedrock":
+        return len(payload["toolConfig"]["tools"])
+    if name.startswith("gemini"):
+        return sum(len(entry["functionDeclarations"]) for entry in payload["tools"])
+    return len(payload["tools"])
+
+
+_VALID: set[tuple[str, str]] = set()
+
+
+def part_errors(spec: str, part: Any) -> list[str]:
+    """`spec_errors`, once per distinct part (strict and default entries are often identical)."""
+    key = (spec, json.dumps(part, sort_keys=True))
+    if key in _VALID:
+        return []
+    errors = spec_errors(spec, part)
+    if not errors:
+        _VALID.add(key)
+    return errors
+
+
+def spec_parts(name: str, payload: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(spec schema name, payload part) pairs covering one `format_tools` payload."""
+    if name == "bedrock":
+        yield "bedrock.converse.tool_configuration", payload["toolConfig"]
+        return
+    if name.startswith("gemini"):
+        yield "gemini.tool_config", payload["toolConfig"]
+        for entry in payload["tools"]:
+            for declaration in entry["functionDeclarations"]:
+                yield "gemini.function_declaration", declaration
+                if "parameters" in declaration:
+                    yield "gemini.schema_openapi_subset", declaration["parameters"]
+        return
+    for entry in payload["tools"]:
+        for spec in ENTRY_SPECS[name]:
+            yield spec, entry
+
+
+@cache
+def linters() -> dict[str, Callable[[dict[str, Any]], list[tuple[str, str, str]]]]:
+    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {
+        "openai": module.lint_openai_strict,
+        "openai-responses": module.lint_openai_strict,
+        "mistral": module.lint_openai_strict,  # the shared strict core: all required, no extra keys
+        "anthropic": module.lint_anthropic_strict,
+        "bedrock": module.lint_anthropic_strict,  # Claude's strict subset, which Bedrock strict sends
+        "cohere": module.lint_cohere_strict_tools,
+        "gemini-openapi": module.lint_gemini_openapi_subset,
+    }
+
+
+def lint_errors(name: str, schema: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The linter's errors for one schema, without the per-request aggregate limits (not per tool).
+
+    Mistral is checked with OpenAI's structural rules only: it publishes no format list.
+    """
+    errors = [f for f in linters()[name](schema) if f[0] == "error" and "limit is across" not in f[2]]
+    return [f for f in errors if not f[2].startswith("format ")] if name == "mistral" else errors
+
+
+def rows(corpus_name: str, name: str, strict: bool | None) -> list[tuple[Registry, Compatibility]]:
+    p = corpus.provider(name)
+    return [
+        (reg, row)
+        for reg in corpus.registries(corpus_name)
+        for row in compatibility(reg, p, strict=strict, aliases=True)
+    ]
+
+
+# ---- the corpus itself ------------------------------------------------------------------------------------
+
+
+def test_corpus_size() -> None:
+    assert len(corpus.bfcl_definitions()) == 3526  # about 3,500, as issue 3 says
+    assert len(corpus.mcp_definitions()) == 96
+    assert sum(len(r) for r in corpus.registries("bfcl")) == 3526
+    assert all(len(r) <= corpus.BATCH for r in corpus.registries("bfcl"))
+
+
+@pytest.mark.parametrize("corpus_name", CORPORA)
+def test_every_definition_imports(corpus_name: str) -> None:
+    """Tool() checks each schema with Draft202012Validator.check_schema; here: ids, roots, output schemas."""
+    definitions = corpus.bfcl_definitions() if corpus_name == "bfcl" else corpus.mcp_definitions()
+    tools = corpus.tools(corpus_name)
+    assert [t.id for t in tools] == [d["name"] for d in definitions]  # dotted names kept as they are
+    for item, definition in zip(tools, definitions, strict=True):
+        assert item.input_schema["type"] == "object", item.id
+        assert "$schema" not in item.input_schema
+        declared_output = definition.get("outputSchema", definition.get("response"))
+        if declared_output is not None:
+            assert item.output_schema and item.output_schema != {}, item.id
+        else:
+            assert item.output_schema is None, item.id
+    if corpus_name == "bfcl":
+        assert sum("." in t.id for t in tools) > 1000
+
+
+def test_mcp_schemas_need_no_repair() -> None:
+    assert corpus.fix_counts("mcp") == {}
+
+
+# ---- spec validity -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strict", [None, True], ids=["default", "strict"])
+@pytest.mark.parametrize("corpus_name", CORPORA)
+@pytest.mark.parametrize("name", VARIANTS)
+def test_payloads_are_spec_valid(name: str, corpus_name: str, strict: bool | None) -> None:
+    p = corpus.provider(name)
+    for reg in corpus.registries(corpus_name):
+        payload = p.format_tools(reg, aliases=True, strict=strict)
+        assert entry_count(name, payload) == len(reg)
+        for spec, part in spec_parts(name, payload):
+            errors = part_errors(spec, part)
+            assert not errors, f"{name}: {spec}: {str(part)[:300]}\n" + "\n".join(errors[:5])
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_wire_names_follow_the_rule_and_map_back(name: str) -> None:
+    p = corpus.provider(name)
+    for reg in corpus.registries("bfcl"):
+        names = p.names(reg, aliases=True)
+        for key in reg:
+            wire = names.name_for(key)
+            assert p.name_rule.accepts(wire), (name, key, wire)
+            assert names.key_for(wire) == key
+
+
+# ---- strict forms agree with compatibility -----------------------------------------------------------------
+
+
+def entry_strict(name: str, payload: dict[str, Any], p: Provider, reg: Registry) -> dict[str, bool]:
+    """Registry key -> whether the payload sends that tool strict."""
+    names = p.names(reg, aliases=True)
+    if name == "cohere":
+        return {names.key_for(e["function"]["name"]): payload.get("strict_tools", False) for e in payload["tools"]}
+    if name == "bedrock":
+        return {
+            names.key_for(e["toolSpec"]["name"]): e["toolSpec"].get("strict", False)
+            for e in payload["toolConfig"]["tools"]
+        }
+    entries = [e.get("function", e) for e in payload["tools"]]
+    return {names.key_for(e["name"]): e.get("strict", False) for e in entries}
+
+
+STRICT_VENDORS = ("openai", "openai-responses", "anthropic", "bedrock", "mistral", "cohere")
+
+
+@pytest.mark.parametrize("strict", [None, True], ids=["default", "strict"])
+@pytest.mark.parametrize("name", STRICT_VENDORS)
+def test_strict_forms_agree_with_compatibility(name: str, strict: bool | None) -> None:
+    """A tool sent strict and not reported as rejected passes the vendor's strict linter.
+
+    Per-request rules are the exception, and are checked as such: Anthropic's strict budget (at most
+    20 strict tools per request) and Cohere's request-wide ``strict_tools``.
+    """
+    p = corpus.provider(name)
+    for corpus_name in CORPORA:
+        for reg in corpus.registries(corpus_name):
+            payload = p.format_tools(reg, aliases=True, strict=strict)
+            sent = entry_strict(name, payload, p, reg)
+            report = compatibility(reg, p, strict=strict, aliases=True)
+            for row in report:
+                if row.strict and not row.rejected:
+                    schema = p.schema_dialect(reg[row.key], strict).schema
+                    assert lint_errors(name, schema) == [], (name, row.key, lint_errors(name, schema)[:3])
+                if strict is None and name in ("anthropic", "cohere"):
+                    assert not sent[row.key] or row.strict, (name, row.key)  # never stricter than reported
+                else:
+                    assert sent[row.key] == row.strict, (name, row.key)
+            if name == "anthropic" and strict is None:
+                assert sum(sent.values()) <= 20
+            if name == "cohere" and strict is None and payload.get("strict_tools"):
+                assert all(row.strict for row in report)
+
+
+@pytest.mark.parametrize("corpus_name", CORPORA)
+def test_gemini_openapi_form_lints_clean_unless_rejected(corpus_name: str) -> None:
+    p = corpus.provider("gemini-openapi")
+    for reg, row in rows(corpus_name, "gemini-openapi", None):
+        errors = lint_errors("gemini-openapi", p.schema_dialect(reg[row.key]).schema)
+        assert bool(errors) == row.rejected, (row.key, errors[:3], [str(loss) for loss in row.losses])
+
+
+# ---- the documented counts ----------------------------------------------------------------------------------
+
+
+def test_documented_counts_match_the_code() -> None:
+    """docs/providers/corpus.md was generated by benchmarks/corpus_report.py; regenerate it if this fails."""
+    assert corpus.documented() == corpus.generated(), "run: .venv/bin/python benchmarks/corpus_report.py"

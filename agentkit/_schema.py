@@ -464,17 +464,13 @@ class FunctionSchema:
     @cached_property
     def _arguments_adapter(self) -> TypeAdapter[Any]:
         """A pydantic validator over the parameters (context parameters excluded), returning kwargs."""
-        from pydantic import Field, TypeAdapter
+        from pydantic import TypeAdapter
 
         self._finish_hints()
-        descriptions = self.docstring.params
         parameters = []
         annotations: dict[str, Any] = {}
         for param in self.params:
             annotation = _with_plain_descriptions(param.annotation)
-            doc = descriptions.get(param.name)
-            if doc and not _has_explicit_description(param.annotation, param.default):
-                annotation = Annotated[annotation, Field(description=doc)]
             annotations[param.name] = annotation
             parameters.append(
                 inspect.Parameter(
@@ -504,9 +500,16 @@ class FunctionSchema:
                     self.qualname, ["input_schema= must describe an object (`type: object` at its root)"]
                 )
             return schema
-        schema = strip_titles(self._arguments_adapter.json_schema(mode="validation"))
-        schema.setdefault("properties", {})
-        return schema  # type: ignore[no-any-return]
+        generated: JsonSchema = strip_titles(self._arguments_adapter.json_schema(mode="validation"))
+        properties = generated.setdefault("properties", {})
+        # Docstring descriptions are added to the finished schema rather than as `Field(description=...)`
+        # metadata: the same result, without pydantic merging field info for every parameter.
+        documented = self.docstring.params
+        for param in self.params:
+            doc = documented.get(param.name)
+            if doc and param.name in properties and not _has_explicit_description(param.annotation, param.default):
+                properties[param.name] = {**properties[param.name], "description": doc}
+        return generated
 
     @cached_property
     def _output_adapter(self) -> TypeAdapter[Any] | None:

@@ -179,6 +179,7 @@ class FunctionModel(Model):
 
     @property
     def name(self) -> str:
+        """The model's name as agents and results report it."""
         return self._name
 
     def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
@@ -186,6 +187,7 @@ class FunctionModel(Model):
         return FunctionInfo(_definitions(self._cache, tools, settings.active_tools), settings)
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
+        """The next turn, decided offline (no network, no API key)."""
         if self.fn is None:
             response: ModelResponse | None = None
             async for event in self.stream(messages, tools, settings):
@@ -201,6 +203,7 @@ class FunctionModel(Model):
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
+        """The next turn as stream events, ending with the whole response."""
         if self.stream_fn is None:
             async for event in super().stream(messages, tools, settings):
                 yield event
@@ -266,6 +269,7 @@ class TestModel(Model):
 
     @property
     def name(self) -> str:
+        """The model's name as agents and results report it."""
         return "test"
 
     def _keys(self, tools: Registry, settings: ModelSettings) -> list[str]:
@@ -279,6 +283,7 @@ class TestModel(Model):
         return [k for k in self.call_tools if k in available]
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
+        """The next turn, decided offline (no network, no API key)."""
         last = messages[-1] if messages else None
         keys = [] if isinstance(last, ToolResultsMessage) else self._keys(tools, settings)
         if keys:

@@ -182,6 +182,7 @@ class Tool(Generic[P, R]):
         )
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the function itself: same arguments, same result, no validation."""
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:

@@ -71,6 +71,7 @@ __all__ = [
     "RunResult",
     "RunStatus",
     "Step",
+    "TranscriptEntry",
 ]
 
 RunStatus = Literal["complete", "max_steps", "awaiting_approval"]
@@ -221,6 +222,25 @@ def _display_arguments(call: ToolCall) -> Any:
         return call.arguments_dict()
     except ValueError:
         return call.arguments  # malformed JSON: the text as the model sent it
+
+
+@dataclass(frozen=True)
+class TranscriptEntry:
+    """One tool call as a transcript or display may show it: every payload shaped by the transforms.
+
+    A payload whose transform failed is ``None`` (never the raw value) and the failure is named in
+    `transform_errors`.
+    """
+
+    step: int
+    call_id: str
+    tool_name: str
+    """The registry key."""
+    input: Any
+    output: Any = None
+    error: Any = None
+    """The error text shown for a failed call (``None`` when the call succeeded)."""
+    transform_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -683,6 +703,31 @@ class Agent:
                 )
             self._model = infer_model(self.model)
         return self._model
+
+    def transcript(self, result: RunResult) -> list[TranscriptEntry]:
+        """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
+
+        The same fail-closed rules as the stream events: a transform that raises withholds that payload.
+        Calls still waiting for approval are listed with their (shaped) input only.
+        """
+        entries: list[TranscriptEntry] = []
+        for step in result.steps:
+            answered = {r.call_id: r for r in step.results}
+            for call in step.tool_calls:
+                own = self.tools[call.name].transform if call.name in self.tools else None
+                rules = _merge_transforms(own, self.transform) or ToolTransform()
+                shown_input, input_error = _shape(rules.input, _display_arguments(call), "input")
+                outcome = answered.get(call.id)
+                shown_output = shown_error = output_error = None
+                if outcome is not None and outcome.is_error:
+                    shown_error, output_error = _shape(rules.error, outcome.text, "error")
+                elif outcome is not None:
+                    shown_output, output_error = _shape(rules.output, outcome.output, "output")
+                failures = tuple(e for e in (input_error, output_error) if e is not None)
+                entries.append(
+                    TranscriptEntry(step.index, call.id, call.name, shown_input, shown_output, shown_error, failures)
+                )
+        return entries
 
     @contextlib.contextmanager
     def override(self, *, model: ModelLike) -> Iterator[None]:

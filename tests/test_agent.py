@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -46,22 +45,24 @@ async def test_two_step_run_returns_text_steps_history_and_usage() -> None:
 
 
 async def test_parallel_calls_run_concurrently_and_keep_call_order() -> None:
-    started: list[str] = []
+    b_started = asyncio.Event()
 
     @tool
     async def slow(name: str, delay: float) -> str:
-        """Sleep, then return the name."""
-        started.append(name)
+        """Return the name; "a" finishes only once "b" has started, so sequential calls would hang."""
+        if name == "a":
+            await asyncio.wait_for(b_started.wait(), 5)
+        else:
+            b_started.set()
         await asyncio.sleep(delay)
         return name
 
     model, _ = scripted(
-        calls(call("slow", {"name": "a", "delay": 0.1}, "1"), call("slow", {"name": "b", "delay": 0.01}, "2"))
+        calls(call("slow", {"name": "a", "delay": 0.02}, "1"), call("slow", {"name": "b", "delay": 0.0}, "2"))
     )
     agent = Agent(model=model, tools={"slow": slow})
-    begin = time.perf_counter()
     result = await agent.generate("go")
-    assert time.perf_counter() - begin < 0.19  # concurrent, not 0.11 s after 0.1 s
+    assert not any(r.is_error for r in result.steps[0].results)  # "a" saw "b" start: they ran concurrently
     assert [r.output for r in result.steps[0].results] == ["a", "b"]  # call order, not finish order
     assert [r.call_id for r in result.steps[0].results] == ["1", "2"]
 
@@ -438,3 +439,33 @@ class _Delegating:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.server.__aexit__(*exc)
+
+
+async def test_transcript_shapes_payloads_and_fails_closed() -> None:
+    from agentkit import ToolTransform
+    from agentkit.testing import FunctionModel
+
+    @tool(transform=ToolTransform(input=lambda args: {"city": args["city"].upper()}, output=lambda v: 1 / 0))
+    def weather(city: str) -> str:
+        return f"sunny in {city} (secret-token)"
+
+    @tool
+    def broken(n: int) -> int:
+        raise RuntimeError("boom")
+
+    def turns(messages: Any, info: Any) -> Any:
+        from agentkit import AssistantMessage, ToolCall
+
+        if len(messages) == 1:
+            calls = [ToolCall("c1", "weather", {"city": "paris"}), ToolCall("c2", "broken", {"n": 1})]
+            return AssistantMessage(tool_calls=calls)
+        return "done"
+
+    policy = ToolTransform(error=lambda text: "a tool failed")
+    agent = Agent(name="t", model=FunctionModel(turns), tools=[weather, broken], transform=policy)
+    result = await agent.generate("go")
+    first, second = agent.transcript(result)
+    assert (first.tool_name, first.input, first.output) == ("weather", {"city": "PARIS"}, None)
+    assert first.transform_errors and "output" in first.transform_errors[0]  # withheld, never the raw value
+    assert "secret-token" not in repr(first)
+    assert (second.tool_name, second.input, second.error) == ("broken", {"n": 1}, "a tool failed")

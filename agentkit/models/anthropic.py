@@ -36,6 +36,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, provider_request
 
 __all__ = ["DEFAULT_MAX_TOKENS", "ENV_VAR", "AnthropicModel"]
 
@@ -68,7 +69,7 @@ def _sdk() -> Any:
         ) from exc
 
 
-class AnthropicModel(Model):
+class AnthropicModel(OwnedClient, Model):
     """A Claude model (or any Messages-compatible server) behind ``anthropic.AsyncAnthropic``.
 
     Args:
@@ -117,15 +118,7 @@ class AnthropicModel(Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The JSON body `request` sends to ``POST /v1/messages`` (`stream` adds ``"stream": true``)."""
-        body = self.provider.build_request(
-            messages,
-            tools,
-            tool_choice=settings.tool_choice,
-            active_tools=settings.active_tools,
-            strict=settings.strict,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            aliases=settings.aliases,
-        )
+        body = provider_request(self.provider, messages, tools, settings)
         out: dict[str, Any] = {"model": self.model_name, "max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS}
         out.update(body)
         if settings.temperature is not None:
@@ -173,10 +166,8 @@ class AnthropicModel(Model):
         response = self.provider.parse_response(snapshot.message, registry=tools, aliases=settings.aliases)
         yield ResponseDone(response)
 
-    async def aclose(self) -> None:
-        """Close the client if this model built it."""
-        if self._owns_client:
-            await self.client.close()
+    async def _close_client(self) -> None:
+        await self.client.close()
 
     def _error(self, exc: Exception) -> ModelAPIError:
         """The agentkit error for an SDK error: HTTP errors keep status, body and headers."""

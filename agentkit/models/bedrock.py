@@ -39,6 +39,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import provider_request, sampling_options
 
 __all__ = ["BEARER_ENV_VAR", "BedrockModel"]
 
@@ -143,20 +144,8 @@ class BedrockModel(Model):
         ``modelId`` travels in the URL, not in the body. `settings.extra` is merged last, key by key
         (an ``inferenceConfig`` there replaces the one built from `max_tokens`/`temperature`).
         """
-        body = self.provider.build_request(
-            messages,
-            tools,
-            tool_choice=settings.tool_choice,
-            active_tools=settings.active_tools,
-            strict=settings.strict,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            aliases=settings.aliases,
-        )
-        inference: dict[str, Any] = {}
-        if settings.max_tokens is not None:
-            inference["maxTokens"] = settings.max_tokens
-        if settings.temperature is not None:
-            inference["temperature"] = settings.temperature
+        body = provider_request(self.provider, messages, tools, settings)
+        inference = sampling_options(settings, "maxTokens")
         if inference:
             body["inferenceConfig"] = inference
         body.update(settings.extra)

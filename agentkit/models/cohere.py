@@ -12,7 +12,6 @@ The SDK passes the body's dicts through unchanged; on the wire the only addition
 from __future__ import annotations as _annotations
 
 import inspect
-import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,6 +32,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, check_client_options, error_body, mapped_errors, provider_request, with_settings
 
 if TYPE_CHECKING:
     from cohere import AsyncClientV2
@@ -60,7 +60,7 @@ def _api_key() -> str:
     raise missing_api_key("Cohere", f"{ENV_VARS[0]} (or {ENV_VARS[1]})")
 
 
-class CohereModel(Model):
+class CohereModel(OwnedClient, Model):
     """A Cohere chat model (``"cohere:<model>"``) behind the official ``cohere`` SDK's v2 client.
 
     Args:
@@ -80,11 +80,7 @@ class CohereModel(Model):
         base_url: str | None = None,
         provider: CohereProvider | None = None,
     ) -> None:
-        if client is not None and (api_key is not None or base_url is not None):
-            raise ModelSetupError(
-                "CohereModel: pass either client= (used as it is) or api_key=/base_url= (for a client built "
-                "here), not both"
-            )
+        check_client_options("CohereModel", client, api_key, base_url)
         if provider is not None and not isinstance(provider, CohereProvider):
             raise ModelSetupError(f"CohereModel needs a CohereProvider, got {type(provider).__name__}")
         self.model_name = model_name
@@ -114,36 +110,15 @@ class CohereModel(Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body built from `messages`, `tools` and `settings` (the SDK adds only ``stream``)."""
-        body: dict[str, Any] = {"model": self.model_name}
-        body.update(
-            self.provider.build_request(
-                messages,
-                tools,
-                tool_choice=settings.tool_choice,
-                active_tools=settings.active_tools,
-                strict=settings.strict,
-                parallel_tool_calls=settings.parallel_tool_calls,
-                aliases=settings.aliases,
-            )
-        )
-        if settings.max_tokens is not None:
-            body["max_tokens"] = settings.max_tokens
-        if settings.temperature is not None:
-            body["temperature"] = settings.temperature
-        body.update(settings.extra)
-        return body
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+        return with_settings(body, settings, "max_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One v2 chat request (``chat``), parsed into a `ModelResponse`."""
         body = self.payload(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
-        try:
+        with mapped_errors(self._error):
             response = await self.client.chat(**_arguments(self.client, "chat", body))
-        except Exception as error:
-            mapped = self._error(error)
-            if mapped is error:
-                raise
-            raise mapped from error
         result = self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
         if result.model_name is None:  # Cohere's response does not name the model
             result.model_name = self.model_name
@@ -156,22 +131,16 @@ class CohereModel(Model):
         body = self.payload(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         state = _StreamState(self.provider, tools, settings.aliases)
-        try:
+        with mapped_errors(self._error):
             async for event in self.client.chat_stream(**_arguments(self.client, "chat_stream", body)):
                 for item in state.feed(event):
                     yield item
-        except Exception as error:
-            mapped = self._error(error)
-            if mapped is error:
-                raise
-            raise mapped from error
         yield ResponseDone(state.response(self.model_name))
 
-    async def aclose(self) -> None:
-        """Close the HTTP client of an SDK client built here (a caller's client is left open)."""
-        if self._owns_client:
-            client: Any = self.client  # the SDK leaves its context-manager methods untyped
-            await client.__aexit__(None, None, None)
+    async def _close_client(self) -> None:
+        """Close the HTTP client of the SDK client built here."""
+        client: Any = self.client  # the SDK leaves its context-manager methods untyped
+        await client.__aexit__(None, None, None)
 
     def _error(self, error: Exception) -> Exception:
         """The agentkit error for an SDK/transport error (the error itself when it is not one of those)."""
@@ -179,7 +148,7 @@ class CohereModel(Model):
 
         if isinstance(error, ApiError):
             status = getattr(error, "status_code", None)
-            body = _body(getattr(error, "body", None))
+            body = as_dict(error_body(getattr(error, "body", None)))
             if isinstance(status, int):
                 return ModelHTTPError(self.name, status, body, dict(getattr(error, "headers", None) or {}))
             return ModelAPIError(self.name, f"request failed: {body}")
@@ -219,16 +188,6 @@ def _parameters(client: Any, method: str) -> set[str] | None:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _body(body: Any) -> Any:
-    """An error body as JSON data when it is JSON text, else as it came."""
-    if isinstance(body, (str, bytes)):
-        try:
-            return json.loads(body)
-        except ValueError:
-            return body.decode(errors="replace") if isinstance(body, bytes) else body
-    return as_dict(body)
 
 
 class _StreamState:

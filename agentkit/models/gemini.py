@@ -35,6 +35,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, deep_merge, header_dict, provider_request, sampling_options
 
 __all__ = ["API_KEY_ENV_VARS", "GeminiModel"]
 
@@ -59,22 +60,7 @@ def _api_key_from_env() -> str:
     raise missing_api_key("Gemini", " (or ".join(API_KEY_ENV_VARS) + ")")
 
 
-def _merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    """Merge `extra` into `target`: nested objects key by key, anything else replaced.
-
-    So ``{"generationConfig": {"topP": 0.9}}`` keeps the ``maxOutputTokens`` set from the settings.
-    """
-    for key, value in extra.items():
-        current = target.get(key)
-        if isinstance(current, dict) and isinstance(value, Mapping):
-            merged = dict(current)
-            _merge(merged, value)
-            target[key] = merged
-        else:
-            target[key] = value
-
-
-class GeminiModel(Model):
+class GeminiModel(OwnedClient, Model):
     """A Gemini model, e.g. ``GeminiModel("gemini-2.5-flash")`` or ``infer_model("gemini:gemini-2.5-flash")``.
 
     Args:
@@ -135,27 +121,14 @@ class GeminiModel(Model):
         The provider's request, ``generationConfig`` from the settings, then the client's own
         ``http_options.extra_body`` (if it has one) and ``settings.extra``, merged in that order.
         """
-        body = self.provider.build_request(
-            messages,
-            tools,
-            tool_choice=settings.tool_choice,
-            active_tools=settings.active_tools,
-            strict=settings.strict,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            aliases=settings.aliases,
-        )
+        body = provider_request(self.provider, messages, tools, settings)
         # google-genai always sends a generationConfig (empty when nothing is set), so it is part of the body
-        generation: dict[str, Any] = {}
-        if settings.max_tokens is not None:
-            generation["maxOutputTokens"] = settings.max_tokens
-        if settings.temperature is not None:
-            generation["temperature"] = settings.temperature
-        body["generationConfig"] = generation
+        body["generationConfig"] = sampling_options(settings, "maxOutputTokens")
         # our extra_body replaces the client's own, so what the caller's client would add is merged here
         client_extra = getattr(self._http_options(), "extra_body", None)
         if isinstance(client_extra, Mapping):
-            _merge(body, client_extra)
-        _merge(body, settings.extra)
+            deep_merge(body, client_extra)
+        deep_merge(body, settings.extra)
         return body
 
     def _call_args(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -206,19 +179,16 @@ class GeminiModel(Model):
         response = self.provider.parse_response(merged.data(), registry=tools, aliases=settings.aliases)
         yield ResponseDone(replace(response, raw=merged.data()))
 
-    async def aclose(self) -> None:
-        """Close the client if this model built it (a caller's client is left open)."""
-        if self._owns_client:
-            await self.client.aio.aclose()
-            self.client.close()
+    async def _close_client(self) -> None:
+        await self.client.aio.aclose()
+        self.client.close()
 
     def _error(self, exc: Exception) -> Exception:
         """The agentkit error for a google-genai / transport exception."""
         errors = importlib.import_module("google.genai.errors")
         if isinstance(exc, errors.APIError):
             response = getattr(exc, "response", None)
-            raw_headers = getattr(response, "headers", None)
-            headers = {str(k): str(v) for k, v in raw_headers.items()} if raw_headers is not None else {}
+            headers = header_dict(getattr(response, "headers", None))
             status = getattr(response, "status_code", None) or exc.code
             return ModelHTTPError(self.name, int(status or 0), exc.details, headers)
         if isinstance(exc, _transport_errors()):

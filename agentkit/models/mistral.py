@@ -15,7 +15,6 @@ fields it does not model, so `ModelSettings.extra` naming one raises `ModelSetup
 from __future__ import annotations as _annotations
 
 import inspect
-import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, check_client_options, error_body, mapped_errors, provider_request, with_settings
 
 if TYPE_CHECKING:
     from mistralai.client import Mistral
@@ -57,7 +57,7 @@ def _sdk_client_class() -> Any:
     return Mistral
 
 
-class MistralModel(Model):
+class MistralModel(OwnedClient, Model):
     """A Mistral chat model (``"mistral:<model>"``) behind the official ``mistralai`` SDK.
 
     Args:
@@ -77,11 +77,7 @@ class MistralModel(Model):
         base_url: str | None = None,
         provider: MistralProvider | None = None,
     ) -> None:
-        if client is not None and (api_key is not None or base_url is not None):
-            raise ModelSetupError(
-                "MistralModel: pass either client= (used as it is) or api_key=/base_url= (for a client built "
-                "here), not both"
-            )
+        check_client_options("MistralModel", client, api_key, base_url)
         if provider is not None and not isinstance(provider, MistralProvider):
             raise ModelSetupError(f"MistralModel needs a MistralProvider, got {type(provider).__name__}")
         self.model_name = model_name
@@ -109,37 +105,16 @@ class MistralModel(Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body built from `messages`, `tools` and `settings` (before the SDK's defaults)."""
-        body: dict[str, Any] = {"model": self.model_name}
-        body.update(
-            self.provider.build_request(
-                messages,
-                tools,
-                tool_choice=settings.tool_choice,
-                active_tools=settings.active_tools,
-                strict=settings.strict,
-                parallel_tool_calls=settings.parallel_tool_calls,
-                aliases=settings.aliases,
-            )
-        )
-        if settings.max_tokens is not None:
-            body["max_tokens"] = settings.max_tokens
-        if settings.temperature is not None:
-            body["temperature"] = settings.temperature
-        body.update(settings.extra)
-        return body
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+        return with_settings(body, settings, "max_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One chat completion (``chat.complete_async``), parsed into a `ModelResponse`."""
         body = self.payload(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         method = self.client.chat.complete_async
-        try:
+        with mapped_errors(self._error):
             response = await method(**self._arguments(method, body))
-        except Exception as error:
-            mapped = self._error(error)
-            if mapped is error:
-                raise
-            raise mapped from error
         result = self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
         if result.model_name is None:
             result.model_name = self.model_name
@@ -153,27 +128,21 @@ class MistralModel(Model):
         check_request_allowed(self.name, self.base_url)
         method = self.client.chat.stream_async
         state = _StreamState(self.provider, tools, settings.aliases)
-        try:
+        with mapped_errors(self._error):
             events = await method(**self._arguments(method, body))
             async with events:
                 async for event in events:
                     for item in state.feed(event):
                         yield item
-        except Exception as error:
-            mapped = self._error(error)
-            if mapped is error:
-                raise
-            raise mapped from error
         for item in state.unstarted_calls():
             yield item
         yield ResponseDone(state.response(self.model_name))
 
-    async def aclose(self) -> None:
-        """Close the HTTP clients of an SDK client built here (a caller's client is left open)."""
-        if self._owns_client:
-            client: Any = self.client  # the SDK leaves its context-manager methods untyped
-            client.__exit__(None, None, None)
-            await client.__aexit__(None, None, None)
+    async def _close_client(self) -> None:
+        """Close the HTTP clients of the SDK client built here."""
+        client: Any = self.client  # the SDK leaves its context-manager methods untyped
+        client.__exit__(None, None, None)
+        await client.__aexit__(None, None, None)
 
     # ---- helpers ---------------------------------------------------------------------------------
 
@@ -196,7 +165,7 @@ class MistralModel(Model):
         if isinstance(status, int) and raw_response is not None:
             if status >= 400:  # MistralError / SDKError / HTTPValidationError: the API said no
                 headers = getattr(error, "headers", None) or getattr(raw_response, "headers", None) or {}
-                return ModelHTTPError(self.name, status, _body(getattr(error, "body", None)), dict(headers))
+                return ModelHTTPError(self.name, status, error_body(getattr(error, "body", None)), dict(headers))
             # ResponseValidationError: a 2xx the SDK could not read
             return ModelAPIError(self.name, f"unexpected response: {error}")
         if type(error).__name__ == "NoResponseError" or _is_transport_error(error):
@@ -206,16 +175,6 @@ class MistralModel(Model):
 
 # keyword arguments of the SDK's chat methods that are client options, not request fields
 _SDK_OPTIONS = frozenset({"stream", "retries", "server_url", "timeout_ms", "http_headers"})
-
-
-def _body(body: Any) -> Any:
-    """An error body as JSON data when it is JSON text, else as it came."""
-    if isinstance(body, (str, bytes)):
-        try:
-            return json.loads(body)
-        except ValueError:
-            return body.decode(errors="replace") if isinstance(body, bytes) else body
-    return body
 
 
 def _is_transport_error(error: Exception) -> bool:

@@ -34,6 +34,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, deep_merge, header_dict, provider_request, sampling_options
 
 __all__ = ["DEFAULT_HOST", "OllamaModel"]
 
@@ -50,22 +51,7 @@ def _ollama() -> Any:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-def _merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    """Merge `extra` into `target`: nested objects key by key, anything else replaced.
-
-    So ``{"options": {"top_p": 0.9}}`` keeps the ``num_predict`` set from the settings.
-    """
-    for key, value in extra.items():
-        current = target.get(key)
-        if isinstance(current, dict) and isinstance(value, Mapping):
-            merged = dict(current)
-            _merge(merged, value)
-            target[key] = merged
-        else:
-            target[key] = value
-
-
-class OllamaModel(Model):
+class OllamaModel(OwnedClient, Model):
     """An Ollama model, e.g. ``OllamaModel("qwen3:8b")`` or ``infer_model("ollama:qwen3:8b")``.
 
     Args:
@@ -118,27 +104,12 @@ class OllamaModel(Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The exact ``/api/chat`` body of a non-streamed `request` (`stream` sends ``"stream": true``)."""
-        body: dict[str, Any] = {"model": self.model_name}
-        body.update(
-            self.provider.build_request(
-                messages,
-                tools,
-                tool_choice=settings.tool_choice,
-                active_tools=settings.active_tools,
-                strict=settings.strict,
-                parallel_tool_calls=settings.parallel_tool_calls,
-                aliases=settings.aliases,
-            )
-        )
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
         body["stream"] = False
-        options: dict[str, Any] = {}
-        if settings.max_tokens is not None:
-            options["num_predict"] = settings.max_tokens
-        if settings.temperature is not None:
-            options["temperature"] = settings.temperature
+        options = sampling_options(settings, "num_predict")
         if options:
             body["options"] = options
-        _merge(body, settings.extra)
+        deep_merge(body, settings.extra)
         return body
 
     def _send(self, body: dict[str, Any], *, stream: bool) -> Any:
@@ -209,10 +180,8 @@ class OllamaModel(Model):
         message = replace(response.message, tool_calls=accumulator.tool_calls())
         yield ResponseDone(replace(response, message=message, raw=merged))
 
-    async def aclose(self) -> None:
-        """Close the client if this model built it (a caller's client is left open)."""
-        if self._owns_client:
-            await self.client.close()
+    async def _close_client(self) -> None:
+        await self.client.close()
 
     def _error(self, exc: Exception) -> Exception:
         """The agentkit error for an ollama-python / httpx exception."""
@@ -227,7 +196,7 @@ class OllamaModel(Model):
             body: Any = {"error": exc.error}
             headers: dict[str, str] = {}
             if response is not None:
-                headers = {str(k): str(v) for k, v in response.headers.items()}
+                headers = header_dict(response.headers)
                 try:
                     body = json.loads(response.text)
                 except ValueError:

@@ -31,6 +31,7 @@ from urllib.parse import urlparse
 from ..exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ..messages import AssistantMessage, Message, ModelResponse, Usage
 from ..providers._base import Provider, StreamAccumulator, as_dict
+from ..providers._messages import chat_usage
 from ..providers.openai_chat import OpenAIChatProvider, normalise_finish_reason
 from ..providers.openai_responses import OpenAIResponsesProvider
 from ..registry import Registry
@@ -45,6 +46,7 @@ from ._base import (
     ToolCallStart,
     check_request_allowed,
 )
+from ._sdk import OwnedClient, provider_request, with_settings
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI  # noqa: TID251 - for annotations only
@@ -176,7 +178,7 @@ def _map_error(model_name: str, error: Exception) -> ModelAPIError:
 # ---- the shared client -----------------------------------------------------------------------------------
 
 
-class _OpenAIModel(Model, Generic[P]):
+class _OpenAIModel(OwnedClient, Model, Generic[P]):
     """What both OpenAI APIs share: the client, sending a body through the SDK, errors."""
 
     _vendor: ClassVar[str]
@@ -226,19 +228,7 @@ class _OpenAIModel(Model, Generic[P]):
         return urlparse(self.base_url).hostname == _OFFICIAL_HOST
 
     def _common(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model_name}
-        body.update(
-            self.provider.build_request(
-                messages,
-                tools,
-                tool_choice=settings.tool_choice,
-                active_tools=settings.active_tools,
-                strict=settings.strict,
-                parallel_tool_calls=settings.parallel_tool_calls,
-                aliases=settings.aliases,
-            )
-        )
-        return body
+        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
 
     def _send_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
         takes_bytes, options = _sdk_support(type(self.client))
@@ -278,19 +268,8 @@ class _OpenAIModel(Model, Generic[P]):
         finally:
             await stream.close()
 
-    async def aclose(self) -> None:
-        """Close the SDK client if this model built it (a client passed in is left open)."""
-        if self._owns_client:
-            await self.client.close()
-
-
-def _settings_fields(body: dict[str, Any], settings: ModelSettings, max_tokens_key: str) -> dict[str, Any]:
-    if settings.max_tokens is not None:
-        body[max_tokens_key] = settings.max_tokens
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    body.update(settings.extra)  # last, as given: the caller's word wins
-    return body
+    async def _close_client(self) -> None:
+        await self.client.close()
 
 
 # ---- Chat Completions ---------------------------------------------------------------------------------------
@@ -339,7 +318,7 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}  # usage arrives in a last, choice-less chunk
-        return _settings_fields(body, settings, "max_completion_tokens" if self._official() else "max_tokens")
+        return with_settings(body, settings, "max_completion_tokens" if self._official() else "max_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one chat completion request and return the model's turn."""
@@ -368,10 +347,7 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
             async for chunk in chunks:
                 model_name = chunk.get("model") or model_name
                 if isinstance(chunk.get("usage"), dict):
-                    raw_usage = chunk["usage"]
-                    usage = Usage(
-                        int(raw_usage.get("prompt_tokens") or 0), int(raw_usage.get("completion_tokens") or 0), 1
-                    )
+                    usage = chat_usage(chunk["usage"])
                 for choice in chunk.get("choices") or ():
                     if choice.get("index", 0) != 0:
                         continue  # alternative answers (n > 1) are not merged into the first
@@ -443,7 +419,7 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
         body = self._common(messages, tools, settings)
         if stream:
             body["stream"] = True
-        return _settings_fields(body, settings, "max_output_tokens")
+        return with_settings(body, settings, "max_output_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one Responses request and return the model's turn."""

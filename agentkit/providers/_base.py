@@ -7,6 +7,7 @@ resolution, aliases, caching, null-to-default restoration, reading SDK objects) 
 
 from __future__ import annotations as _annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -126,6 +127,23 @@ class StreamAccumulator:
 
     def _set_args(self, index: int, arguments: Mapping[str, Any]) -> None:
         self._calls.setdefault(index, _PartialCall()).parsed = arguments
+
+    def _parse_arguments(self, index: int) -> None:
+        """At the end of a call's block, parse its argument text into the object a non-streamed call carries.
+
+        No text keeps the object the block started with (else ``{}``); text that is no JSON object is
+        kept as text, so validation reports it to the model.
+        """
+        call = self._calls[index]
+        if not call.arguments.strip():
+            self._set_args(index, call.parsed or {})
+            return
+        try:
+            parsed = json.loads(call.arguments)
+        except ValueError:
+            return
+        if isinstance(parsed, dict):
+            self._set_args(index, parsed)
 
     @property
     def partial(self) -> dict[int, str]:
@@ -331,7 +349,7 @@ class Provider(ABC):
                     aliases=aliases,
                 )
             )
-        return body
+        return self._complete_request(body)
 
     def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
         """Tools whose strictness a per-request rule changes (e.g. a vendor's strict budget), with why.
@@ -346,6 +364,10 @@ class Provider(ABC):
         return self.id_rule.apply(call_id) if self.id_rule is not None else call_id
 
     # ---- shared machinery ------------------------------------------------------------------------
+
+    def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`build_request`'s last step: what a vendor adds to (or fixes in) the whole body. Default: nothing."""
+        return body
 
     def _finish_call(self, call: ToolCall, names: NameMap | None, registry: Registry | None) -> ToolCall:
         name = names.key_for(call.name) if names is not None else call.name

@@ -33,8 +33,6 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
 
 from __future__ import annotations as _annotations
 
-import binascii
-import json
 import logging
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
@@ -60,7 +58,8 @@ from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
 from ._ids import IdRule
-from ._names import NameMap, NameRule, alias_for
+from ._messages import base64_of, input_object, mapped_reason, wire_name
+from ._names import NameMap, NameRule
 
 __all__ = [
     "ANTHROPIC_ID_RULE",
@@ -225,8 +224,8 @@ class AnthropicProvider(Provider):
             block: dict[str, Any] = {
                 "type": "tool_use",
                 "id": self.wire_id(call.id),
-                "name": _wire_name(names, call.name, self.name_rule),
-                "input": _input_of(call),
+                "name": wire_name(names, call.name, self.name_rule),
+                "input": input_object(call),
             }
             caller = (call.provider_details or {}).get("caller")
             if isinstance(caller, dict):
@@ -248,7 +247,6 @@ class AnthropicProvider(Provider):
         input_tokens = sum(
             usage.get(k) or 0 for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         )
-        stop = data.get("stop_reason")
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
@@ -256,37 +254,18 @@ class AnthropicProvider(Provider):
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
             usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("output_tokens") or 0, requests=1),
-            finish_reason=_FINISH.get(stop, stop) if isinstance(stop, str) else None,
+            finish_reason=mapped_reason(data.get("stop_reason"), _FINISH),
             model_name=data.get("model"),
             raw=response,
         )
 
-    def build_request(
-        self,
-        messages: Sequence[Message],
-        registry: Registry,
-        *,
-        tool_choice: ToolChoice = "auto",
-        active_tools: Iterable[str] | None = None,
-        strict: bool | None = None,
-        parallel_tool_calls: bool | None = None,
-        aliases: bool = False,
-    ) -> dict[str, Any]:
-        """`Provider.build_request`, plus stand-in tools when the registry is empty but the history is not.
+    def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`build_request`'s last step: stand-in tools when the registry is empty but the history is not.
 
         The API refuses a request whose history holds ``tool_use`` blocks unless it defines tools, so the
         tools named in the history are declared (with a note not to call them) and ``tool_choice`` is
         ``none``.
         """
-        body = super().build_request(
-            messages,
-            registry,
-            tool_choice=tool_choice,
-            active_tools=active_tools,
-            strict=strict,
-            parallel_tool_calls=parallel_tool_calls,
-            aliases=aliases,
-        )
         if "tools" not in body:
             used = _history_tool_names(body["messages"])
             if used:
@@ -429,27 +408,11 @@ def _part(part: TextPart | ImagePart, note: str = _RESULT_NOTE) -> dict[str, Any
         return {"type": "text", "text": part.text}
     if part.url is not None and not part.url.startswith("data:"):
         return {"type": "image", "source": {"type": "url", "url": part.url}}
-    media_type, data = _base64_of(part)
+    media_type, data = base64_of(part)
     if media_type not in _IMAGE_TYPES or data is None:
         # documented fallback: the API takes jpeg/png/gif/webp only
         return {"type": "text", "text": f"[image of type {media_type} omitted: {note}]"}
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
-
-
-def _wire_name(names: NameMap | None, key: str, rule: NameRule) -> str:
-    """The wire name of a key; a name outside the registry that the vendor would refuse gets an alias."""
-    if names is not None and key in names.to_wire:
-        return names.name_for(key)
-    return key if rule.accepts(key) else alias_for(key, rule)
-
-
-def _input_of(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as the object ``tool_use.input`` must be."""
-    try:
-        return call.arguments_dict()
-    except ValueError:
-        # text that is no JSON object was answered by an error result; the history needs an object
-        return {}
 
 
 def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
@@ -461,21 +424,6 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
             if block.get("type") == "tool_use":
                 seen.setdefault(block["name"], None)
     return list(seen)
-
-
-def _base64_of(part: ImagePart) -> tuple[str, str | None]:
-    """(media type, base64 text) of an image given as bytes or as a ``data:`` URL."""
-    if part.data is not None:
-        return part.media_type, part.base64
-    header, _, payload = (part.url or "").partition(",")
-    media_type = header[5:].split(";", 1)[0] or part.media_type
-    if not header.endswith(";base64"):
-        return media_type, None
-    try:
-        binascii.a2b_base64(payload)
-    except binascii.Error:
-        return media_type, None
-    return media_type, payload
 
 
 class AnthropicStream(StreamAccumulator):
@@ -509,18 +457,5 @@ class AnthropicStream(StreamAccumulator):
             fragment = delta.get("partial_json") if delta.get("type") == "input_json_delta" else None
             return [self._append(index, fragment)] if fragment else []
         if kind == "content_block_stop":
-            self._finish(index)
+            self._parse_arguments(index)
         return []
-
-    def _finish(self, index: int) -> None:
-        """At the block's stop, parse the argument text into the object a non-streamed call carries."""
-        call = self._calls[index]
-        if not call.arguments.strip():
-            self._set_args(index, call.parsed or {})
-            return
-        try:
-            parsed = json.loads(call.arguments)
-        except ValueError:
-            return  # kept as text: validation reports it to the model
-        if isinstance(parsed, dict):
-            self._set_args(index, parsed)

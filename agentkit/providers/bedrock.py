@@ -38,9 +38,7 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2
 
 from __future__ import annotations as _annotations
 
-import binascii
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..dialects.bedrock import BedrockDialect
@@ -59,9 +57,10 @@ from ..messages import (
 )
 from ..registry import Registry
 from ..tools import Tool
-from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
 from ._ids import IdRule
-from ._names import NameMap, NameRule, alias_for
+from ._messages import base64_of, input_object, mapped_reason, wire_name
+from ._names import NameMap, NameRule
 
 __all__ = ["BEDROCK_ID_RULE", "BEDROCK_NAME_RULE", "BedrockProvider", "BedrockStream"]
 
@@ -143,8 +142,8 @@ class BedrockProvider(Provider):
         for call in message.tool_calls:
             use = {
                 "toolUseId": self.wire_id(call.id),
-                "name": _wire_name(names, call.name, self.name_rule),
-                "input": _input_of(call),
+                "name": wire_name(names, call.name, self.name_rule),
+                "input": input_object(call),
             }
             blocks.append({"toolUse": use})
         return blocks
@@ -161,7 +160,6 @@ class BedrockProvider(Provider):
         kept = [b for b in content if "text" not in b and not _is_client_call(b)]
         usage = data.get("usage") or {}
         input_tokens = sum(usage.get(k) or 0 for k in ("inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens"))
-        stop = data.get("stopReason")
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
@@ -169,36 +167,17 @@ class BedrockProvider(Provider):
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
             usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("outputTokens") or 0, requests=1),
-            finish_reason=_FINISH.get(stop, stop) if isinstance(stop, str) else None,
+            finish_reason=mapped_reason(data.get("stopReason"), _FINISH),
             raw=response,
         )
 
-    def build_request(
-        self,
-        messages: Sequence[Message],
-        registry: Registry,
-        *,
-        tool_choice: ToolChoice = "auto",
-        active_tools: Iterable[str] | None = None,
-        strict: bool | None = None,
-        parallel_tool_calls: bool | None = None,
-        aliases: bool = False,
-    ) -> dict[str, Any]:
-        """`Provider.build_request`, keeping a ``toolConfig`` while the history holds tool blocks.
+    def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`build_request`'s last step: keep a ``toolConfig`` while the history holds tool blocks.
 
         Converse refuses ``toolUse``/``toolResult`` blocks in a request without ``toolConfig`` (§7d). With
         an empty registry, the tools the history names are declared with a note not to call them; Converse
         has no ``none`` choice, so a model may still call one, and the registry answers it as unknown.
         """
-        body = super().build_request(
-            messages,
-            registry,
-            tool_choice=tool_choice,
-            active_tools=active_tools,
-            strict=strict,
-            parallel_tool_calls=parallel_tool_calls,
-            aliases=aliases,
-        )
         if "toolConfig" not in body:
             used = _history_tool_names(body["messages"])
             if used:
@@ -298,7 +277,7 @@ def _part(part: TextPart | ImagePart, note: str = _RESULT_NOTE) -> dict[str, Any
         return {"text": part.text}
     url = part.url or ""
     if part.data is not None or url.startswith("data:"):
-        media_type, data = _base64_of(part)
+        media_type, data = base64_of(part)
         fmt = _FORMATS.get(media_type)
         if fmt is not None and data is not None:
             return {"image": {"format": fmt, "source": {"bytes": data}}}
@@ -315,22 +294,6 @@ def _is_client_call(block: dict[str, Any]) -> bool:
     return isinstance(use, dict) and use.get("type") != "server_tool_use"
 
 
-def _wire_name(names: NameMap | None, key: str, rule: NameRule) -> str:
-    """The wire name of a key; a name outside the registry that the vendor would refuse gets an alias."""
-    if names is not None and key in names.to_wire:
-        return names.name_for(key)
-    return key if rule.accepts(key) else alias_for(key, rule)
-
-
-def _input_of(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as the JSON object ``toolUse.input`` must be."""
-    try:
-        return call.arguments_dict()
-    except ValueError:
-        # text that is no JSON object was answered by an error result; the history needs an object
-        return {}
-
-
 def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
     """The tool names of the client ``toolUse`` blocks in formatted turns, first use first."""
     seen: dict[str, None] = {}
@@ -339,21 +302,6 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
             if _is_client_call(block):
                 seen.setdefault(block["toolUse"]["name"], None)
     return list(seen)
-
-
-def _base64_of(part: ImagePart) -> tuple[str, str | None]:
-    """(media type, base64 text) of an image given as bytes or as a ``data:`` URL."""
-    if part.data is not None:
-        return part.media_type, part.base64
-    header, _, payload = (part.url or "").partition(",")
-    media_type = header[5:].split(";", 1)[0] or part.media_type
-    if not header.endswith(";base64"):
-        return media_type, None
-    try:
-        binascii.a2b_base64(payload)
-    except binascii.Error:
-        return media_type, None
-    return media_type, payload
 
 
 class BedrockStream(StreamAccumulator):
@@ -391,18 +339,5 @@ class BedrockStream(StreamAccumulator):
         if isinstance(stop, dict):
             done = self._blocks.get(stop.get("contentBlockIndex", -1))
             if done is not None:
-                self._finish(done)
+                self._parse_arguments(done)
         return []
-
-    def _finish(self, index: int) -> None:
-        """At the block's stop, parse the argument text into the object a non-streamed call carries."""
-        text = self._calls[index].arguments
-        if not text.strip():
-            self._set_args(index, {})
-            return
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            return  # kept as text: validation reports it to the model
-        if isinstance(parsed, dict):
-            self._set_args(index, parsed)

@@ -44,29 +44,20 @@ from ..messages import (
     ImagePart,
     Message,
     ModelResponse,
-    SystemMessage,
     TextPart,
     ToolCall,
     ToolResult,
-    ToolResultsMessage,
     Usage,
-    UserMessage,
 )
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._messages import chat_messages, message_of, replayed_content
 from ._names import NameMap, NameRule
 
 __all__ = ["CohereProvider", "CohereStreamAccumulator", "content_text", "normalise_finish_reason", "usage_of"]
 
 _MAX_STRICT_FIELDS = 200
-
-
-def _message(response: Any) -> Mapping[str, Any]:
-    if not isinstance(response, Mapping):
-        return {}
-    message = response.get("message")
-    return message if isinstance(message, Mapping) else response
 
 
 def _image_placeholder(part: ImagePart) -> str:
@@ -195,7 +186,7 @@ class CohereProvider(Provider):
     # ---- calls -----------------------------------------------------------------------------------
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
-        message = _message(response)
+        message = message_of(response)
         plan = message.get("tool_plan")
         details = {"tool_plan": plan} if isinstance(plan, str) and plan else None
         calls = []
@@ -272,24 +263,16 @@ class CohereProvider(Provider):
         self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
-        out: list[dict[str, Any]] = []
-        for message in messages:
-            if isinstance(message, SystemMessage):
-                out.append({"role": "system", "content": message.text})
-            elif isinstance(message, UserMessage):
-                out.append({"role": "user", "content": _user_content(message)})
-            elif isinstance(message, AssistantMessage):
-                out.append(self._assistant(message, registry, aliases))
-            elif isinstance(message, ToolResultsMessage):
-                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
-            else:
-                raise TypeError(f"not a conversation message: {message!r}")
+        out = chat_messages(
+            messages,
+            lambda message: self._assistant(message, registry, aliases),
+            lambda results: self.format_tool_results(results, registry=registry, aliases=aliases),
+        )
         return {"messages": out}
 
     def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
         # Blocks kept from a Cohere reasoning turn go back as they came; another vendor's details are ignored.
-        replay = ((message.provider_details or {}).get(self.name) or {}).get("content")
-        content: Any = replay if isinstance(replay, list) and replay else message.text
+        content: Any = replayed_content(message, self.name)
         if not message.tool_calls:
             return {"role": "assistant", "content": content}
         entry = self.assistant_message(message.tool_calls, registry=registry, aliases=aliases)
@@ -304,7 +287,7 @@ class CohereProvider(Provider):
         data = as_dict(response)
         if not isinstance(data, Mapping):
             data = {}
-        content = _message(data).get("content")
+        content = message_of(data).get("content")
         details = None
         if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") != "text" for c in content):
             details = {self.name: {"content": content}}
@@ -319,17 +302,6 @@ class CohereProvider(Provider):
             model_name=data.get("model") if isinstance(data.get("model"), str) else None,
             raw=response,
         )
-
-
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
-    if isinstance(message.content, str):
-        return message.content
-    return [
-        {"type": "image_url", "image_url": {"url": part.data_url}}
-        if isinstance(part, ImagePart)
-        else {"type": "text", "text": part.text}
-        for part in message.content
-    ]
 
 
 def content_text(content: Any) -> str:

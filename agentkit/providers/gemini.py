@@ -62,6 +62,7 @@ from ..messages import (
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from ._messages import args_object, data_url
 from ._names import NameMap, NameRule, alias_for
 
 __all__ = ["GENERATED_ID_PREFIX", "GeminiProvider", "GeminiStreamAccumulator", "SchemaFormat", "generated_id"]
@@ -134,20 +135,12 @@ def _output_value(result: ToolResult) -> Any:
         return text
 
 
-def _data_url(url: str) -> tuple[str, str] | None:
-    """``(media type, base64 data)`` of a ``data:`` URL, else None."""
-    if not url.startswith("data:") or ";base64," not in url:
-        return None
-    head, data = url[5:].split(";base64,", 1)
-    return head or "application/octet-stream", data
-
-
 def _image_part(part: ImagePart) -> dict[str, Any] | None:
     """The ``functionResponse.parts[]`` entry for an image, or None if Gemini does not take its type."""
     if part.data is not None:
         media, data = part.media_type, base64.b64encode(part.data).decode("ascii")
     else:
-        inline = _data_url(part.url or "")
+        inline = data_url(part.url or "")
         if inline is None:
             if part.media_type not in _RESULT_MEDIA:
                 return None
@@ -278,7 +271,7 @@ class GeminiProvider(Provider):
             if not call.id.startswith(GENERATED_ID_PREFIX):
                 function["id"] = self.wire_id(call.id)
             function["name"] = self._wire_name(call.name, names)
-            function["args"] = _args_object(call)
+            function["args"] = args_object(call)
             part: dict[str, Any] = {"functionCall": function}
             signature = (call.provider_details or {}).get("thoughtSignature")
             if signature:
@@ -415,24 +408,12 @@ class GeminiProvider(Provider):
         return function
 
 
-def _args_object(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as the object Gemini needs.
-
-    Text that is not a JSON object (possible in a history recorded from a JSON-text vendor) is kept
-    under ``"_raw_arguments"`` so the model still sees what it sent.
-    """
-    try:
-        return call.arguments_dict()
-    except ValueError:
-        return {"_raw_arguments": call.arguments}
-
-
 def _user_part(part: TextPart | ImagePart) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"text": part.text}
     if part.data is not None:
         return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
-    inline = _data_url(part.url or "")
+    inline = data_url(part.url or "")
     if inline is not None:
         return {"inlineData": {"mimeType": inline[0], "data": inline[1]}}
     # Gemini fetches nothing by itself except what fileData names (Files API / GCS / supported URLs).

@@ -42,18 +42,16 @@ from ..messages import (
     ImagePart,
     Message,
     ModelResponse,
-    SystemMessage,
     TextPart,
     ToolCall,
     ToolResult,
-    ToolResultsMessage,
     Usage,
-    UserMessage,
 )
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
 from ._ids import IdRule
+from ._messages import chat_messages, chat_usage, mapped_reason, replayed_content
 from ._names import NameMap, NameRule
 
 __all__ = ["MistralProvider", "MistralStreamAccumulator", "content_text", "normalise_finish_reason", "usage_of"]
@@ -209,24 +207,16 @@ class MistralProvider(Provider):
         self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
-        out: list[dict[str, Any]] = []
-        for message in messages:
-            if isinstance(message, SystemMessage):
-                out.append({"role": "system", "content": message.text})
-            elif isinstance(message, UserMessage):
-                out.append({"role": "user", "content": _user_content(message)})
-            elif isinstance(message, AssistantMessage):
-                out.append(self._assistant(message, registry, aliases))
-            elif isinstance(message, ToolResultsMessage):
-                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
-            else:
-                raise TypeError(f"not a conversation message: {message!r}")
+        out = chat_messages(
+            messages,
+            lambda message: self._assistant(message, registry, aliases),
+            lambda results: self.format_tool_results(results, registry=registry, aliases=aliases),
+        )
         return {"messages": out}
 
     def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
         # Chunks kept from a Mistral reasoning turn go back as they came; another vendor's details are ignored.
-        replay = ((message.provider_details or {}).get(self.name) or {}).get("content")
-        content: Any = replay if isinstance(replay, list) and replay else message.text
+        content: Any = replayed_content(message, self.name)
         if message.tool_calls:
             entry = self.assistant_message(message.tool_calls, registry=registry, aliases=aliases)
             entry["content"] = content
@@ -260,17 +250,6 @@ class MistralProvider(Provider):
         )
 
 
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
-    if isinstance(message.content, str):
-        return message.content
-    return [
-        {"type": "image_url", "image_url": {"url": part.data_url}}
-        if isinstance(part, ImagePart)
-        else {"type": "text", "text": part.text}
-        for part in message.content
-    ]
-
-
 def content_text(content: Any) -> str:
     """The text of a Mistral ``content`` (a string, or chunks of which only ``text`` ones count)."""
     if isinstance(content, str):
@@ -287,19 +266,12 @@ _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length", "mode
 
 def normalise_finish_reason(reason: Any) -> str | None:
     """Mistral's ``finish_reason`` as ``stop``/``tool_calls``/``length``; others (``error``) pass unchanged."""
-    if not isinstance(reason, str) or not reason:
-        return None
-    return _FINISH.get(reason, reason)
+    return mapped_reason(reason, _FINISH) if reason else None
 
 
 def usage_of(usage: Any) -> Usage:
     """A Mistral ``usage`` object (``prompt_tokens``, ``completion_tokens``) as one request's `Usage`."""
-    usage = usage if isinstance(usage, Mapping) else {}
-    return Usage(
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        requests=1,
-    )
+    return chat_usage(usage)
 
 
 class MistralStreamAccumulator(StreamAccumulator):

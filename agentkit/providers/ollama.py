@@ -43,16 +43,10 @@ from ..messages import (
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from ._messages import args_object, data_url, message_of
 from ._names import NameMap, NameRule
 
 __all__ = ["OllamaProvider", "OllamaStreamAccumulator"]
-
-
-def _message(response: Any) -> Mapping[str, Any]:
-    if not isinstance(response, Mapping):
-        return {}
-    message = response.get("message")
-    return message if isinstance(message, Mapping) else response
 
 
 def _chunk(event: Any) -> Mapping[str, Any]:
@@ -102,7 +96,7 @@ class OllamaProvider(Provider):
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
         calls = []
-        for position, raw in enumerate(_message(response).get("tool_calls") or ()):
+        for position, raw in enumerate(message_of(response).get("tool_calls") or ()):
             function = raw.get("function") or {}
             index = function["index"] if isinstance(function.get("index"), int) else position
             calls.append(
@@ -138,7 +132,7 @@ class OllamaProvider(Provider):
                 "function": {
                     "index": index,
                     "name": names.name_for(call.name) if names is not None else call.name,
-                    "arguments": _args_object(call),
+                    "arguments": args_object(call),
                 },
             }
             for index, call in enumerate(calls)
@@ -192,7 +186,7 @@ class OllamaProvider(Provider):
         it is sent back with the turn, as Ollama's docs ask.
         """
         data = _chunk(response)
-        message = _message(data)
+        message = message_of(data)
         calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
         thinking = message.get("thinking")
         details = {self.name: {"thinking": thinking}} if isinstance(thinking, str) and thinking else None
@@ -248,25 +242,11 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _args_object(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as an object (Ollama rejects a string).
-
-    Text that is not a JSON object (possible in a history recorded from a JSON-text vendor) is kept
-    under ``"_raw_arguments"`` so the model still sees what it sent.
-    """
-    try:
-        return call.arguments_dict()
-    except ValueError:
-        return {"_raw_arguments": call.arguments}
-
-
 def _image_base64(part: ImagePart) -> str | None:
     if part.data is not None:
         return part.base64
-    url = part.url or ""
-    if url.startswith("data:") and ";base64," in url:
-        return url.split(";base64,", 1)[1]
-    return None
+    inline = data_url(part.url or "")
+    return inline[1] if inline is not None else None
 
 
 def _user_message(message: UserMessage) -> dict[str, Any]:
@@ -297,7 +277,7 @@ class OllamaStreamAccumulator(StreamAccumulator):
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict, SDK object, or NDJSON line); each call arrives whole, as one delta."""
         out = []
-        for raw in _message(_chunk(event)).get("tool_calls") or ():
+        for raw in message_of(_chunk(event)).get("tool_calls") or ():
             function = raw.get("function") or {}
             index = function.get("index")
             if not isinstance(index, int) or index in self._calls:

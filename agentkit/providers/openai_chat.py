@@ -39,16 +39,13 @@ from ..messages import (
     ImagePart,
     Message,
     ModelResponse,
-    SystemMessage,
     ToolCall,
     ToolResult,
-    ToolResultsMessage,
-    Usage,
-    UserMessage,
 )
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from ._messages import chat_messages, chat_usage
 from ._names import NameMap, NameRule
 
 __all__ = [
@@ -199,18 +196,11 @@ class OpenAIChatProvider(Provider):
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
         names = self.names(registry, aliases=aliases) if registry is not None else None
-        out: list[dict[str, Any]] = []
-        for message in messages:
-            if isinstance(message, SystemMessage):
-                out.append({"role": "system", "content": message.text})
-            elif isinstance(message, UserMessage):
-                out.append({"role": "user", "content": _user_content(message)})
-            elif isinstance(message, AssistantMessage):
-                out.append(self._assistant(message, names))
-            elif isinstance(message, ToolResultsMessage):
-                out.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
-            else:
-                raise TypeError(f"not a conversation message: {message!r}")
+        out = chat_messages(
+            messages,
+            lambda message: self._assistant(message, names),
+            lambda results: self.format_tool_results(results, registry=registry, aliases=aliases),
+        )
         return {"messages": out}
 
     def _assistant(self, message: AssistantMessage, names: NameMap | None) -> dict[str, Any]:
@@ -245,30 +235,13 @@ class OpenAIChatProvider(Provider):
         message = choice.get("message")
         message = message if isinstance(message, dict) else {}
         calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
-        usage = data.get("usage")
-        usage = usage if isinstance(usage, Mapping) else {}
         return ModelResponse(
             message=AssistantMessage(text=_text_of(message), tool_calls=calls),
-            usage=Usage(
-                input_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
-                requests=1,
-            ),
+            usage=chat_usage(data.get("usage")),
             finish_reason=normalise_finish_reason(choice.get("finish_reason"), has_calls=bool(calls)),
             model_name=data.get("model"),
             raw=response,
         )
-
-
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
-    if isinstance(message.content, str):
-        return message.content
-    return [
-        {"type": "image_url", "image_url": {"url": part.data_url}}
-        if isinstance(part, ImagePart)
-        else {"type": "text", "text": part.text}
-        for part in message.content
-    ]
 
 
 def _text_of(message: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .._json_schema import JsonSchema
 
@@ -82,6 +82,30 @@ class Dialect(ABC):
         `strict`: True forces strict (recording what strict cannot express as rejected), False never
         strict, None strict when the schema allows it.
         """
+
+
+_T = TypeVar("_T")
+
+
+def per_result(measure: Callable[[JsonSchema], _T]) -> Callable[[DialectResult], _T]:
+    """`measure` of a dialect result's schema, computed once per (cached, immutable) result.
+
+    For per-request rules that sum a measure over every tool sent (Anthropic's strict budget, Cohere's
+    field limit): a new registry of the same tools then costs a lookup per tool, not a schema walk.
+    """
+    memo: dict[int, tuple[DialectResult, _T]] = {}
+
+    def measured(result: DialectResult) -> _T:
+        hit = memo.get(id(result))
+        if hit is not None and hit[0] is result:
+            return hit[1]
+        if len(memo) > 8192:
+            memo.clear()
+        value = measure(result.schema)
+        memo[id(result)] = (result, value)  # the result is kept alive, so its id cannot be reused
+        return value
+
+    return measured
 
 
 def rewrite_for_tool(item: Any, dialect: Dialect, strict: bool | None) -> DialectResult:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dialects import Loss
+from ..dialects._base import per_result
 from ..dialects.anthropic import AnthropicDialect, strict_budget_counts
 from ..messages import (
     AssistantMessage,
@@ -297,8 +298,13 @@ class AnthropicProvider(Provider):
         registry = _REGISTRY.get()
         if registry is not None and options.strict is None:
             plan = _plan(self, registry, sent, options.strict)
+            if plan.fallbacks:
+                logger.info(
+                    "anthropic: %d tools sent non-strict (strict budget per request), first: %r",
+                    len(plan.fallbacks),
+                    plan.fallbacks[0].key,
+                )
             for fallback in plan.fallbacks:
-                logger.info("anthropic: tool %r sent non-strict: %s", fallback.key, fallback.reason)
                 by_key[fallback.key] = self.tool_definition(registry[fallback.key], names.name_for(fallback.key), False)
         tool_choice: dict[str, Any] = {"type": _CHOICES.get(choice, "tool")}
         if tool_choice["type"] == "tool":
@@ -353,6 +359,9 @@ def _sent_keys(keys: list[str], active_tools: Iterable[str] | None) -> list[str]
     return [k for k in keys if k in allowed]
 
 
+_counts = per_result(strict_budget_counts)
+
+
 def _plan(provider: Provider, registry: Registry, keys: list[str], strict: bool | None) -> StrictBudget:
     """Share the budget: forced-strict tools first, then the rest in order while it lasts."""
     entries = []
@@ -361,7 +370,7 @@ def _plan(provider: Provider, registry: Registry, keys: list[str], strict: bool 
         result = provider.schema_dialect(item, strict)
         if result.strict:
             forced = (strict if strict is not None else item.strict) is True
-            entries.append((key, strict_budget_counts(result.schema), forced))
+            entries.append((key, _counts(result), forced))
     entries.sort(key=lambda entry: not entry[2])  # stable: registry order within each group
     used = {"tools": 0, "optional": 0, "unions": 0}
     kept: list[str] = []

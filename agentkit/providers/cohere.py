@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..dialects import Loss
+from ..dialects._base import per_result
 from ..dialects.cohere import CohereDialect, count_fields
 from ..messages import (
     AssistantMessage,
@@ -80,6 +81,9 @@ def _text_blocks(text: str) -> list[dict[str, Any]]:
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return [{"type": "document", "document": {"data": v}} for v in value]
     return [{"type": "text", "text": text}]
+
+
+_field_count = per_result(count_fields)
 
 
 class CohereProvider(Provider):
@@ -149,7 +153,7 @@ class CohereProvider(Provider):
             result = self.schema_dialect(registry[key], None)
             if not result.strict:
                 return False
-            fields += count_fields(result.schema)
+            fields += _field_count(result)
         return 0 < fields <= _MAX_STRICT_FIELDS
 
     # ---- tools -----------------------------------------------------------------------------------

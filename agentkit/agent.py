@@ -244,6 +244,24 @@ class TranscriptEntry:
 
 
 @dataclass(frozen=True)
+class _SubagentUsage:
+    """A subagent run's usage, reported to the parent run through `ToolContext.emit`."""
+
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class _ProgressSink:
+    """`ToolContext.on_progress` for a call made by a run; `streaming` tells subagents to stream too."""
+
+    deliver: Callable[[Any], None]
+    streaming: bool
+
+    def __call__(self, value: Any) -> None:
+        self.deliver(value)
+
+
+@dataclass(frozen=True)
 class _Forwarded:
     """A subagent's event on its way up through `ToolContext.emit`."""
 
@@ -525,7 +543,7 @@ class _Run:
                 deps=self.deps,
                 agent=self.agent,
                 retry=self.state.failures.get(call.name, 0),
-                on_progress=self._progress(call) if self.emit is not None else None,
+                on_progress=self._progress(call),
             )
             if self.cancelled is not None:
                 ctx.cancelled = self.cancelled
@@ -534,17 +552,20 @@ class _Run:
             self._emit_result(result, index)
         return result
 
-    def _progress(self, call: ToolCall) -> Callable[[Any], None]:
+    def _progress(self, call: ToolCall) -> _ProgressSink:
         emit = self.emit
-        assert emit is not None
 
         def on_progress(value: Any) -> None:
-            if isinstance(value, _Forwarded):
+            if isinstance(value, _SubagentUsage):
+                self.usage = self.usage + value.usage  # a subagent's tokens count in the parent's run
+            elif emit is None:
+                return
+            elif isinstance(value, _Forwarded):
                 emit(SubagentEvent(call.name, value.agent_id, call.id, value.event))
             else:
                 emit(ToolProgressEvent(call.id, call.name, value))
 
-        return on_progress
+        return _ProgressSink(on_progress, streaming=emit is not None)
 
     def _emit_result(self, result: ToolResult, index: int) -> None:
         assert self.emit is not None
@@ -671,13 +692,14 @@ class Agent:
             Args:
                 prompt: The complete task for the agent, with every detail it needs.
             """
-            if ctx.on_progress is not None:
+            if isinstance(ctx.on_progress, _ProgressSink) and ctx.on_progress.streaming:
                 stream = sub.stream(prompt, deps=ctx.deps)
                 async for event in stream:
                     ctx.emit(_Forwarded(sub.id, event))
                 result = stream.result
             else:
                 result = await sub.generate(prompt, deps=ctx.deps)
+            ctx.emit(_SubagentUsage(result.usage))
             if result.status == "awaiting_approval":
                 names = ", ".join(repr(p.tool_name) for p in result.pending)
                 raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")

@@ -325,6 +325,8 @@ async def test_subagents_and_workflows_are_tools_under_generated_keys() -> None:
     outputs = {r.call_id: r.output for r in result.tool_results}
     assert outputs == {"w": "a poem about tides", "l": "HI!"}
     assert writer_script.seen[0] == [UserMessage("tides")]
+    # the subagent's request counts in the supervisor's usage: two supervisor turns + one writer turn
+    assert result.usage.requests == 3
     with pytest.raises(RegistryError, match="Duplicate key"):
         Agent(model=model, tools={"agent-writer": make_add()}, agents={"writer": writer})
 

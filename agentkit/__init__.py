@@ -34,6 +34,7 @@ from .exceptions import (
     ToolOutputError,
     ToolTimeoutError,
     UnknownToolError,
+    UsageError,
     UsageLimitExceeded,
 )
 from .messages import (
@@ -94,6 +95,7 @@ __all__ = [
     "ToolTransform",
     "UnknownToolError",
     "Usage",
+    "UsageError",
     "UsageLimitExceeded",
     "UserMessage",
     "Workflow",

@@ -24,6 +24,7 @@ import ipaddress
 import json
 import pathlib
 import sys
+import types
 import typing
 import uuid
 import warnings
@@ -117,6 +118,9 @@ def _is_context(annotation: Any) -> bool:
         return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "ToolContext"
     if get_origin(annotation) is Annotated:
         annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, types.UnionType):  # `ToolContext | None`
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        return len(options) == 1 and _is_context(options[0])
     return annotation is ToolContext or get_origin(annotation) is ToolContext
 
 
@@ -197,6 +201,29 @@ def _to_json() -> Callable[..., bytes]:
     return to_json
 
 
+def _json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
+    """Python arguments as JSON, or a `ToolInputError` for values JSON cannot hold."""
+    try:
+        return _to_json()(args)
+    except Exception as exc:  # noqa: BLE001 - PydanticSerializationError and kin: the caller's bad value
+        message = f"Arguments cannot be turned into JSON: {exc}"
+        raise ToolInputError(tool_name, [ErrorDetail("$", message, args, "json_type")]) from None
+
+
+def _looks_like_object(text: str | bytes | bytearray) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", b"{")
+
+
+def _check_json_object(tool_name: str, text: str | bytes | bytearray) -> None:
+    """Raise a `ToolInputError` for JSON text that is not an object (or not JSON at all)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", text, "json_invalid")]) from None
+    raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", value, "object_type")])
+
+
 def _json_path(loc: tuple[Any, ...]) -> str:
     path = "$"
     for part in loc:
@@ -247,6 +274,13 @@ class _ExplicitSchema:
                     qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {exc.message}"]
                 ) from None
             self.validator: Any = Draft202012Validator(dict(source))
+            if role == "input_schema" and source.get("type") != "object":
+                raise ToolDefinitionError(
+                    qualname,
+                    [
+                        "input_schema= must describe an object (`type: object` at its root): a model sends named arguments"
+                    ],
+                )
         elif isinstance(source, type):
             from pydantic import BaseModel
 
@@ -319,17 +353,23 @@ class FunctionSchema:
                     f"Declare each one, or take a mapping, e.g. `{param.name}: dict[str, str]`"
                 )
                 continue
+            if annotation is _EMPTY and param.name in ("self", "cls") and not self.params and not problems:
+                problems.append(
+                    f"its first parameter is {param.name!r}: it looks like a method. Make a tool of a function or a "
+                    "staticmethod, or of the bound method: Tool.from_function(instance.method)"
+                )
+                continue
             if annotation is _EMPTY:
                 problems.append(
                     f"parameter {param.name!r} has no type annotation; annotate it (e.g. `{param.name}: str`) "
                     "so its schema can be generated"
                 )
                 continue
+            if param.kind is param.POSITIONAL_ONLY:
+                self.positional_only.append(param.name)  # context ones too: passed in signature order
             if _is_context(annotation):
                 self.context_params.append(param.name)
                 continue
-            if param.kind is param.POSITIONAL_ONLY:
-                self.positional_only.append(param.name)
             self.params.append(_Param(param.name, annotation, param.default))
         self.return_annotation: Any = hints.get("return", signature.return_annotation)
         self._explicit_input = (
@@ -550,13 +590,17 @@ class FunctionSchema:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
         try:
             if isinstance(args, (str, bytes, bytearray)):
-                return self._validate_json(args or "{}", strict=True)  # type: ignore[no-any-return]
+                text = args or "{}"
+                if not _looks_like_object(text):
+                    # the call schema would also take a JSON array (positional arguments): the schema does not
+                    _check_json_object(tool_name, text)
+                return self._validate_json(text, strict=True)  # type: ignore[no-any-return]
             if not isinstance(args, Mapping):
                 raise ToolInputError(
                     tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, kind="object_type")]
                 )
             # Through JSON, so Python inputs meet the same strict, schema-shaped rules as a model's.
-            return self._validate_json(_to_json()(args), strict=True)  # type: ignore[no-any-return]
+            return self._validate_json(_json_of(tool_name, args), strict=True)  # type: ignore[no-any-return]
         except _validation_error() as exc:
             raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
 
@@ -568,9 +612,7 @@ class FunctionSchema:
             try:
                 if isinstance(args, (str, bytes, bytearray)):
                     return explicit.adapter.validate_json(args or "{}", strict=True)
-                from pydantic_core import to_json
-
-                return explicit.adapter.validate_json(to_json(args), strict=True)
+                return explicit.adapter.validate_json(_json_of(tool_name, args), strict=True)
             except ValidationError as exc:
                 raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
         if isinstance(args, (str, bytes, bytearray)):

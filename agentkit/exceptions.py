@@ -9,6 +9,7 @@ Exception
 │   ├── ToolInputError (ValueError)     arguments that do not fit a tool's input schema
 │   ├── ToolOutputError (ValueError)    a result that does not fit a tool's output schema
 │   ├── ToolTimeoutError (TimeoutError) a tool ran longer than its ``timeout``
+│   ├── UsageError (RuntimeError)       an API used where it cannot work (e.g. invoke() in an event loop)
 │   ├── ModelSetupError (ValueError)    an unknown model name, a missing API key, a blocked request
 │   ├── ModelAPIError                   a vendor API failed (connection, unexpected payload, ...)
 │   │   └── ModelHTTPError              ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
@@ -47,6 +48,7 @@ __all__ = [
     "ToolOutputError",
     "ToolTimeoutError",
     "UnknownToolError",
+    "UsageError",
     "UsageLimitExceeded",
 ]
 
@@ -171,6 +173,10 @@ class ToolTimeoutError(AgentkitError, TimeoutError):
 
     def __str__(self) -> str:
         return f"Tool {self.tool!r} did not finish within its timeout of {self.timeout:g} s."
+
+
+class UsageError(AgentkitError, RuntimeError):
+    """An API used where it cannot work, e.g. the sync `Tool.invoke` of an async tool inside a running loop."""
 
 
 class ModelSetupError(AgentkitError, ValueError):

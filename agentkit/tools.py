@@ -14,7 +14,7 @@ from typing_extensions import ParamSpec, TypeVar, Unpack
 from ._json_schema import JsonSchema
 from ._schema import FunctionSchema, SchemaSource
 from .context import ToolContext
-from .exceptions import ToolDefinitionError, ToolTimeoutError
+from .exceptions import ToolDefinitionError, ToolTimeoutError, UsageError
 from .messages import ContentPart, ImagePart, TextPart
 
 __all__ = ["ApprovalPolicy", "Tool", "ToolOptions", "ToolTransform", "tool"]
@@ -76,6 +76,16 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     return timeout
 
 
+_GENERATION = [0]
+# Options that change what a provider sends: setting one after construction invalidates payload caches.
+_PAYLOAD_OPTIONS = frozenset({"strict", "description"})
+
+
+def tools_generation() -> int:
+    """A counter bumped whenever a tool's payload-relevant option is changed after construction."""
+    return _GENERATION[0]
+
+
 class Tool(Generic[P, R]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
@@ -126,7 +136,8 @@ class Tool(Generic[P, R]):
         self.transform = transform
         """Shapes what displays and transcripts receive; see `ToolTransform`."""
         self.inline = inline
-        """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools)."""
+        """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
+        Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
         self.is_async = self.schema.is_async
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
@@ -180,6 +191,13 @@ class Tool(Generic[P, R]):
             strict=strict,
             timeout=timeout,
         )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in _PAYLOAD_OPTIONS and "_direct" in self.__dict__:  # a change after construction
+            self.__dict__.pop("_provider_cache", None)
+            self.__dict__.pop("_dialect_cache", None)
+            _GENERATION[0] += 1
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function itself: same arguments, same result, no validation."""
@@ -240,6 +258,11 @@ class Tool(Generic[P, R]):
             ToolTimeoutError: the call ran longer than `timeout`.
         """
         if self.is_async or self.timeout is not None:
+            if _running_loop():
+                raise UsageError(
+                    f"{self.id}.invoke() cannot run an async tool (or one with a timeout) inside a running event "
+                    f"loop; use `await {self.id}.ainvoke(...)` there"
+                )
             return asyncio.run(self.ainvoke(args, context=context))
         kwargs = self.schema.validate_arguments(self.id, args)
         value = self._call_sync(kwargs, context)
@@ -278,7 +301,7 @@ class Tool(Generic[P, R]):
     async def _run_unbounded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
         if self.is_async:
             return await self._call_async(kwargs, context)
-        if self.inline:
+        if self.inline and self.timeout is None:  # a timeout needs a worker thread to be enforceable
             return self._call_sync(kwargs, context)
         return await asyncio.to_thread(self._call_sync, kwargs, context)
 
@@ -307,6 +330,14 @@ class Tool(Generic[P, R]):
         if self.to_model_output is not None:
             return _as_parts(self.to_model_output(value))
         return [TextPart(self.schema.dump_output_json(value))]
+
+
+def _running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _as_parts(value: Any) -> list[ContentPart]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import pkgutil
 from typing import Any
 
@@ -59,7 +60,8 @@ def test_schema_valid_arguments_are_accepted(item: Tool[..., Any]) -> None:
     @given(from_schema(_generator_schema(item.input_schema), custom_formats=FORMATS))
     def check(args: dict[str, Any]) -> None:
         assert _valid(item, args)
-        item.schema.validate_arguments(item.id, args)  # must not raise
+        item.schema.validate_arguments(item.id, args)  # must not raise, as a mapping ...
+        item.schema.validate_arguments(item.id, json.dumps(args))  # ... or as the JSON text a model sends
 
     check()
 
@@ -87,5 +89,7 @@ def test_schema_invalid_arguments_are_rejected(item: Tool[..., Any]) -> None:
             return  # the mutation happened to stay valid (e.g. null for a nullable field)
         with pytest.raises(ToolInputError):
             item.schema.validate_arguments(item.id, mutated)
+        with pytest.raises(ToolInputError):
+            item.schema.validate_arguments(item.id, json.dumps(mutated))
 
     check()

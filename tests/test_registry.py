@@ -163,31 +163,35 @@ async def test_sync_tools_run_in_a_worker_thread_unless_inline() -> None:
 
 
 async def test_call_many_is_concurrent_ordered_and_total() -> None:
-    running = {"now": 0, "most": 0}
+    arrived: list[str] = []
+    everyone = asyncio.Event()
+
+    @tool
+    async def meet(name: str) -> str:
+        """Finish only once both `meet` calls are running: calls made one after another would hang."""
+        arrived.append(name)
+        if len(arrived) == 2:
+            everyone.set()
+        await asyncio.wait_for(everyone.wait(), 10)
+        return name
 
     @tool(timeout=0.1)
-    async def slow(delay: float) -> float:
-        running["now"] += 1
-        running["most"] = max(running["most"], running["now"])
-        try:
-            await asyncio.sleep(delay)
-        finally:
-            running["now"] -= 1
-        return delay
+    async def hang() -> None:
+        await asyncio.sleep(60)
 
-    registry = Registry([slow, add])
+    registry = Registry([meet, hang, add])
     calls = [
-        ToolCall(id="a", name="slow", arguments={"delay": 0.05}),
-        ToolCall(id="b", name="slow", arguments={"delay": 5}),
+        ToolCall(id="a", name="meet", arguments={"name": "a"}),
+        ToolCall(id="b", name="hang"),
         ToolCall(id="c", name="nope"),
         ToolCall(id="d", name="add", arguments={"a": 1, "b": 2}),
-        ToolCall(id="e", name="slow", arguments={"delay": 0.05}),
+        ToolCall(id="e", name="meet", arguments={"name": "e"}),
     ]
     results = await registry.call_many(calls)
     assert [r.call_id for r in results] == ["a", "b", "c", "d", "e"]
     assert [r.is_error for r in results] == [False, True, True, False, False]
     assert results[1].error_kind == "timeout" and results[3].output == 3
-    assert running["most"] == 3  # the three slow calls ran at once; the 5 s one was cut at its 0.1 s timeout
+    assert [results[0].output, results[4].output] == ["a", "e"]  # they met: the calls ran concurrently
 
 
 async def test_context_is_built_per_call() -> None:

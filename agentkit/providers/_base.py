@@ -19,7 +19,7 @@ from ..dialects import Dialect, DialectResult, Loss, rewrite_for_tool
 from ..exceptions import RegistryError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
-from ..tools import Tool
+from ..tools import Tool, tools_generation
 from ._ids import IdRule
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
@@ -190,7 +190,7 @@ class Provider(ABC):
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
 
     def __init__(self) -> None:
-        self._payload_cache: dict[tuple[int, int, FormatOptions], tuple[Registry, dict[str, Any]]] = {}
+        self._payload_cache: dict[tuple[int, int, int, FormatOptions], tuple[Registry, dict[str, Any]]] = {}
 
     # ---- public API ------------------------------------------------------------------------------
 
@@ -227,7 +227,8 @@ class Provider(ABC):
             parallel_tool_calls: False asks the vendor for at most one call per turn, where it can.
             aliases: replace names the vendor rejects by deterministic aliases instead of raising.
 
-        The result is cached per (registry contents, options): treat it as read-only.
+        The result is cached per (registry contents, tool options, call options). Its containers are fresh
+        on every call (adding to the tool list is safe); the tool entries inside are shared: read-only.
         """
         options = FormatOptions(
             tool_choice=tool_choice,
@@ -236,10 +237,10 @@ class Provider(ABC):
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
         )
-        cache_key = (id(registry), registry.version, options)
+        cache_key = (id(registry), registry.version, tools_generation(), options)
         hit = self._payload_cache.get(cache_key)
         if hit is not None and hit[0] is registry:
-            return dict(hit[1])
+            return _fresh_containers(hit[1])
         names = self.names(registry, aliases=aliases)
         self._check_choice(registry, options)
         definitions = [self.tool_definition(registry[key], names.name_for(key), strict) for key in registry]
@@ -247,7 +248,7 @@ class Provider(ABC):
         if len(self._payload_cache) > 64:
             self._payload_cache.clear()
         self._payload_cache[cache_key] = (registry, payload)
-        return dict(payload)
+        return _fresh_containers(payload)
 
     def tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None = None) -> dict[str, Any]:
         """One tool's entry in this vendor's tool list (cached on the tool per name and strictness)."""
@@ -413,6 +414,19 @@ class Provider(ABC):
     @abstractmethod
     def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
         """A stream accumulator for this vendor."""
+
+
+def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the payload's dicts and lists down to the tool entries, which stay shared."""
+    out: dict[str, Any] = {}
+    for key, value in payload.items():
+        if isinstance(value, list):
+            out[key] = list(value)
+        elif isinstance(value, dict) and key != "tool_choice":
+            out[key] = _fresh_containers(value)
+        else:
+            out[key] = value
+    return out
 
 
 def strip_nones(value: dict[str, Any]) -> dict[str, Any]:

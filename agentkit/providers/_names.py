@@ -105,7 +105,13 @@ def resolve_names(keys: tuple[str, ...], vendor: str, rule: NameRule, *, aliases
         alias = alias_for(key, rule)
         if alias in taken:
             alias = alias_for(key, rule, force_hash=True)
-        if alias in taken or not rule.accepts(alias):
+        if alias in taken:
+            other = next((k for k, wire in to_wire.items() if wire == alias), alias)
+            raise RegistryError(
+                f"Tool key {key!r} cannot be aliased for {vendor}: its alias {alias!r} is already the name of "
+                f"{other!r}. Rename one of the two keys."
+            )
+        if not rule.accepts(alias):
             raise InvalidToolNameError(key, vendor, rule.pattern)
         taken.add(alias)
         to_wire[key] = alias

@@ -47,33 +47,73 @@ def _accepts_null(schema: Any, root: JsonSchema) -> bool:
     return any(_accepts_null(s, root) for key in ("anyOf", "oneOf") for s in schema.get(key, ()))
 
 
+def _object_options(schema: JsonSchema, root: JsonSchema, depth: int = 0) -> list[JsonSchema]:
+    """The object members of a union, nested unions (``Optional[A | B]``) flattened."""
+    found: list[JsonSchema] = []
+    for key in ("anyOf", "oneOf"):
+        for member in schema.get(key, ()):
+            option = _resolve(member, root)
+            if not isinstance(option, dict):
+                continue
+            if option.get("type") == "object" or "properties" in option:
+                found.append(option)
+            elif depth < 8:
+                found.extend(_object_options(option, root, depth + 1))
+    return found
+
+
+def _matching_option(value: dict[str, Any], options: list[JsonSchema]) -> JsonSchema | None:
+    """The union member `value` belongs to: the only object member, or the one whose ``const`` tags match."""
+    if len(options) == 1:
+        return options[0]
+    for option in options:
+        props = option.get("properties") or {}
+        tags = {k: p["const"] for k, p in props.items() if isinstance(p, dict) and "const" in p}
+        if tags and all(value.get(k) == v for k, v in tags.items()):
+            return option
+    return None
+
+
+def _restore_object(value: dict[str, Any], schema: JsonSchema, root: JsonSchema) -> dict[str, Any]:
+    props = schema.get("properties")
+    extra = schema.get("additionalProperties")
+    if not isinstance(props, dict):
+        if isinstance(extra, dict) and extra:  # dict[str, Model]: every value has that schema
+            restored = {k: _restore(v, extra, root) for k, v in value.items()}
+            return restored if any(restored[k] is not value[k] for k in value) else value
+        option = _matching_option(value, _object_options(schema, root))
+        return _restore_object(value, option, root) if option is not None else value
+    required = set(schema.get("required", ()))
+    out: dict[str, Any] = {}
+    changed = False
+    for key, item in value.items():
+        sub = props.get(key)
+        if item is None and sub is not None and key not in required and not _accepts_null(sub, root):
+            changed = True
+            continue
+        new = _restore(item, sub, root) if sub is not None else item
+        changed = changed or new is not item
+        out[key] = new
+    return out if changed else value
+
+
 def _restore(value: Any, schema: Any, root: JsonSchema) -> Any:
     schema = _resolve(schema, root)
     if not isinstance(schema, dict):
         return value
     if isinstance(value, dict):
-        props = schema.get("properties")
-        if not isinstance(props, dict):
-            return value
-        required = set(schema.get("required", ()))
-        out: dict[str, Any] = {}
-        changed = False
-        for key, item in value.items():
-            sub = props.get(key)
-            if item is None and sub is not None and key not in required and not _accepts_null(sub, root):
-                changed = True
-                continue
-            new = _restore(item, sub, root) if sub is not None else item
-            changed = changed or new is not item
-            out[key] = new
-        return out if changed else value
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        items = [_restore(v, schema["items"], root) for v in value]
+        return _restore_object(value, schema, root)
+    if isinstance(value, list):
+        if isinstance(schema.get("items"), dict):
+            items = [_restore(v, schema["items"], root) for v in value]
+        elif isinstance(schema.get("prefixItems"), list):
+            member = schema["prefixItems"]
+            items = [_restore(v, member[i], root) if i < len(member) else v for i, v in enumerate(value)]
+        else:
+            arrays = [_resolve(s, root) for key in ("anyOf", "oneOf") for s in schema.get(key, ())]
+            arrays = [a for a in arrays if isinstance(a, dict) and a.get("type") == "array"]
+            return _restore(value, arrays[0], root) if len(arrays) == 1 else value
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-    for key in ("anyOf", "oneOf"):
-        options = [s for s in schema.get(key, ()) if _resolve(s, root).get("type") == "object"]
-        if len(options) == 1 and isinstance(value, dict):
-            return _restore(value, options[0], root)
     return value
 
 

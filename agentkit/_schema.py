@@ -277,9 +277,7 @@ class _ExplicitSchema:
             if role == "input_schema" and source.get("type") != "object":
                 raise ToolDefinitionError(
                     qualname,
-                    [
-                        "input_schema= must describe an object (`type: object` at its root): a model sends named arguments"
-                    ],
+                    ["input_schema= must describe an object (`type: object` at its root): models send named arguments"],
                 )
         elif isinstance(source, type):
             from pydantic import BaseModel

@@ -173,8 +173,8 @@ def test_nulls_inside_unions_maps_and_tuples_restore_defaults() -> None:
         '{"address": {"street": "s", "zip": null}, "pet": {"kind": "dog", "good": null},'
         ' "contacts": {"x": {"street": "t", "zip": null}}, "pair": [{"left": 1, "right": null}, 2]}'
     )
-    response = {"choices": [{"message": {"tool_calls": [{"id": "1", "type": "function",
-                                                         "function": {"name": "book", "arguments": arguments}}]}}]}  # fmt: skip
+    function = {"name": "book", "arguments": arguments}
+    response = {"choices": [{"message": {"tool_calls": [{"id": "1", "type": "function", "function": function}]}}]}
     [call] = get_provider("openai").parse_tool_calls(response, registry=registry)
     assert call.arguments == {
         "address": {"street": "s"},

@@ -151,6 +151,8 @@ class _RunState:
     settings: ModelSettings
     failures: dict[str, int]
     run_retries: int
+    resumed: bool = False
+    """Set once the run was resumed: a paused result continues at most once."""
 
 
 @dataclass
@@ -215,6 +217,17 @@ def _shape(fn: Callable[[Any], Any] | None, value: Any, target: str) -> tuple[An
         return fn(value), None
     except Exception as exc:  # noqa: BLE001 - a failing transform must never leak the raw value
         return None, f"transform {target!r} failed ({type(exc).__name__}); payload withheld"
+
+
+def _error_text(result: ToolResult, input_redacted: bool) -> str:
+    """The error text a display shows.
+
+    Validation messages quote the offending values: when the tool's input is redacted (an `input`
+    transform) and no `error` transform decides, they are not shown.
+    """
+    if input_redacted and result.error_kind == "invalid_arguments":
+        return f"Invalid arguments for tool {result.name!r} (details withheld: the tool's input is redacted)."
+    return result.text
 
 
 def _display_arguments(call: ToolCall) -> Any:
@@ -570,7 +583,9 @@ class _Run:
     def _emit_result(self, result: ToolResult, index: int) -> None:
         assert self.emit is not None
         if result.is_error:
-            shaped, error = _shape(self._transform(result.name, "error"), result.text, "error")
+            error_fn = self._transform(result.name, "error")
+            text = _error_text(result, error_fn is None and self._transform(result.name, "input") is not None)
+            shaped, error = _shape(error_fn, text, "error")
             self.emit(ToolErrorEvent(result.call_id, result.name, shaped, result.error_kind, index, error))
         else:
             shaped, error = _shape(self._transform(result.name, "output"), result.output, "output")
@@ -742,7 +757,8 @@ class Agent:
                 outcome = answered.get(call.id)
                 shown_output = shown_error = output_error = None
                 if outcome is not None and outcome.is_error:
-                    shown_error, output_error = _shape(rules.error, outcome.text, "error")
+                    text = _error_text(outcome, rules.error is None and rules.input is not None)
+                    shown_error, output_error = _shape(rules.error, text, "error")
                 elif outcome is not None:
                     shown_output, output_error = _shape(rules.output, outcome.output, "output")
                 failures = tuple(e for e in (input_error, output_error) if e is not None)
@@ -883,7 +899,9 @@ class Agent:
         emit: _Emit | None,
     ) -> RunResult:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        state = _RunState(max_steps or self.max_steps, active, first, {}, 0)
+        if max_steps is not None and max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        state = _RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
         run = self._new_run(
             _as_messages(prompt), state, first, later, deps=deps, context=context, emit=emit, steps=[], usage=Usage()
         )
@@ -1048,6 +1066,10 @@ class Agent:
         missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
         if missing:
             raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
+        if result._state is not None and result._state.resumed:
+            raise ApprovalError("this result was already resumed; continue from the result that resume returned")
+        if result._state is not None:
+            result._state.resumed = True  # a second resume could re-run calls or overturn a denial
         denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
         step = steps[-1]
         results = await run.execute(calls, denied, step.index)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError, ToolInputError, ToolOutputError
+from .exceptions import AgentkitError, ModelRetry, ToolError, ToolInputError, ToolOutputError
 from .registry import Registry
 from .tools import Tool
 
@@ -47,13 +47,18 @@ def load_object(target: str) -> Any:
             raise CLIError(f"cannot import {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[path.stem] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 - the user's module failed while loading: one line
+            raise CLIError(f"importing {path} failed: {type(exc).__name__}: {exc}") from None
     else:
         sys.path.insert(0, str(Path.cwd()))
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             raise CLIError(f"cannot import {module_name!r}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - the user's module failed while loading: one line
+            raise CLIError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
     obj = module
     for part in attribute.split("."):
         if not hasattr(obj, part):
@@ -122,6 +127,10 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise CLIError(f"invalid arguments for {args.tool!r}: {details}") from None
     except ToolOutputError as exc:
         raise CLIError(f"{args.tool!r} returned an invalid result: {'; '.join(str(e) for e in exc.errors)}") from None
+    except (ModelRetry, ToolError) as exc:
+        raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
+    except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
+        raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
     _print_json(item.schema.dump_output_python(value))
     return 0
 
@@ -151,6 +160,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             flag = "error" if res.is_error else "ok"
             print(f"[tool] {call.name}({json.dumps(call.arguments_dict())}) -> {flag}: {res.text[:200]}")
     print(result.text)
+    if result.status == "awaiting_approval":
+        pending = ", ".join(f"{p.tool_name} ({p.call_id})" for p in result.pending)
+        raise CLIError(f"the run stopped: call(s) awaiting approval: {pending}")
+    if result.status != "complete":
+        raise CLIError(f"the run ended without an answer ({result.status}, after {len(result.steps)} steps)")
     return 0
 
 
@@ -219,6 +233,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.status
     except AgentkitError as exc:
         print(f"agentkit {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - anything else is still one line and a non-zero exit
+        first = (str(exc).splitlines() or [""])[0]
+        print(f"agentkit {args.command}: error: {type(exc).__name__}: {first}", file=sys.stderr)
         return 1
     return status
 

@@ -14,6 +14,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import datetime as dt
+import importlib
 import inspect
 import json
 import random
@@ -37,7 +38,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
-from .models import Model, ModelSettings
+from .models import KNOWN_VENDORS, Model, ModelSettings
 from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .registry import Registry
 from .tools import Tool
@@ -265,7 +266,6 @@ class TestModel(Model):
         self.seed = seed
         self.call_tools = call_tools
         self.text = text
-        self._counter = 0
 
     @property
     def name(self) -> str:
@@ -288,10 +288,10 @@ class TestModel(Model):
         keys = [] if isinstance(last, ToolResultsMessage) else self._keys(tools, settings)
         if keys:
             calls = []
-            for key in keys:
-                self._counter += 1
+            for position, key in enumerate(keys):
                 arguments = generate_arguments(tools[key].input_schema, seed=f"{self.seed}:{key}")
-                calls.append(ToolCall(f"test_call_{self._counter}", key, arguments))
+                # ids from the turn, not a counter: the same run on the same model gives the same history
+                calls.append(ToolCall(f"test_call_{len(messages)}_{position}", key, arguments))
             message = AssistantMessage(tool_calls=calls)
             reason = "tool_calls"
         else:
@@ -496,10 +496,11 @@ def request_payload(
 ) -> dict[str, Any]:
     """Exactly what would be sent for `agent`'s next request on `prompt`, as plain JSON-ready data.
 
-    For a ``"vendor:model-name"`` agent model (or with `provider=` given), this is the provider's
-    `build_request` body for the agent's instructions, the prompt (or a previous result's history) and
-    its tools, with ``"model"`` first. For a `Model` instance without `provider=`, it is that model's
-    own `Model.payload`. No network, no API key.
+    For a ``"vendor:model-name"`` agent model (or `provider=` naming a built-in vendor), the vendor's
+    own model client builds the body offline — settings, defaults such as Anthropic's ``max_tokens``,
+    the model name where the vendor puts it in the body — exactly as `Model.payload` would before
+    sending. For a `Model` instance (or an `agent.override`), its own `Model.payload`; for a third-party
+    `Provider` instance, that provider's `build_request` body. No network, no API key.
 
     ```python
     assert request_payload(agent, "Weather in Paris?") == snapshot({...})
@@ -515,6 +516,8 @@ def request_payload(
     messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
     messages += history
     first, _, _ = agent._settings(tool_choice, active_tools, None)
+    if agent._override.get() is not None:
+        return agent.resolve_model().payload(messages, agent.tools, first)
     if provider is None:
         model = agent.model
         if isinstance(model, str) and model != "test":
@@ -522,6 +525,10 @@ def request_payload(
             provider, model_name = vendor, model_name or name
         else:
             return agent.resolve_model().payload(messages, agent.tools, first)
+    if isinstance(provider, str) and provider in KNOWN_VENDORS:
+        # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
+        offline = _offline_model(provider, model_name or "model")
+        return offline.payload(messages, agent.tools, first)
     resolved = get_provider(provider) if isinstance(provider, str) else provider
     body = resolved.build_request(
         messages,
@@ -533,6 +540,17 @@ def request_payload(
         aliases=first.aliases,
     )
     return {"model": model_name, **body} if model_name else body
+
+
+def _offline_model(vendor: str, model_name: str) -> Model:
+    """The vendor's model client with a placeholder key, for building request bodies only."""
+    module_name, class_name = KNOWN_VENDORS[vendor].split(":")
+    cls: Any = getattr(importlib.import_module(module_name), class_name)
+    options: dict[str, Any] = {} if vendor == "ollama" else {"api_key": "offline-placeholder"}
+    if vendor == "bedrock":
+        options["region_name"] = "us-east-1"
+    model: Model = cls(model_name, **options)
+    return model
 
 
 # ---- contract tests (hypothesis) -----------------------------------------------------------------

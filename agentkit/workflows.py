@@ -272,8 +272,14 @@ class Workflow(Generic[P, R]):
                     # model can fix its arguments, so it is a retry, not a crash.
                     raise ModelRetry(str(exc)) from exc
 
+            # A step that needs approval makes the whole workflow need it: the run stops before any step.
+            needs_approval = any(step.requires_approval is not False for step in self.steps)
             self._tool = _WorkflowTool(
-                run_workflow, id=self.id, description=self.description, input_schema=dict(self.input_schema)
+                run_workflow,
+                id=self.id,
+                description=self.description,
+                input_schema=dict(self.input_schema),
+                requires_approval=needs_approval,
             )
             self._tool.workflow = self
         return self._tool

@@ -27,3 +27,19 @@ def forecast(city: str, unit: Literal["c", "f"] = "c", days: Annotated[int, Fiel
 
 
 tools = Registry({"add": add, "weather.forecast": forecast})
+
+
+@tool
+def boom(x: int) -> int:
+    """Always fails."""
+    raise RuntimeError(f"disk {x} on fire")
+
+
+@tool(requires_approval=True)
+def wire_money(amount: int) -> str:
+    """Send money (needs approval)."""
+    return f"sent {amount}"
+
+
+failing = Registry([boom])
+guarded = Registry([wire_money])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,21 @@ def test_run_a_registry_with_the_test_model(capsys: pytest.CaptureFixture[str]) 
 def test_run_with_an_unknown_vendor_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "run", TARGET, "hi", "-m", "opena:gpt")
     assert status == 1 and "Did you mean 'openai:'" in err and err.count("\n") == 1
+
+
+def test_a_tool_that_raises_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "call", "tests.cli_fixtures:failing", "boom", '{"x": 1}')
+    assert status == 1 and out == ""
+    assert err == "agentkit call: error: 'boom' raised RuntimeError: disk 1 on fire\n"
+
+
+def test_a_module_that_fails_to_import_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    module = tmp_path / "badmod.py"
+    module.write_text('raise ValueError("config missing")\n')
+    status, _, err = run(capsys, "inspect", f"{module}:tools")
+    assert status == 1 and err.count("\n") == 1 and "ValueError: config missing" in err
+
+
+def test_a_run_that_stops_for_approval_exits_non_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "run", "tests.cli_fixtures:guarded", "pay", "-m", "test")
+    assert status == 1 and "awaiting approval: wire_money" in err

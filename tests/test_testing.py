@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -239,3 +240,27 @@ async def test_contract_check_from_async_code_and_refusals_are_listed() -> None:
     report = check_tool_contract(picky, max_examples=20)
     assert report.examples == report.returned + len(report.refused)
     assert set(report.refused) <= {"empty word"}
+
+
+@pytest.mark.parametrize(
+    ("vendor", "expected"),
+    [
+        ("anthropic:claude-x", {"model": "claude-x", "max_tokens": 4096}),
+        ("openai:gpt-x", {"model": "gpt-x"}),
+        ("ollama:qwen", {"model": "qwen", "stream": False}),
+        ("bedrock:anthropic.claude", {}),
+    ],
+)
+def test_request_payload_is_what_the_vendor_client_would_send(vendor: str, expected: dict[str, Any]) -> None:
+    from agentkit import tool as make_tool
+    from agentkit.agent import Agent
+
+    @make_tool
+    def weather(city: str) -> str:
+        return city
+
+    agent = Agent(name="a", instructions="Be brief.", model=vendor, tools=[weather])
+    body = request_payload(agent, "Weather in Paris?")
+    assert expected.items() <= body.items()
+    assert "model" not in body or vendor.startswith(("anthropic", "openai", "ollama"))
+    assert json.dumps(body)  # JSON-ready, no SDK objects

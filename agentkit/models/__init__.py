@@ -76,7 +76,7 @@ def infer_model(model: ModelLike) -> Model:
     vendor, sep, name = model.partition(":")
     target = KNOWN_VENDORS.get(vendor)
     if target is None:
-        close = difflib.get_close_matches(vendor, [*KNOWN_VENDORS, "test"], n=2, cutoff=0.5)
+        close = difflib.get_close_matches(vendor, [*KNOWN_VENDORS, "test"], n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c + ':') for c in close)}?" if close else ""
         raise ModelSetupError(
             f"Unknown model vendor {vendor!r} in {model!r}.{hint} Known prefixes: "

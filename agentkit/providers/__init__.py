@@ -68,7 +68,7 @@ class UnknownProviderError(AgentkitError, LookupError):
         super().__init__(name, known)
 
     def __str__(self) -> str:
-        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.5)
+        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         return f"Unknown provider {self.name!r}.{hint} Known providers: {', '.join(self.known)}."
 

@@ -544,6 +544,29 @@ async def test_one_step_with_1000_tools_skips_the_sdk_transform(monkeypatch: pyt
     # the speed itself (issue 4 §5.3, <= 30 ms a step) is measured by benchmarks/bench_openai_step.py
 
 
+async def test_the_tools_json_is_encoded_once_for_repeated_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentkit.models.openai as module
+
+    encoded_tool_lists = []
+    real = module._dumps
+
+    def counting(value: Any) -> bytes:
+        if isinstance(value, list):
+            encoded_tool_lists.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(module, "_dumps", counting)
+    registry = big_registry(50)
+    reply = load("chat_tool_call")
+    reply["choices"][0]["message"]["tool_calls"][0]["function"] = {"name": "tool_7", "arguments": '{"q":"x"}'}
+    server = Server(*[ok(reply) for _ in range(3)])
+    model = OpenAIChatModel("gpt-4.1", client=server.client())
+    for _ in range(3):
+        await model.request([UserMessage("find x")], registry, SETTINGS)
+    assert encoded_tool_lists == [50]  # the cached payload's JSON is reused, not rebuilt per request
+    assert all(len(body["tools"]) == 50 for body in server.bodies)
+
+
 async def test_a_failed_response_raises(registry: Registry) -> None:
     failed = load("responses_text") | {
         "status": "failed",

@@ -1,0 +1,103 @@
+"""Approval and redaction holes found in review: workflows, MCP serving, double resume, error texts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from pydantic import Field
+
+from agentkit import Approval, ApprovalError, Registry, ToolTransform, Workflow, tool
+from agentkit.agent import Agent
+from agentkit.events import ToolErrorEvent
+from agentkit.testing import TestModel
+
+from .agent_helpers import call, calls, scripted
+
+
+def test_a_workflow_with_a_step_needing_approval_needs_approval() -> None:
+    ran: list[int] = []
+
+    @tool(requires_approval=True)
+    def wire_money(amount: int) -> int:
+        ran.append(amount)
+        return amount
+
+    def receipt(amount: int) -> str:
+        return f"sent {amount}"
+
+    agent = Agent(name="a", model=TestModel(), workflows={"pay": Workflow("pay", [wire_money, receipt])})
+    assert agent.tools["workflow-pay"].requires_approval is True
+    result = agent.generate_sync("go")
+    assert result.status == "awaiting_approval" and ran == []
+
+
+async def test_a_paused_result_resumes_once() -> None:
+    runs: list[str] = []
+
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        runs.append(target)
+        return "launched"
+
+    model, _ = scripted(calls(call("launch", {"target": "moon"}, "c1")), "denied, ok", "done")
+    agent = Agent(name="a", model=model, tools=[launch])
+    paused = await agent.generate("go")
+    assert paused.status == "awaiting_approval"
+    finished = await agent.resume(paused, {"c1": Approval(False, "no")})
+    assert finished.status == "complete" and runs == []
+    with pytest.raises(ApprovalError, match="already resumed"):
+        await agent.resume(paused, {"c1": True})  # a second resume would overturn the denial
+    assert runs == []
+
+
+async def test_validation_errors_do_not_leak_redacted_input() -> None:
+    @tool(transform=ToolTransform(input=lambda args: dict.fromkeys(args, "***")))
+    def login(user: str, password: Annotated[str, Field(min_length=12)]) -> str:
+        return "ok"
+
+    model, _ = scripted(calls(call("login", {"user": "ann", "password": "hunter2"}, "c1")), "sorry")
+    agent = Agent(name="a", model=model, tools=[login])
+    stream = agent.stream("log in")
+    errors = [event async for event in stream if isinstance(event, ToolErrorEvent)]
+    assert len(errors) == 1 and "hunter2" not in str(errors[0].error) and "withheld" in str(errors[0].error)
+    [entry] = agent.transcript(stream.result)
+    assert "hunter2" not in repr(entry)
+    # the model itself still gets the full message, so it can fix the call
+    assert "hunter2" in stream.result.tool_results[0].text
+
+
+def test_test_model_ids_are_the_same_for_the_same_run() -> None:
+    @tool
+    def echo(text: str) -> str:
+        return text
+
+    agent = Agent(name="a", model=TestModel(seed=3), tools=[echo])
+    first, second = agent.generate_sync("hi"), agent.generate_sync("hi")
+    assert first.messages == second.messages
+
+
+async def test_the_mcp_server_never_runs_a_tool_needing_approval() -> None:
+    pytest.importorskip("mcp")
+    from agentkit.mcp import serving_http
+
+    ran: list[int] = []
+
+    @tool(requires_approval=lambda args: args["amount"] > 100)
+    def pay(amount: int) -> str:
+        ran.append(amount)
+        return f"paid {amount}"
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        serving_http(Registry([pay])) as url,
+        streamable_http_client(url) as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        small: Any = await session.call_tool("pay", {"amount": 5})
+        big: Any = await session.call_tool("pay", {"amount": 1000})
+    assert not small.is_error and ran == [5]
+    assert big.is_error and "needs approval" in big.content[0].text

@@ -177,6 +177,9 @@ async def main(quick: bool) -> None:
     line(f"OpenAIResponsesModel.request, {SIZE} tools (request + parse)", responses_step, floor, target=True)
     line(f"for comparison: SDK chat.completions.create, {SIZE} tools", sdk_create, floor)
     print(f"agentkit's chat step is {sdk_create / chat_step:.0f}x faster than the SDK's create() with the same tools")
+    # Peers are not installed here; the issue's figures (2-core machine of this kind) stand in for them.
+    for peer, ms in {"openai-agents": 210.0, "pydantic-ai": 250.0}.items():
+        print(f"  peer (issue figure) {peer:<14} {ms:7.0f} ms   agentkit is {ms / (chat_step * 1e3):5.0f}x faster")
     for model in (chat, responses):
         await model.client.close()
     await sdk.close()

@@ -137,6 +137,9 @@ def _needs_schema_check_cached(tp: Any) -> bool:
     return _needs_schema_check_uncached(tp)
 
 
+_VISITING: set[Any] = set()
+
+
 def _needs_schema_check_uncached(tp: Any) -> bool:
     if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
         return False
@@ -150,10 +153,21 @@ def _needs_schema_check_uncached(tp: Any) -> bool:
     if isinstance(tp, type):
         from pydantic import BaseModel
 
+        if dataclasses.is_dataclass(tp) or is_typeddict(tp):
+            # pydantic checks a BaseModel's fields when the class is made, but not these: look inside
+            if tp in _VISITING:
+                return False  # a recursive reference: its fields are being checked already
+            try:
+                fields = typing.get_type_hints(tp, include_extras=True)
+            except Exception:  # noqa: BLE001 - unresolvable field types: let pydantic say what is wrong
+                return True
+            _VISITING.add(tp)
+            try:
+                return any(_needs_schema_check(hint) for hint in fields.values())
+            finally:
+                _VISITING.discard(tp)
         return not (
             issubclass(tp, (BaseModel, enum.Enum))
-            or dataclasses.is_dataclass(tp)
-            or is_typeddict(tp)
             or hasattr(tp, "__get_pydantic_core_schema__")
             or (issubclass(tp, tuple) and hasattr(tp, "_fields"))
         )
@@ -558,7 +572,10 @@ class FunctionSchema:
         self._finish_hints()
         if self.return_annotation is _EMPTY:
             return None
-        return TypeAdapter(self.return_annotation)
+        try:
+            return TypeAdapter(self.return_annotation)
+        except Exception as exc:  # noqa: BLE001 - reported as a definition error naming the function
+            raise ToolDefinitionError(self.qualname, [f"its return annotation cannot be schema'd: {exc}"]) from None
 
     @cached_property
     def output_schema(self) -> JsonSchema | None:

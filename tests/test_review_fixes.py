@@ -185,3 +185,37 @@ def test_nulls_inside_unions_maps_and_tuples_restore_defaults() -> None:
     assert book.invoke(call.arguments) == (
         "street='s' zip='00000'|kind='dog' good=True|{'x': Address(street='t', zip='00000')}|(Pair(left=1, right=0), 2)"
     )
+
+
+def test_dataclass_and_typeddict_fields_are_checked_at_definition_time() -> None:
+    class Opaque:
+        pass
+
+    @dataclass
+    class Holder:
+        thing: Opaque
+
+    def returns_it() -> Holder:
+        return Holder(Opaque())
+
+    def takes_it(h: Holder) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError, match="return annotation"):
+        tool(returns_it)
+    with pytest.raises(ToolDefinitionError, match="parameter 'h'"):
+        tool(takes_it)
+
+
+@dataclass
+class TreeNode:
+    value: int
+    children: list[TreeNode]
+
+
+def test_a_recursive_dataclass_is_fine() -> None:
+    @tool
+    def count(tree: TreeNode) -> int:
+        return 1 + sum(count(c) for c in tree.children)
+
+    assert count.invoke({"tree": {"value": 1, "children": [{"value": 2, "children": []}]}}) == 2

@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx2
 import pytest
@@ -42,21 +42,19 @@ from agentkit.models import (
 )
 from agentkit.models.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
 from agentkit.providers.anthropic import ANTHROPIC_ID_RULE, AnthropicProvider
+from tests.providers.common import PNG, read_fixture
 from tests.spec import SPECS, assert_spec_valid
 
+from .common import make_registry
+
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
 TOOL, CHOICE = "anthropic.messages.tool", "anthropic.messages.tool_choice"
 RESULT, USE = "anthropic.messages.tool_result_block", "anthropic.messages.tool_use_block_param"
 MODEL = "claude-sonnet-4-6"
 
 
 def fixture(name: str) -> Any:
-    data = json.loads((FIXTURES / f"{name}.json").read_text())
-    data.pop("_source", None)
-    return data
+    return read_fixture(FIXTURES, name, drop_source=True)
 
 
 def block_schema_errors(definition: str, block: dict[str, Any]) -> list[str]:
@@ -94,32 +92,6 @@ def assert_conversation_valid(body: dict[str, Any]) -> None:
         assert_spec_valid(TOOL, entry)
     if "tool_choice" in body:
         assert_spec_valid(CHOICE, body["tool_choice"])
-
-
-def make_registry() -> Registry:
-    registry = Registry()
-
-    @registry.tool
-    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, str]:
-        """Current weather for a city.
-
-        Args:
-            city: City name.
-            unit: Temperature unit.
-        """
-        return {"city": city, "unit": unit}
-
-    @registry.tool
-    def place_order(sku: str, qty: int = 1) -> str:
-        """Order an item.
-
-        Args:
-            sku: Stock keeping unit.
-            qty: How many.
-        """
-        return f"{qty} x {sku}"
-
-    return registry
 
 
 class Server:

@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
@@ -49,21 +49,19 @@ from agentkit.models import (
 )
 from agentkit.models.bedrock import BedrockModel
 from agentkit.providers.bedrock import BEDROCK_ID_RULE, BedrockProvider
+from tests.providers.common import PNG, read_fixture
 from tests.spec import assert_spec_valid
 
+from .common import make_registry
+
 FIXTURES = Path(__file__).parent / "fixtures" / "bedrock"
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
 MESSAGE, REQUEST = "bedrock.converse.message", "bedrock.converse.request"
 MODEL = "anthropic.claude-3-5-sonnet-20241022-v2:0"
 LOCAL = "http://127.0.0.1:9"
 
 
 def fixture(name: str) -> Any:
-    data = json.loads((FIXTURES / f"{name}.json").read_text())
-    data.pop("_source", None)
-    return data
+    return read_fixture(FIXTURES, name, drop_source=True)
 
 
 def assert_request_valid(body: dict[str, Any]) -> None:
@@ -76,32 +74,6 @@ def assert_request_valid(body: dict[str, Any]) -> None:
         assert kinds == sorted(kinds, reverse=True), "toolResult blocks open their user turn"
     roles = [m["role"] for m in body["messages"]]
     assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
-
-
-def make_registry() -> Registry:
-    registry = Registry()
-
-    @registry.tool
-    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, str]:
-        """Current weather for a city.
-
-        Args:
-            city: City name.
-            unit: Temperature unit.
-        """
-        return {"city": city, "unit": unit}
-
-    @registry.tool
-    def place_order(sku: str, qty: int = 1) -> str:
-        """Order an item.
-
-        Args:
-            sku: Stock keeping unit.
-            qty: How many.
-        """
-        return f"{qty} x {sku}"
-
-    return registry
 
 
 # ---- an in-process HTTP layer for botocore ------------------------------------------------------------------

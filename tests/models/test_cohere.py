@@ -13,14 +13,13 @@ import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import cohere
 import httpx
 import jsonschema
 import pytest
 import yaml
-from pydantic import BaseModel, Field
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
 from agentkit.exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
@@ -44,48 +43,14 @@ from agentkit.models.cohere import CohereModel
 from agentkit.providers.cohere import CohereProvider, normalise_finish_reason
 from tests.spec import SHARED, assert_spec_valid
 
+from .common import FixtureServer, get_weather, ping, place_order
+from .common import history as common_history
+
 FIXTURES = Path(__file__).parent / "fixtures" / "cohere"
 LOCAL = "http://127.0.0.1:8766"
 
 
-# ---- the tools --------------------------------------------------------------------------------------
-
-
-def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, Any]:
-    """Get the current weather for a city.
-
-    Args:
-        city: City name.
-        unit: Temperature unit.
-    """
-    return {"city": city, "temp": 21, "unit": unit}
-
-
-def ping() -> str:
-    """Check the service is up."""
-    return "pong"
-
-
-class Address(BaseModel):
-    street: str
-    city: str = Field(description="City name", min_length=1)
-
-
-class Item(BaseModel):
-    sku: str
-    qty: int = Field(ge=1, le=100)
-
-
-def place_order(customer: str, address: Address, items: list[Item], note: str | None = None) -> str:
-    """Place an order.
-
-    Args:
-        customer: Customer name.
-        address: Where to ship.
-        items: What to ship.
-        note: Free text for the courier.
-    """
-    return "ok"
+# ---- the tools (get_weather, ping, place_order: see common.py) --------------------------------------
 
 
 @pytest.fixture
@@ -105,26 +70,11 @@ def _no_real_requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 # ---- the in-process server --------------------------------------------------------------------------
 
 
-class Server:
-    """An httpx transport handler: records each request, answers with a fixture."""
+class Server(FixtureServer):
+    """Answers with a fixture from ``fixtures/cohere`` through an httpx MockTransport."""
 
-    def __init__(self, fixture: str, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.body = (FIXTURES / fixture).read_bytes()
-        self.status = status
-        kind = "text/event-stream" if fixture.endswith(".sse") else "application/json"
-        self.headers = {"content-type": kind, **(headers or {})}
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return httpx.Response(self.status, headers=self.headers, content=self.body)
-
-    @property
-    def sent(self) -> dict[str, Any]:
-        """The JSON body of the only request."""
-        assert len(self.requests) == 1
-        body: dict[str, Any] = json.loads(self.requests[0].content)
-        return body
+    folder = FIXTURES
+    http = httpx
 
 
 def sdk_client(server: Any, base_url: str | None = LOCAL) -> cohere.AsyncClientV2:
@@ -182,23 +132,7 @@ def component(name: str) -> dict[str, Any]:
 
 def history(call_ids: tuple[str, str] = ("call_Ab12", "toolu_01XyZ")) -> list[Message]:
     """A conversation with calls made by another vendor, a JSON result, an error result and an image."""
-    calls = [
-        ToolCall(id=call_ids[0], name="get_weather", arguments={"city": "Paris"}),
-        ToolCall(id=call_ids[1], name="get_weather", arguments='{"city": "Oslo", "unit": "f"}'),
-    ]
-    return [
-        SystemMessage("You are terse."),
-        UserMessage([TextPart("Weather in Paris and Oslo? And this picture:"), ImagePart(url="https://x.test/a.png")]),
-        AssistantMessage(text="Checking both.", tool_calls=calls),
-        ToolResultsMessage(
-            [
-                ToolResult(call_id=call_ids[0], name="get_weather", content=[TextPart('{"temp": 21}')]),
-                ToolResult.error(calls[1], "weather service down", "tool_error"),
-            ]
-        ),
-        AssistantMessage(text="Paris is 21 C; Oslo is unavailable."),
-        UserMessage("Thanks."),
-    ]
+    return common_history(call_ids, ImagePart(url="https://x.test/a.png"))
 
 
 # ---- format_messages / parse_response (pure) --------------------------------------------------------

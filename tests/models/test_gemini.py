@@ -12,14 +12,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx2
 import pytest
 from google import genai
 from google.genai import types
 
-from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult, tool
+from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
 from agentkit.exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from agentkit.messages import (
     AssistantMessage,
@@ -41,33 +41,15 @@ from agentkit.models.gemini import GeminiModel
 from agentkit.providers.gemini import GENERATED_ID_PREFIX, GeminiProvider
 from tests.spec import assert_spec_valid
 
+from .common import QueueServer
+from .forecast_tools import get_weather, local_time
+
 FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
 LOCAL = "http://127.0.0.1:8765"
 
 
 def fixture(name: str) -> Any:
     return json.loads((FIXTURES / f"{name}.json").read_text())
-
-
-@tool
-def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, Any]:
-    """Forecast for a city.
-
-    Args:
-        city: City name.
-        unit: Temperature unit.
-    """
-    return {"city": city, "temp": 21}
-
-
-@tool
-def local_time(tz: str) -> str:
-    """The time in a time zone.
-
-    Args:
-        tz: IANA zone name.
-    """
-    return "10:00"
 
 
 @pytest.fixture
@@ -285,19 +267,8 @@ def test_parallel_calls_replay_with_generated_ids_left_out(registry: Registry) -
 # ---- GeminiModel through google-genai -----------------------------------------------------------------
 
 
-class Server:
+class Server(QueueServer):
     """An in-process Gemini endpoint: records each request, answers from a queue."""
-
-    def __init__(self, *responses: httpx2.Response) -> None:
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def body(self, index: int = -1) -> Any:
-        return json.loads(self.requests[index].content)
 
     def client(self, base_url: str = LOCAL) -> Any:
         http = httpx2.AsyncClient(transport=httpx2.MockTransport(self))

@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 import ollama
@@ -34,33 +34,15 @@ from agentkit.models.ollama import OllamaModel
 from agentkit.providers.ollama import OllamaProvider
 from tests.spec import assert_spec_valid
 
+from .common import QueueServer
+from .forecast_tools import get_weather, local_time
+
 FIXTURES = Path(__file__).parent / "fixtures" / "ollama"
 LOCAL = "http://127.0.0.1:11434"
 
 
 def fixture(name: str) -> Any:
     return json.loads((FIXTURES / f"{name}.json").read_text())
-
-
-@tool
-def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, Any]:
-    """Forecast for a city.
-
-    Args:
-        city: City name.
-        unit: Temperature unit.
-    """
-    return {"city": city, "temp": 21}
-
-
-@tool
-def local_time(tz: str) -> str:
-    """The time in a time zone.
-
-    Args:
-        tz: IANA zone name.
-    """
-    return "10:00"
 
 
 @pytest.fixture
@@ -170,19 +152,8 @@ def test_length_is_kept() -> None:
 # ---- OllamaModel through ollama-python ----------------------------------------------------------------
 
 
-class Server:
+class Server(QueueServer):
     """An in-process Ollama server: records each request, answers from a queue."""
-
-    def __init__(self, *responses: httpx.Response) -> None:
-        self.responses = list(responses)
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def body(self, index: int = -1) -> Any:
-        return json.loads(self.requests[index].content)
 
     def client(self, host: str = LOCAL) -> Any:
         return ollama.AsyncClient(host=host, transport=httpx.MockTransport(self))

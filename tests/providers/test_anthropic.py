@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import logging
-from functools import cache
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from agentkit import Registry, Tool, tool
 from agentkit.dialects.anthropic import AnthropicDialect, strict_budget_counts
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.anthropic import ANTHROPIC_ID_RULE, AnthropicProvider
-from tests.spec import CORPUS, SHARED, assert_spec_valid, sample, spec_errors
+from tests.spec import CORPUS, assert_spec_valid, sample, spec_errors
 from tests.zoo import ZOO
 
+from .claude_common import make_registry as make_claude_registry
+from .common import PNG, httpx_module, lint_module, read_fixture
+
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
 TOOL, CHOICE, RESULT = (
     "anthropic.messages.tool",
     "anthropic.messages.tool_choice",
@@ -32,24 +30,13 @@ TOOL, CHOICE, RESULT = (
 )
 
 
-@cache
-def _lint() -> Any:
-    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def strict_lint_errors(schema: dict[str, Any]) -> list[str]:
     """The shared linter's Anthropic strict-mode errors for an input schema."""
-    return [f"{p}: {m}" for severity, p, m in _lint().lint_anthropic_strict(schema) if severity == "error"]
+    return [f"{p}: {m}" for severity, p, m in lint_module().lint_anthropic_strict(schema) if severity == "error"]
 
 
 def fixture(name: str) -> Any:
-    data = json.loads((FIXTURES / f"{name}.json").read_text())
-    data.pop("_source", None)
-    return data
+    return read_fixture(FIXTURES, name, drop_source=True)
 
 
 def assert_payload_valid(payload: dict[str, Any]) -> None:
@@ -61,21 +48,6 @@ def assert_payload_valid(payload: dict[str, Any]) -> None:
 # ---- a realistic registry ----------------------------------------------------------------------------
 
 
-class Address(BaseModel):
-    """A postal address."""
-
-    street: str
-    city: str
-    zip: Optional[str] = None
-
-
-class Item(BaseModel):
-    """One order line."""
-
-    sku: str = Field(min_length=3, description="Stock keeping unit.")
-    qty: int = Field(1, ge=1, le=100)
-
-
 class Node(BaseModel):
     """A tree node."""
 
@@ -84,36 +56,7 @@ class Node(BaseModel):
 
 
 def make_registry() -> Registry:
-    registry = Registry()
-
-    @registry.tool
-    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, str]:
-        """Current weather for a city.
-
-        Args:
-            city: City name.
-            unit: Temperature unit.
-        """
-        return {"city": city, "unit": unit}
-
-    @registry.tool
-    def place_order(
-        address: Address, items: list[Item], priority: Literal["low", "high"] = "low", note: str | None = None
-    ) -> str:
-        """Place an order.
-
-        Args:
-            address: Where to ship.
-            items: What to ship.
-            priority: Shipping priority.
-            note: A note for the courier.
-        """
-        return f"{len(items)} line(s) to {address.city}, {priority}"
-
-    @registry.tool(to_model_output=lambda title: [TextPart(f"chart: {title}"), ImagePart(data=PNG)])
-    def show_chart(title: str) -> str:
-        """Draw a chart."""
-        return title
+    registry = make_claude_registry()  # get_weather, place_order, show_chart
 
     @registry.tool
     def count_nodes(root: Node) -> int:
@@ -575,15 +518,6 @@ def test_mcp_corpus_strict_schemas_pass_the_linter() -> None:
 
 
 # ---- through the official SDK ---------------------------------------------------------------------------------
-
-
-def httpx_module() -> Any:
-    """The httpx the installed anthropic SDK is built on (``httpx2`` in newer SDKs)."""
-    try:
-        import httpx2
-    except ImportError:  # pragma: no cover - older SDKs use httpx
-        import httpx as httpx2  # type: ignore[no-redef]
-    return httpx2
 
 
 def sdk_client(handler: Any) -> Any:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
 
 from agentkit import Registry, tool
 from agentkit.dialects.bedrock import BedrockDialect
@@ -22,68 +21,16 @@ from agentkit.providers.bedrock import BEDROCK_ID_RULE, BedrockProvider
 from tests.spec import assert_spec_valid, sample, spec_errors
 from tests.zoo import ZOO
 
+from .claude_common import make_registry
+from .common import PNG, read_fixture
+
 FIXTURES = Path(__file__).parent / "fixtures" / "bedrock"
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
 CONFIG, MESSAGE, REQUEST = "bedrock.converse.tool_configuration", "bedrock.converse.message", "bedrock.converse.request"
 RESULT, EVENT = "bedrock.converse.tool_result_block", "bedrock.converse_stream.event"
 
 
 def fixture(name: str) -> Any:
-    data = json.loads((FIXTURES / f"{name}.json").read_text())
-    data.pop("_source", None)
-    return data
-
-
-class Address(BaseModel):
-    """A postal address."""
-
-    street: str
-    city: str
-    zip: Optional[str] = None
-
-
-class Item(BaseModel):
-    """One order line."""
-
-    sku: str = Field(min_length=3, description="Stock keeping unit.")
-    qty: int = Field(1, ge=1, le=100)
-
-
-def make_registry() -> Registry:
-    registry = Registry()
-
-    @registry.tool
-    def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, str]:
-        """Current weather for a city.
-
-        Args:
-            city: City name.
-            unit: Temperature unit.
-        """
-        return {"city": city, "unit": unit}
-
-    @registry.tool
-    def place_order(
-        address: Address, items: list[Item], priority: Literal["low", "high"] = "low", note: str | None = None
-    ) -> str:
-        """Place an order.
-
-        Args:
-            address: Where to ship.
-            items: What to ship.
-            priority: Shipping priority.
-            note: A note for the courier.
-        """
-        return f"{len(items)} line(s) to {address.city}, {priority}"
-
-    @registry.tool(to_model_output=lambda title: [TextPart(f"chart: {title}"), ImagePart(data=PNG)])
-    def show_chart(title: str) -> str:
-        """Draw a chart."""
-        return title
-
-    return registry
+    return read_fixture(FIXTURES, name, drop_source=True)
 
 
 @pytest.fixture

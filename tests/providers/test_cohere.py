@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
 from agentkit.dialects.cohere import CohereDialect
@@ -15,57 +14,13 @@ from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.cohere import CohereProvider
 from tests.spec import assert_spec_valid, sample, spec_errors
 
+from .common import function_of, get_weather, ping, place_order, read_fixture
+
 FIXTURES = Path(__file__).parent / "fixtures" / "cohere"
 
 
 def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text())
-
-
-class Address(BaseModel):
-    street: str
-    city: str = Field(description="City name", min_length=1)
-
-
-class Item(BaseModel):
-    sku: str
-    qty: int = Field(ge=1, le=100)
-
-
-def get_weather(city: str, unit: Literal["c", "f"] = "c") -> dict[str, Any]:
-    """Get the current weather for a city.
-
-    Args:
-        city: City name.
-        unit: Temperature unit.
-    """
-    return {"city": city, "unit": unit}
-
-
-def place_order(
-    customer: str,
-    address: Address,
-    items: list[Item],
-    priority: Literal["low", "high"] = "low",
-    note: str | None = None,
-    gift: bool = False,
-) -> str:
-    """Place an order.
-
-    Args:
-        customer: Customer name.
-        address: Where to ship.
-        items: What to ship.
-        priority: Shipping priority.
-        note: Free text for the courier.
-        gift: Wrap it.
-    """
-    return "ok"
-
-
-def ping() -> str:
-    """Check the service is up."""
-    return "pong"
+    return read_fixture(FIXTURES, name)
 
 
 @pytest.fixture
@@ -76,11 +31,6 @@ def registry() -> Registry:
 @pytest.fixture
 def provider() -> CohereProvider:
     return CohereProvider()
-
-
-def function_of(payload: dict[str, Any], name: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(t["function"] for t in payload["tools"] if t["function"]["name"] == name)
-    return found
 
 
 def test_get_provider_returns_cohere() -> None:

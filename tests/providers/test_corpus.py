@@ -10,7 +10,6 @@ counts `benchmarks/corpus_report.py` generated; the last test checks they are st
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -21,7 +20,9 @@ import pytest
 from agentkit import Registry
 from agentkit.providers import Compatibility, Provider, compatibility
 from benchmarks import corpus_report as corpus
-from tests.spec import CORPUS, SHARED, spec_errors
+from tests.spec import CORPUS, spec_errors
+
+from .common import lint_module
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "bfcl").is_dir(), reason="../shared/corpus is not beside the clone")
 
@@ -81,10 +82,7 @@ def spec_parts(name: str, payload: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 
 @cache
 def linters() -> dict[str, Callable[[dict[str, Any]], list[tuple[str, str, str]]]]:
-    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = lint_module()
     return {
         "openai": module.lint_openai_strict,
         "openai-responses": module.lint_openai_strict,

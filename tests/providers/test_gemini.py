@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import importlib.util
 import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -18,7 +17,9 @@ from agentkit.dialects.gemini import GeminiJsonSchemaDialect, GeminiOpenAPIDiale
 from agentkit.exceptions import RegistryError
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider, register_provider
 from agentkit.providers.gemini import GENERATED_ID_PREFIX, GeminiProvider
-from tests.spec import SHARED, assert_spec_valid, sample, spec_errors
+from tests.spec import assert_spec_valid, sample, spec_errors
+
+from .common import lint_module
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
 
@@ -259,19 +260,11 @@ def test_aliases_are_sent_and_mapped_back(gemini: GeminiProvider) -> None:
 # ---- the OpenAPI-subset form -------------------------------------------------------------------------
 
 
-def _lint_gemini_subset() -> Any:
-    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lint_gemini_openapi_subset
-
-
 def test_openapi_form_is_valid_and_lints_clean(registry: Registry) -> None:
     provider = GeminiProvider(schema_format="openapi")
     payload = provider.format_tools(registry)
     assert_payload_valid(payload)
-    lint = _lint_gemini_subset()
+    lint = lint_module().lint_gemini_openapi_subset
     for declaration in declarations(payload):
         assert "parametersJsonSchema" not in declaration
         if "parameters" in declaration:
@@ -298,7 +291,7 @@ def test_openapi_form_is_valid_and_lints_clean(registry: Registry) -> None:
 def test_every_zoo_tool_converts_to_a_valid_openapi_subset() -> None:
     from tests.zoo import zoo_registry
 
-    lint = _lint_gemini_subset()
+    lint = lint_module().lint_gemini_openapi_subset
     tools = zoo_registry()
     for schema_format in ("json_schema", "openapi"):
         provider = GeminiProvider(schema_format=schema_format)  # type: ignore[arg-type]

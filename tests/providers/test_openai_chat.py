@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 from functools import cache
 from pathlib import Path
@@ -21,10 +20,9 @@ from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.openai_chat import OpenAIChatProvider
 from tests.spec import SHARED, assert_spec_valid, sample, spec_errors
 
+from .common import PNG, httpx_module, lint_module
+
 FIXTURES = Path(__file__).parent / "fixtures" / "openai_chat"
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
 
 
 # ---- shared helpers (the Responses tests import these) -----------------------------------------------
@@ -51,35 +49,17 @@ def openapi_errors(component: str, payload: Any) -> list[str]:
     ]
 
 
-@cache
-def _lint_module() -> Any:
-    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def strict_lint_errors(schema: dict[str, Any]) -> list[str]:
     """The shared linter's documented OpenAI strict-mode errors for a parameters schema."""
     return [
         f"{path}: {message}"
-        for severity, path, message in _lint_module().lint_openai_strict(schema)
+        for severity, path, message in lint_module().lint_openai_strict(schema)
         if severity == "error"
     ]
 
 
 def fixture(name: str, folder: Path = FIXTURES) -> Any:
     return json.loads((folder / f"{name}.json").read_text())
-
-
-def httpx_module() -> Any:
-    """The httpx the installed openai SDK is built on (``httpx2`` in newer SDKs)."""
-    try:
-        import httpx2
-    except ImportError:  # pragma: no cover - older SDKs use httpx
-        import httpx as httpx2  # type: ignore[no-redef]
-    return httpx2
 
 
 def sdk_client(handler: Any) -> Any:

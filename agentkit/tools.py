@@ -77,8 +77,6 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
 
 
 _GENERATION = [0]
-# Options that change what a provider sends: setting one after construction invalidates payload caches.
-_PAYLOAD_OPTIONS = frozenset({"strict", "description"})
 
 
 def tools_generation() -> int:
@@ -125,8 +123,8 @@ class Tool(Generic[P, R]):
         self.id: str = name
         """The tool's own name; the registry key (not this) is what models see."""
         self._description = description
-        self.strict = strict
-        """Ask vendors for strict schema adherence: True, False, or None (strict where possible)."""
+        self._resolved_description: str | None = None
+        self._strict = strict
         self.timeout = _check_timeout(self.schema.qualname, timeout)
         """Seconds a call may run before it becomes a timeout error (None: no limit)."""
         self.requires_approval: ApprovalPolicy = requires_approval
@@ -192,13 +190,6 @@ class Tool(Generic[P, R]):
             timeout=timeout,
         )
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name in _PAYLOAD_OPTIONS and "_direct" in self.__dict__:  # a change after construction
-            self.__dict__.pop("_provider_cache", None)
-            self.__dict__.pop("_dialect_cache", None)
-            _GENERATION[0] += 1
-
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function itself: same arguments, same result, no validation."""
         return self.fn(*args, **kwargs)
@@ -208,18 +199,41 @@ class Tool(Generic[P, R]):
 
     # ---- what the model is told ------------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def description(self) -> str:
         """The explicit description, else the docstring's text without its parameter/returns sections."""
-        self.schema.warn_unknown_documented_params()
-        if self._description is not None:
-            return self._description
-        return self.schema.docstring.description
+        text = self._resolved_description
+        if text is None:
+            self.schema.warn_unknown_documented_params()  # once: the docstring is parsed here
+            text = self._description if self._description is not None else self.schema.docstring.description
+            self._resolved_description = text
+        return text
+
+    @description.setter
+    def description(self, value: str) -> None:
+        self._description = self._resolved_description = value
+        self._payload_options_changed()
+
+    @property
+    def strict(self) -> bool | None:
+        """Ask vendors for strict schema adherence: True, False, or None (strict where possible)."""
+        return self._strict
+
+    @strict.setter
+    def strict(self, value: bool | None) -> None:
+        self._strict = value
+        self._payload_options_changed()
+
+    def _payload_options_changed(self) -> None:
+        # What providers send for this tool changed: drop its cached entries and invalidate payload caches.
+        self.__dict__.pop("_provider_cache", None)
+        self.__dict__.pop("_dialect_cache", None)
+        _GENERATION[0] += 1
 
     @property
     def input_schema(self) -> JsonSchema:
         """JSON Schema (draft 2020-12) of the arguments, ``type: object`` at the root."""
-        if "description" not in self.__dict__:
+        if self._resolved_description is None:
             _ = self.description  # parse the docstring once, reporting stale parameter docs
         return self.schema.input_schema
 

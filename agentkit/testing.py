@@ -14,7 +14,6 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import datetime as dt
-import importlib
 import inspect
 import json
 import random
@@ -38,8 +37,9 @@ from .messages import (
     Usage,
     UserMessage,
 )
-from .models import KNOWN_VENDORS, Model, ModelSettings
+from .models import Model, ModelSettings
 from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .providers._vendors import VENDORS, load
 from .registry import Registry
 from .tools import Tool
 
@@ -525,9 +525,10 @@ def request_payload(
             provider, model_name = vendor, model_name or name
         else:
             return agent.resolve_model().payload(messages, agent.tools, first)
-    if isinstance(provider, str) and provider in KNOWN_VENDORS:
+    row = VENDORS.get(provider) if isinstance(provider, str) else None
+    if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
-        offline = _offline_model(provider, model_name or "model")
+        offline = _offline_model(row.name, model_name or "model")
         return offline.payload(messages, agent.tools, first)
     resolved = get_provider(provider) if isinstance(provider, str) else provider
     body = resolved.build_request(
@@ -543,13 +544,9 @@ def request_payload(
 
 
 def _offline_model(vendor: str, model_name: str) -> Model:
-    """The vendor's model client with a placeholder key, for building request bodies only."""
-    module_name, class_name = KNOWN_VENDORS[vendor].split(":")
-    cls: Any = getattr(importlib.import_module(module_name), class_name)
-    options: dict[str, Any] = {} if vendor == "ollama" else {"api_key": "offline-placeholder"}
-    if vendor == "bedrock":
-        options["region_name"] = "us-east-1"
-    model: Model = cls(model_name, **options)
+    """The vendor's model client built with the table's offline options, for building request bodies only."""
+    row = VENDORS[vendor]
+    model: Model = load(row.model)(model_name, **row.offline)
     return model
 
 

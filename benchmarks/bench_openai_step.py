@@ -141,8 +141,7 @@ def line(label: str, seconds: float, floor: float, *, target: bool = False) -> N
 async def main(quick: bool) -> None:
     from agentkit.messages import Message, SystemMessage, UserMessage
     from agentkit.models import ModelSettings
-    from agentkit.models.openai import OpenAIChatModel, OpenAIResponsesModel
-    from agentkit.providers.openai_chat import OpenAIChatProvider
+    from agentkit.providers.openai import OpenAIChatModel, OpenAIChatProvider, OpenAIResponsesModel
 
     repeats = 3 if quick else 5
     registry = big_registry(SIZE)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._json_schema import JsonSchema
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import ModelRetry, ToolError, ToolOutputError
 from .messages import (
     AssistantMessage,
@@ -65,16 +66,6 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ToolDefinition:
-    """A tool as a model sees it: its registry key, description and schemas."""
-
-    key: str
-    description: str
-    input_schema: JsonSchema
-    output_schema: JsonSchema | None = None
-
-
-@dataclass(frozen=True)
 class FunctionInfo:
     """What a `FunctionModel` function receives besides the messages.
 
@@ -91,20 +82,11 @@ class FunctionInfo:
         return [t.key for t in self.tools]
 
 
-_InfoCache = dict[tuple[int, int, "tuple[str, ...] | None"], tuple[Registry, list[ToolDefinition]]]
-
-
-def _definitions(cache: _InfoCache, tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
-    key = (id(tools), tools.version, active)
-    hit = cache.get(key)
-    if hit is not None and hit[0] is tools:
-        return hit[1]
-    keys = active if active is not None else tuple(tools)
-    definitions = [ToolDefinition(k, tools[k].description, tools[k].input_schema, tools[k].output_schema) for k in keys]
-    if len(cache) > 32:
-        cache.clear()
-    cache[key] = (tools, definitions)
-    return definitions
+def _definitions(tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
+    """The definitions of the active tools (all without `active`), in the order `active` gives."""
+    if active is None:
+        return list(tools.definitions())
+    return [tools[k].definition(k) for k in active]
 
 
 def _response(value: ModelResponse | AssistantMessage | str, model_name: str) -> ModelResponse:
@@ -176,7 +158,6 @@ class FunctionModel(Model):
         self.stream_fn = stream_fn
         label = getattr(fn if fn is not None else stream_fn, "__name__", "fn")
         self._name = name or f"function:{label}"
-        self._cache: _InfoCache = {}
 
     @property
     def name(self) -> str:
@@ -185,7 +166,7 @@ class FunctionModel(Model):
 
     def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
         """The `FunctionInfo` for a request with these tools and settings."""
-        return FunctionInfo(_definitions(self._cache, tools, settings.active_tools), settings)
+        return FunctionInfo(_definitions(tools, settings.active_tools), settings)
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The next turn, decided offline (no network, no API key)."""

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import functools
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, overload
@@ -14,6 +15,7 @@ from typing_extensions import ParamSpec, TypeVar, Unpack
 from ._json_schema import JsonSchema
 from ._schema import FunctionSchema, SchemaSource
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import ToolDefinitionError, ToolTimeoutError, UsageError
 from .messages import ContentPart, ImagePart, TextPart
 
@@ -76,14 +78,6 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     return timeout
 
 
-_GENERATION = [0]
-
-
-def tools_generation() -> int:
-    """A counter bumped whenever a tool's payload-relevant option is changed after construction."""
-    return _GENERATION[0]
-
-
 class Tool(Generic[P, R]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
@@ -137,6 +131,8 @@ class Tool(Generic[P, R]):
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
         self.is_async = self.schema.is_async
+        self._definitions: dict[str, ToolDefinition] = {}  # per key, while description and strict stay
+        self._holders: list[weakref.ref[Any]] = []  # the registries holding this tool, told of changes
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
@@ -224,11 +220,34 @@ class Tool(Generic[P, R]):
         self._strict = value
         self._payload_options_changed()
 
+    def definition(self, key: str | None = None) -> ToolDefinition:
+        """This tool as a model sees it under `key` (default: its `id`); the same object until an option changes."""
+        name = self.id if key is None else key
+        found = self._definitions.get(name)
+        if found is None:
+            found = self._definitions[name] = ToolDefinition(
+                key=name,
+                description=self.description,
+                input_schema=self.input_schema,
+                output_schema=self.output_schema,
+                strict=self._strict,
+                output_json=self.to_model_output is None,
+            )
+        return found
+
+    def _held_by(self, registry: Any) -> None:
+        """Remember `registry` (weakly), so that changing an option tells it (`_payload_options_changed`)."""
+        self._holders = [ref for ref in self._holders if ref() is not None]
+        self._holders.append(weakref.ref(registry))
+
     def _payload_options_changed(self) -> None:
-        # What providers send for this tool changed: drop its cached entries and invalidate payload caches.
-        self.__dict__.pop("_provider_cache", None)
-        self.__dict__.pop("_dialect_cache", None)
-        _GENERATION[0] += 1
+        # What models are told about this tool changed: new definitions, and every registry holding it
+        # moves to a new version, so caches keyed on either are invalidated in O(holders), not per request.
+        self._definitions = {}
+        for ref in self._holders:
+            registry = ref()
+            if registry is not None:
+                registry._changed()
 
     @property
     def input_schema(self) -> JsonSchema:

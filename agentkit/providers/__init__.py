@@ -179,8 +179,9 @@ def compatibility(
                 if not provider.name_rule.accepts(k)
             }
         request_rules = provider.request_strictness(registry, strict) if per_request else {}
-        for key, item in registry.items():
-            result: DialectResult = provider.schema_dialect(item, strict)
+        for definition in registry.definitions():
+            key = definition.key
+            result: DialectResult = provider.schema_dialect(definition, strict)
             losses, is_strict = result.losses, result.strict
             change = request_rules.get(key)
             if change is not None:

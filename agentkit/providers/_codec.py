@@ -1,25 +1,29 @@
-"""The `Provider` contract and what every vendor module shares.
+"""The `Provider` contract: the wire-codec base every vendor's ``_codec.py`` subclasses.
 
-A provider is pure: JSON-ready dicts in and out, no network, no vendor SDK needed. Each vendor module
-subclasses `Provider` and implements the four `_`-free abstract methods; everything else (name
-resolution, aliases, caching, null-to-default restoration, reading SDK objects) lives here once.
+A provider is pure: JSON-ready dicts in and out, no network, no vendor SDK needed. Below the public
+methods it sees only `ToolDefinition`s (a registry hands over `Registry.definitions`), so every vendor
+hook is a function of definitions and options. What all vendors share lives here once: name resolution
+and aliases, the caches (per definitions tuple and per definition, never on tools), null-to-default
+restoration, and reading SDK objects.
 """
 
 from __future__ import annotations as _annotations
 
 import json
 import re
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Union
 
 from .._json_schema import JsonSchema
-from ..exceptions import RegistryError
+from ..definitions import ToolDefinition
+from ..exceptions import RegistryError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
-from ..registry import Registry
-from ..tools import Tool, tools_generation
-from ._dialect import Dialect, DialectResult, Loss, rewrite_for_tool
+from ..registry import Registry, closest
+from ..tools import Tool
+from ._dialect import Dialect, DialectResult, Loss
 from ._ids import IdRule
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
@@ -30,11 +34,15 @@ __all__ = [
     "StreamAccumulator",
     "ToolCallDelta",
     "ToolChoice",
+    "Tools",
     "as_dict",
 ]
 
 ToolChoice = Union[Literal["auto", "none", "required"], str]
 """``"auto"``, ``"none"``, ``"required"``, or a registry key (that one tool must be called)."""
+
+Tools = Union[Registry, Sequence[ToolDefinition]]
+"""What the public methods take: a `Registry`, or its definitions (`Registry.definitions`)."""
 
 
 def as_dict(obj: Any) -> Any:
@@ -98,10 +106,10 @@ class StreamAccumulator:
     Vendor modules subclass this and implement `feed`, calling `_start`, `_append` and `_set_args`.
     """
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         self._provider = provider
         self._names = names
-        self._registry = registry
+        self._tools = tools
         self._calls: dict[int, _PartialCall] = {}
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
@@ -166,18 +174,33 @@ class StreamAccumulator:
                         provider_details=call.extra or None,
                     ),
                     self._names,
-                    self._registry,
+                    self._tools,
                 )
             )
         return out
+
+
+class _ToolSet:
+    """One definitions tuple as one provider sees it: keys, wire names, and the payloads built from it."""
+
+    __slots__ = ("by_key", "definitions", "memo", "names", "payloads")
+
+    def __init__(self, definitions: tuple[ToolDefinition, ...]) -> None:
+        self.definitions = definitions
+        self.by_key: dict[str, ToolDefinition] = {d.key: d for d in definitions}
+        self.names: dict[bool, NameMap] = {}
+        self.payloads: dict[FormatOptions, dict[str, Any]] = {}
+        self.memo: dict[Any, Any] = {}
+        """Per-request decisions a vendor makes once per tool set (Cohere's request-wide strict)."""
 
 
 class Provider(ABC):
     """One vendor's function-calling wire format.
 
     Subclasses set `name`, `name_rule` (and `id_rule` when the vendor constrains call ids) and implement
-    `_tool_definition`, `_tools_payload`, `_parse_calls`, `_result_messages` and `stream`.
-    Users call the public methods below, which handle names, aliases and caching once for everyone.
+    `_tool_definition`, `_tools_payload`, `_parse_calls`, `_result_messages` and `_accumulator`, each a
+    function of `ToolDefinition`s and options. Users call the public methods below, which take a `Registry`
+    (or its definitions) and handle names, aliases and caching once for everyone.
     """
 
     name: ClassVar[str]
@@ -190,25 +213,46 @@ class Provider(ABC):
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
 
     def __init__(self) -> None:
-        self._payload_cache: dict[tuple[int, int, int, FormatOptions], tuple[Registry, dict[str, Any]]] = {}
+        # keyed by the identity of a definitions tuple (held, so the id cannot be reused)
+        self._toolsets: dict[int, _ToolSet] = {}
+        # one tool's entry per (wire name, strict), for as long as its definition lives
+        self._entries: weakref.WeakKeyDictionary[ToolDefinition, dict[tuple[str, bool | None], dict[str, Any]]]
+        self._entries = weakref.WeakKeyDictionary()
+
+    def _tools(self, tools: Tools) -> _ToolSet:
+        """The cached view of `tools` (a registry's definitions are the same tuple while it is unchanged)."""
+        definitions = tools.definitions() if isinstance(tools, Registry) else tuple(tools)
+        found = self._toolsets.get(id(definitions))
+        if found is None or found.definitions is not definitions:
+            if len(self._toolsets) > 64:
+                self._toolsets.clear()
+            found = self._toolsets[id(definitions)] = _ToolSet(definitions)
+        return found
+
+    def _names_of(self, toolset: _ToolSet, aliases: bool) -> NameMap:
+        found = toolset.names.get(aliases)
+        if found is None:
+            keys = tuple(toolset.by_key)
+            found = toolset.names[aliases] = resolve_names(keys, self.name, self.name_rule, aliases=aliases)
+        return found
 
     # ---- public API ------------------------------------------------------------------------------
 
-    def names(self, registry: Registry, *, aliases: bool = False) -> NameMap:
+    def names(self, registry: Tools, *, aliases: bool = False) -> NameMap:
         """Registry key <-> wire name for this vendor.
 
         Raises:
             InvalidToolNameError: a key breaks the vendor's name rule and `aliases` is off.
         """
-        return resolve_names(tuple(registry), self.name, self.name_rule, aliases=aliases)
+        return self._names_of(self._tools(registry), aliases)
 
-    def check(self, registry: Registry, *, aliases: bool = False) -> None:
+    def check(self, registry: Tools, *, aliases: bool = False) -> None:
         """Raise now, before any request, if this vendor would reject the registry's names."""
         self.names(registry, aliases=aliases)
 
     def format_tools(
         self,
-        registry: Registry,
+        registry: Tools,
         *,
         tool_choice: ToolChoice = "auto",
         active_tools: Iterable[str] | None = None,
@@ -219,7 +263,7 @@ class Provider(ABC):
         """The request fragment to merge into the vendor's request (e.g. ``{"tools": [...], ...}``).
 
         Args:
-            registry: the tools; keys are the names sent.
+            registry: the tools (a `Registry`, or its `definitions`); keys are the names sent.
             tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a registry key.
             active_tools: the keys the model may call (the vendor's allowed-tools form where it has one).
             strict: True/False forces strict schemas on or off; None means strict where the vendor
@@ -227,8 +271,9 @@ class Provider(ABC):
             parallel_tool_calls: False asks the vendor for at most one call per turn, where it can.
             aliases: replace names the vendor rejects by deterministic aliases instead of raising.
 
-        The result is cached per (registry contents, tool options, call options). Its containers are fresh
-        on every call (adding to the tool list is safe); the tool entries inside are shared: read-only.
+        The result is cached per (definitions, call options); a registry keeps its definitions while it is
+        unchanged. Its containers are fresh on every call (adding to the tool list is safe); the tool
+        entries inside are shared: read-only.
         """
         options = FormatOptions(
             tool_choice=tool_choice,
@@ -237,41 +282,53 @@ class Provider(ABC):
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
         )
-        cache_key = (id(registry), registry.version, tools_generation(), options)
-        hit = self._payload_cache.get(cache_key)
-        if hit is not None and hit[0] is registry:
-            return _fresh_containers(hit[1])
-        names = self.names(registry, aliases=aliases)
-        self._check_choice(registry, options)
-        definitions = [self.tool_definition(registry[key], names.name_for(key), strict) for key in registry]
-        payload = self._tools_payload(definitions, names, options)
-        if len(self._payload_cache) > 64:
-            self._payload_cache.clear()
-        self._payload_cache[cache_key] = (registry, payload)
+        toolset = self._tools(registry)
+        payload = toolset.payloads.get(options)
+        if payload is None:
+            payload = self._build_payload(toolset, options)
         return _fresh_containers(payload)
 
-    def tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None = None) -> dict[str, Any]:
-        """One tool's entry in this vendor's tool list (cached on the tool per name and strictness)."""
-        cache: dict[tuple[str, str, bool | None], dict[str, Any]] = item.__dict__.setdefault("_provider_cache", {})
-        key = (f"{self.name}:{self.dialect.name if self.dialect is not None else ''}", wire_name, strict)
-        hit = cache.get(key)
+    def _build_payload(self, toolset: _ToolSet, options: FormatOptions) -> dict[str, Any]:
+        names = self._names_of(toolset, options.aliases)
+        self._check_choice(toolset, options)
+        entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
+        payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
+        return payload
+
+    def tool_definition(
+        self, item: ToolDefinition | Tool[..., Any], wire_name: str, strict: bool | None = None
+    ) -> dict[str, Any]:
+        """One tool's entry in this vendor's tool list (cached per definition, wire name and strictness)."""
+        definition = item if isinstance(item, ToolDefinition) else item.definition()
+        cache = self._entries.get(definition)
+        if cache is None:
+            cache = self._entries[definition] = {}
+        hit = cache.get((wire_name, strict))
         if hit is None:
-            hit = cache[key] = self._tool_definition(item, wire_name, strict)
+            hit = cache[(wire_name, strict)] = self._tool_definition(definition, wire_name, strict)
         return hit
 
     def parse_tool_calls(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
+        self, response: Any, *, registry: Tools | None = None, aliases: bool = False
     ) -> list[ToolCall]:
         """The tool calls in a vendor response (dict or SDK object), named by registry key.
 
         With `registry`, aliases are mapped back to keys and a ``null`` sent for an optional
         parameter (as strict dialects force) is dropped so the Python default applies.
         """
-        names = self.names(registry, aliases=aliases) if registry is not None else None
-        return [self._finish_call(c, names, registry) for c in self._parse_calls(as_dict(response))]
+        names, by_key = self._lookup(registry, aliases)
+        return [self._finish_call(c, names, by_key) for c in self._parse_calls(as_dict(response))]
+
+    def _lookup(
+        self, registry: Tools | None, aliases: bool
+    ) -> tuple[NameMap | None, Mapping[str, ToolDefinition] | None]:
+        if registry is None:
+            return None, None
+        toolset = self._tools(registry)
+        return self._names_of(toolset, aliases), toolset.by_key
 
     def format_tool_results(
-        self, results: Sequence[ToolResult], *, registry: Registry | None = None, aliases: bool = False
+        self, results: Sequence[ToolResult], *, registry: Tools | None = None, aliases: bool = False
     ) -> list[dict[str, Any]]:
         """The vendor message(s) answering `results` (ids linked, errors flagged, ids remapped as needed).
 
@@ -283,26 +340,27 @@ class Provider(ABC):
             results = [replace(r, name=names.name_for(r.name)) for r in results]
         return self._result_messages(list(results))
 
-    def stream(self, *, registry: Registry | None = None, aliases: bool = False) -> StreamAccumulator:
+    def stream(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
-        names = self.names(registry, aliases=aliases) if registry is not None else None
-        return self._accumulator(names, registry)
+        names, by_key = self._lookup(registry, aliases)
+        return self._accumulator(names, by_key)
 
-    def schema_dialect(self, item: Tool[..., Any], strict: bool | None = None) -> DialectResult:
+    def schema_dialect(self, item: ToolDefinition | Tool[..., Any], strict: bool | None = None) -> DialectResult:
         """The tool's input schema in this vendor's dialect, with the lossy changes recorded (cached).
 
         `strict` given here wins; None defers to the tool's own `strict`; None there means strict
         where the vendor and the schema allow it.
         """
-        effective = strict if strict is not None else item.strict
+        definition = item if isinstance(item, ToolDefinition) else item.definition()
+        effective = strict if strict is not None else definition.strict
         if self.dialect is None:
-            return DialectResult(schema=item.input_schema, strict=False)
-        return rewrite_for_tool(item, self.dialect, effective)
+            return DialectResult(schema=definition.input_schema, strict=False)
+        return self.dialect.result(definition, effective)
 
     # ---- whole conversations (what model clients build requests from) ------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """The request fragment carrying a neutral history.
 
@@ -314,9 +372,7 @@ class Provider(ABC):
         """
         raise NotImplementedError(f"provider {self.name!r} does not format conversations")
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A whole vendor response (dict or SDK object) as a neutral `ModelResponse`.
 
         Text, tool calls named by registry key, usage and a normalised finish reason.
@@ -326,7 +382,7 @@ class Provider(ABC):
     def build_request(
         self,
         messages: Sequence[Message],
-        registry: Registry,
+        registry: Tools,
         *,
         tool_choice: ToolChoice = "auto",
         active_tools: Iterable[str] | None = None,
@@ -352,7 +408,7 @@ class Provider(ABC):
             )
         return self._complete_request(body)
 
-    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+    def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
         """Tools whose strictness a per-request rule changes (e.g. a vendor's strict budget), with why.
 
         A returned loss with ``rejected=False`` means the tool is sent non-strict; ``rejected=True`` that
@@ -370,20 +426,23 @@ class Provider(ABC):
         """`build_request`'s last step: what a vendor adds to (or fixes in) the whole body. Default: nothing."""
         return body
 
-    def _finish_call(self, call: ToolCall, names: NameMap | None, registry: Registry | None) -> ToolCall:
+    def _finish_call(
+        self, call: ToolCall, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None
+    ) -> ToolCall:
         name = names.key_for(call.name) if names is not None else call.name
         arguments = call.arguments
-        if registry is not None and name in registry:
-            arguments = restore_defaults(arguments, registry[name].input_schema)
+        definition = tools.get(name) if tools is not None else None
+        if definition is not None:
+            arguments = restore_defaults(arguments, definition.input_schema)
         if name == call.name and arguments is call.arguments:
             return call
         return ToolCall(id=call.id, name=name, arguments=arguments, provider_details=call.provider_details)
 
-    def _check_choice(self, registry: Registry, options: FormatOptions) -> None:
-        for key in options.active_tools or ():
-            registry[key]  # raises UnknownToolError with a "did you mean"
-        if options.tool_choice not in ("auto", "none", "required") and options.tool_choice not in registry:
-            registry[options.tool_choice]
+    def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
+        keys = toolset.by_key
+        for key in (*(options.active_tools or ()), options.tool_choice):
+            if key not in keys and key not in ("auto", "none", "required"):
+                raise UnknownToolError(key, list(keys), closest(key, keys))
         named = options.tool_choice not in ("auto", "none", "required")
         if options.active_tools is not None and named and options.tool_choice not in options.active_tools:
             raise RegistryError(
@@ -394,14 +453,18 @@ class Provider(ABC):
     # ---- what each vendor implements -------------------------------------------------------------
 
     @abstractmethod
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         """One tool's entry, e.g. ``{"type": "function", "function": {...}}``."""
 
     @abstractmethod
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
-        """The request fragment from the tool entries (all tools, in registry order) and the options."""
+        """The request fragment from the tool entries and definitions (all tools, in registry order)."""
 
     @abstractmethod
     def _parse_calls(self, response: Any) -> list[ToolCall]:
@@ -412,7 +475,7 @@ class Provider(ABC):
         """The vendor message(s) answering `results`."""
 
     @abstractmethod
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
         """A stream accumulator for this vendor."""
 
 

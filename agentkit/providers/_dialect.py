@@ -1,15 +1,19 @@
-"""The dialect contract, loss records, and schema-walking helpers the vendor dialects share."""
+"""The dialect contract, loss records, and schema-walking helpers every `<vendor>/_dialect.py` shares."""
 
 from __future__ import annotations as _annotations
 
 import copy
 import json
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._json_schema import JsonSchema
+
+if TYPE_CHECKING:
+    from ..definitions import ToolDefinition
 
 __all__ = [
     "Dialect",
@@ -18,7 +22,6 @@ __all__ = [
     "LossLog",
     "inline_refs",
     "move_to_description",
-    "rewrite_for_tool",
     "walk_schemas",
 ]
 
@@ -71,9 +74,27 @@ class LossLog:
 
 
 class Dialect(ABC):
-    """A vendor's JSON Schema dialect. `rewrite` must be pure: same input, same output, input untouched."""
+    """A vendor's JSON Schema dialect. `rewrite` must be pure: same input, same output, input untouched.
+
+    `result` caches `rewrite` per tool definition and strictness on the dialect instance, so providers
+    sharing a dialect (OpenAI Chat and Responses) keep one copy of each result.
+    """
 
     name: str = "dialect"
+
+    def result(self, definition: ToolDefinition, strict: bool | None) -> DialectResult:
+        """`rewrite` of the definition's input schema, computed once per (definition, strict)."""
+        cache: weakref.WeakKeyDictionary[ToolDefinition, dict[bool | None, DialectResult]] | None
+        cache = self.__dict__.get("_results")
+        if cache is None:
+            cache = self.__dict__["_results"] = weakref.WeakKeyDictionary()
+        per = cache.get(definition)
+        if per is None:
+            per = cache[definition] = {}
+        hit = per.get(strict)
+        if hit is None:
+            hit = per[strict] = self.rewrite(definition.input_schema, strict=strict)
+        return hit
 
     @abstractmethod
     def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
@@ -106,16 +127,6 @@ def per_result(measure: Callable[[JsonSchema], _T]) -> Callable[[DialectResult],
         return value
 
     return measured
-
-
-def rewrite_for_tool(item: Any, dialect: Dialect, strict: bool | None) -> DialectResult:
-    """`dialect.rewrite(item.input_schema)`, cached on the tool per (dialect, strict)."""
-    cache: dict[tuple[str, bool | None], DialectResult] = item.__dict__.setdefault("_dialect_cache", {})
-    key = (dialect.name, strict)
-    hit = cache.get(key)
-    if hit is None:
-        hit = cache[key] = dialect.rewrite(item.input_schema, strict=strict)
-    return hit
 
 
 # ---- helpers ---------------------------------------------------------------------------------------

@@ -34,11 +34,11 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
 from __future__ import annotations as _annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -52,9 +52,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._dialect import Loss, per_result
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, wire_name
@@ -94,9 +92,6 @@ _RETIRED = "Not available in this request; do not call it."
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
 
-# format_tools hands the registry to _tools_payload through this (the base passes only definitions)
-_REGISTRY: ContextVar[Registry | None] = ContextVar("agentkit_anthropic_registry", default=None)
-
 
 @dataclass(frozen=True)
 class BudgetFallback:
@@ -130,42 +125,18 @@ class AnthropicProvider(Provider):
     id_rule = ANTHROPIC_ID_RULE
     dialect = AnthropicDialect()
 
-    def format_tools(
-        self,
-        registry: Registry,
-        *,
-        tool_choice: ToolChoice = "auto",
-        active_tools: Iterable[str] | None = None,
-        strict: bool | None = None,
-        parallel_tool_calls: bool | None = None,
-        aliases: bool = False,
-    ) -> dict[str, Any]:
-        """``{"tools": [...], "tool_choice": {...}}`` for the registry; see `Provider.format_tools`."""
-        token = _REGISTRY.set(registry)
-        try:
-            return super().format_tools(
-                registry,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                strict=strict,
-                parallel_tool_calls=parallel_tool_calls,
-                aliases=aliases,
-            )
-        finally:
-            _REGISTRY.reset(token)
-
     def strict_budget(
-        self, registry: Registry, *, strict: bool | None = None, active_tools: Iterable[str] | None = None
+        self, registry: Tools, *, strict: bool | None = None, active_tools: Iterable[str] | None = None
     ) -> StrictBudget:
         """Which of the tools sent would be strict, and which fall back for lack of budget.
 
         Tools forced strict (``strict=True`` here or on the tool) are counted first; the others keep
         strict in registry order while the budget lasts.
         """
-        keys = _sent_keys(list(registry), active_tools)
-        return _plan(self, registry, keys, strict)
+        tools = self._tools(registry).by_key
+        return _plan(self, tools, _sent_keys(list(tools), active_tools), strict)
 
-    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+    def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
         """The strict budget's effect: tools sent non-strict, and forced ones the API would refuse."""
         plan = self.strict_budget(registry, strict=strict)
         changes = {f.key: Loss("", "strict", f"{f.reason}; sent without strict") for f in plan.fallbacks}
@@ -174,7 +145,7 @@ class AnthropicProvider(Provider):
         return changes
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"system"?: ..., "messages": [...]}`` for a neutral history; see `Provider.format_messages`."""
         names = self.names(registry, aliases=aliases) if registry is not None else None
@@ -233,9 +204,7 @@ class AnthropicProvider(Provider):
             blocks.append(block)
         return blocks
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A ``Message`` (dict or SDK object) as a `ModelResponse`; see `Provider.parse_response`."""
         data = as_dict(response)
         if not isinstance(data, dict):
@@ -273,18 +242,22 @@ class AnthropicProvider(Provider):
                 body["tool_choice"] = {"type": "none"}
         return body
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
-        definition: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            definition["description"] = item.description
-        definition["input_schema"] = result.schema
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
+        entry: dict[str, Any] = {"name": wire_name}
+        if definition.description:
+            entry["description"] = definition.description
+        entry["input_schema"] = result.schema
         if result.strict:
-            definition["strict"] = True
-        return definition
+            entry["strict"] = True
+        return entry
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key_defs: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         if not definitions:
             return {}
@@ -294,9 +267,8 @@ class AnthropicProvider(Provider):
         sent = _sent_keys(keys, options.active_tools)
         if not sent:
             sent, choice = keys, "none"  # nothing may be called, but tool blocks in history need tools
-        registry = _REGISTRY.get()
-        if registry is not None and options.strict is None:
-            plan = _plan(self, registry, sent, options.strict)
+        if options.strict is None:
+            plan = _plan(self, by_key_defs, sent, options.strict)
             if plan.fallbacks:
                 logger.info(
                     "anthropic: %d tools sent non-strict (strict budget per request), first: %r",
@@ -304,7 +276,9 @@ class AnthropicProvider(Provider):
                     plan.fallbacks[0].key,
                 )
             for fallback in plan.fallbacks:
-                by_key[fallback.key] = self.tool_definition(registry[fallback.key], names.name_for(fallback.key), False)
+                by_key[fallback.key] = self.tool_definition(
+                    by_key_defs[fallback.key], names.name_for(fallback.key), False
+                )
         tool_choice: dict[str, Any] = {"type": _CHOICES.get(choice, "tool")}
         if tool_choice["type"] == "tool":
             tool_choice["name"] = names.name_for(choice)
@@ -347,8 +321,8 @@ class AnthropicProvider(Provider):
             block["is_error"] = True
         return block
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return AnthropicStream(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return AnthropicStream(self, names, tools)
 
 
 def _sent_keys(keys: list[str], active_tools: Iterable[str] | None) -> list[str]:
@@ -361,11 +335,13 @@ def _sent_keys(keys: list[str], active_tools: Iterable[str] | None) -> list[str]
 _counts = per_result(strict_budget_counts)
 
 
-def _plan(provider: Provider, registry: Registry, keys: list[str], strict: bool | None) -> StrictBudget:
+def _plan(
+    provider: Provider, tools: Mapping[str, ToolDefinition], keys: list[str], strict: bool | None
+) -> StrictBudget:
     """Share the budget: forced-strict tools first, then the rest in order while it lasts."""
     entries = []
     for key in keys:
-        item = registry[key]
+        item = tools[key]
         result = provider.schema_dialect(item, strict)
         if result.strict:
             forced = (strict if strict is not None else item.strict) is True
@@ -437,8 +413,8 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
 class AnthropicStream(StreamAccumulator):
     """Accumulates Messages stream events; ``tool_use`` content blocks become calls 0, 1, ... in order."""
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
-        super().__init__(provider, names, registry)
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
         self._blocks: dict[int, int] = {}  # content-block index -> call index
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

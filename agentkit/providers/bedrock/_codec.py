@@ -38,9 +38,10 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -54,9 +55,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, wire_name
 from .._names import NameMap, NameRule
@@ -93,7 +92,7 @@ class BedrockProvider(Provider):
     dialect = BedrockDialect()
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"system"?: [...], "messages": [...]}`` for a neutral history; see `Provider.format_messages`.
 
@@ -148,9 +147,7 @@ class BedrockProvider(Provider):
             blocks.append({"toolUse": use})
         return blocks
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A Converse response (dict, as boto3 returns it) as a `ModelResponse`; see `Provider.parse_response`."""
         data = as_dict(response)
         if not isinstance(data, dict):
@@ -186,30 +183,34 @@ class BedrockProvider(Provider):
                 body["toolConfig"] = {"tools": [{"toolSpec": spec} for spec in specs]}
         return body
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
         spec: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            spec["description"] = item.description  # NonEmptyString: omitted when empty
+        if definition.description:
+            spec["description"] = definition.description  # NonEmptyString: omitted when empty
         spec["inputSchema"] = {"json": result.schema}
         if result.strict:
             spec["strict"] = True
         return {"toolSpec": spec}
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         if not definitions:
             return {}  # toolConfig.tools needs at least one tool
-        by_key = dict(zip(names.to_wire, definitions, strict=True))  # registry order, as the definitions
+        entries = dict(zip(names.to_wire, definitions, strict=True))  # registry order, as the definitions
         choice = options.tool_choice
-        sent = list(by_key)
+        sent = list(entries)
         if options.active_tools is not None:
             allowed = set(options.active_tools)
             sent = [k for k in sent if k in allowed] or sent
             if not allowed:
                 choice = "none"
-        config: dict[str, Any] = {"tools": [by_key[k] for k in sent]}
+        config: dict[str, Any] = {"tools": [entries[k] for k in sent]}
         if choice == "required":
             config["toolChoice"] = {"any": {}}
         elif choice not in ("auto", "none"):
@@ -251,8 +252,8 @@ class BedrockProvider(Provider):
             block["status"] = "error"
         return block
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return BedrockStream(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return BedrockStream(self, names, tools)
 
 
 def _content_of(response: Any) -> list[Any]:
@@ -310,8 +311,8 @@ class BedrockStream(StreamAccumulator):
     ``toolUse`` content blocks become calls 0, 1, ... in the order they start.
     """
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
-        super().__init__(provider, names, registry)
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
         self._blocks: dict[int, int] = {}  # contentBlockIndex -> call index
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

@@ -37,6 +37,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -47,9 +48,7 @@ from ...messages import (
     ToolResult,
     Usage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, Tools, as_dict
 from .._dialect import Loss, per_result
 from .._messages import chat_messages, message_of, replayed_content
 from .._names import NameMap, NameRule
@@ -94,7 +93,7 @@ class CohereProvider(Provider):
 
     def format_tools(
         self,
-        registry: Registry,
+        registry: Tools,
         *,
         tool_choice: ToolChoice = "auto",
         active_tools: Iterable[str] | None = None,
@@ -120,36 +119,34 @@ class CohereProvider(Provider):
             aliases=aliases,
         )
 
-    def request_strictness(self, registry: Registry, strict: bool | None = None) -> dict[str, Loss]:
+    def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
         """``strict_tools`` is request-wide: when one tool cannot be strict, none is sent strict."""
         if strict is not None or self._request_strict(registry, "auto", None):
             return {}
         why = "strict_tools is request-wide and another tool (or the 200-field limit) rules it out; sent without strict"
-        return {key: Loss("", "strict", why) for key in registry if self.schema_dialect(registry[key]).strict}
+        tools = self._tools(registry).by_key
+        return {key: Loss("", "strict", why) for key, item in tools.items() if self.schema_dialect(item).strict}
 
-    def _request_strict(self, registry: Registry, tool_choice: str, active: tuple[str, ...] | None) -> bool:
-        # Decided once per registry state and choice: walking every schema per request would cost more
-        # than the cached payload it guards.
-        cache: dict[tuple[int, int, str, tuple[str, ...] | None], tuple[Registry, bool]]
-        cache = self.__dict__.setdefault("_strict_cache", {})
-        key = (id(registry), registry.version, tool_choice, active)
-        hit = cache.get(key)
-        if hit is not None and hit[0] is registry:
-            return hit[1]
-        if len(cache) > 64:
-            cache.clear()
-        decision = self._decide_request_strict(registry, tool_choice, active)
-        cache[key] = (registry, decision)
-        return decision
+    def _request_strict(self, registry: Tools, tool_choice: str, active: tuple[str, ...] | None) -> bool:
+        # Decided once per tool set and choice: walking every schema per request would cost more than
+        # the cached payload it guards.
+        toolset = self._tools(registry)
+        key = ("strict_tools", tool_choice, active)
+        decision = toolset.memo.get(key)
+        if decision is None:
+            decision = toolset.memo[key] = self._decide_request_strict(toolset.by_key, tool_choice, active)
+        return bool(decision)
 
-    def _decide_request_strict(self, registry: Registry, tool_choice: str, active: tuple[str, ...] | None) -> bool:
-        if tool_choice not in ("auto", "none", "required") and tool_choice in registry:
+    def _decide_request_strict(
+        self, tools: Mapping[str, ToolDefinition], tool_choice: str, active: tuple[str, ...] | None
+    ) -> bool:
+        if tool_choice not in ("auto", "none", "required") and tool_choice in tools:
             keys: Iterable[str] = (tool_choice,)
         else:
-            keys = [k for k in active if k in registry] if active is not None else list(registry)
+            keys = [k for k in active if k in tools] if active is not None else list(tools)
         fields = 0
         for key in keys:
-            result = self.schema_dialect(registry[key], None)
+            result = self.schema_dialect(tools[key], None)
             if not result.strict:
                 return False
             fields += _field_count(result)
@@ -157,16 +154,20 @@ class CohereProvider(Provider):
 
     # ---- tools -----------------------------------------------------------------------------------
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
         function: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            function["description"] = item.description
+        if definition.description:
+            function["description"] = definition.description
         function["parameters"] = result.schema
         return {"type": "function", "function": function}
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         choice = options.tool_choice
         keep: set[str] | None = None
@@ -205,8 +206,8 @@ class CohereProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return CohereStreamAccumulator(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return CohereStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
 
@@ -215,7 +216,7 @@ class CohereProvider(Provider):
         calls: Sequence[ToolCall],
         *,
         tool_plan: str | None = None,
-        registry: Registry | None = None,
+        registry: Tools | None = None,
         aliases: bool = False,
     ) -> dict[str, Any]:
         """The assistant message carrying `calls` (and the model's ``tool_plan``), for replaying history.
@@ -263,7 +264,7 @@ class CohereProvider(Provider):
     # ---- whole conversations ---------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
         out = chat_messages(
@@ -273,7 +274,7 @@ class CohereProvider(Provider):
         )
         return {"messages": out}
 
-    def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+    def _assistant(self, message: AssistantMessage, registry: Tools | None, aliases: bool) -> dict[str, Any]:
         # Blocks kept from a Cohere reasoning turn go back as they came; another vendor's details are ignored.
         content: Any = replayed_content(message, self.name)
         if not message.tool_calls:
@@ -283,9 +284,7 @@ class CohereProvider(Provider):
             entry["content"] = content
         return entry
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A v2 chat response (dict or SDK ``V2ChatResponse``) as a `ModelResponse`."""
         data = as_dict(response)
         if not isinstance(data, Mapping):
@@ -349,8 +348,8 @@ class CohereStreamAccumulator(StreamAccumulator):
     ``tool-plan-delta`` text is gathered into `tool_plan`; other events are ignored.
     """
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
-        super().__init__(provider, names, registry)
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
         self.tool_plan = ""
         """The model's plan, streamed before its calls."""
 

@@ -43,6 +43,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from ...definitions import ToolDefinition
 from ...exceptions import RegistryError
 from ...messages import (
     AssistantMessage,
@@ -57,9 +58,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._dialect import Dialect
 from .._messages import args_object, data_url
 from .._names import NameMap, NameRule, alias_for
@@ -189,11 +188,11 @@ class GeminiProvider(Provider):
 
     # ---- tools -----------------------------------------------------------------------------------
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        schema = self.schema_dialect(item, strict).schema
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        schema = self.schema_dialect(definition, strict).schema
         declaration: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            declaration["description"] = item.description
+        if definition.description:
+            declaration["description"] = definition.description
         # Gemini documents leaving the parameters unset for a function without any (and has rejected
         # an OBJECT with empty `properties` in the OpenAPI form).
         bare = set(schema) <= {"type", "properties", "additionalProperties", "required"}
@@ -202,7 +201,11 @@ class GeminiProvider(Provider):
         return declaration
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         if not definitions:
             return {}
@@ -245,8 +248,8 @@ class GeminiProvider(Provider):
                 calls.append(call)
         return calls
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return GeminiStreamAccumulator(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return GeminiStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
 
@@ -255,7 +258,7 @@ class GeminiProvider(Provider):
         calls: Sequence[ToolCall],
         *,
         text: str | None = None,
-        registry: Registry | None = None,
+        registry: Tools | None = None,
         aliases: bool = False,
     ) -> dict[str, Any]:
         """The ``{"role": "model", "parts": [...]}`` content carrying `calls`, for replaying history.
@@ -282,7 +285,7 @@ class GeminiProvider(Provider):
     # ---- whole conversations ---------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"systemInstruction"?, "contents"}`` for a neutral history.
 
@@ -315,7 +318,7 @@ class GeminiProvider(Provider):
         body["contents"] = contents
         return body
 
-    def _assistant_content(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+    def _assistant_content(self, message: AssistantMessage, registry: Tools | None, aliases: bool) -> dict[str, Any]:
         rebuilt = self.model_content(message.tool_calls, text=message.text or None, registry=registry, aliases=aliases)
         details = (message.provider_details or {}).get(self.name)
         kept = details.get("parts") if isinstance(details, Mapping) else None
@@ -325,9 +328,7 @@ class GeminiProvider(Provider):
             return {"role": "model", "parts": [dict(part) for part in kept]}
         return rebuilt
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A ``GenerateContentResponse`` (dict or SDK object) as a neutral `ModelResponse`.
 
         Text is the first candidate's non-thought text parts, joined. Calls come from `parse_tool_calls`.
@@ -353,7 +354,7 @@ class GeminiProvider(Provider):
         )
 
     def format_tool_results(
-        self, results: Sequence[ToolResult], *, registry: Registry | None = None, aliases: bool = False
+        self, results: Sequence[ToolResult], *, registry: Tools | None = None, aliases: bool = False
     ) -> list[dict[str, Any]]:
         """One ``role: "user"`` content answering `results` (Gemini needs each function's wire name).
 
@@ -522,8 +523,8 @@ class GeminiStreamAccumulator(StreamAccumulator):
     the same calls in one response. Each call's delta is the JSON text of its complete arguments.
     """
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
-        super().__init__(provider, names, registry)
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
         self._seen = 0
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

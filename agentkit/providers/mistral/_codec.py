@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -46,9 +47,7 @@ from ...messages import (
     ToolResult,
     Usage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._messages import chat_messages, chat_usage, mapped_reason, replayed_content
 from .._names import NameMap, NameRule
@@ -95,15 +94,23 @@ class MistralProvider(Provider):
 
     # ---- tools -----------------------------------------------------------------------------------
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
-        function: dict[str, Any] = {"name": wire_name, "description": item.description, "parameters": result.schema}
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
+        function: dict[str, Any] = {
+            "name": wire_name,
+            "description": definition.description,
+            "parameters": result.schema,
+        }
         if result.strict:
             function["strict"] = True
         return {"type": "function", "function": function}
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         tools = definitions
         if options.active_tools == ():
@@ -140,8 +147,8 @@ class MistralProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return MistralStreamAccumulator(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return MistralStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
 
@@ -150,7 +157,7 @@ class MistralProvider(Provider):
         calls: Sequence[ToolCall],
         *,
         content: str = "",
-        registry: Registry | None = None,
+        registry: Tools | None = None,
         aliases: bool = False,
     ) -> dict[str, Any]:
         """The assistant message carrying `calls`, for replaying history to Mistral.
@@ -204,7 +211,7 @@ class MistralProvider(Provider):
     # ---- whole conversations ---------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
         out = chat_messages(
@@ -214,7 +221,7 @@ class MistralProvider(Provider):
         )
         return {"messages": out}
 
-    def _assistant(self, message: AssistantMessage, registry: Registry | None, aliases: bool) -> dict[str, Any]:
+    def _assistant(self, message: AssistantMessage, registry: Tools | None, aliases: bool) -> dict[str, Any]:
         # Chunks kept from a Mistral reasoning turn go back as they came; another vendor's details are ignored.
         content: Any = replayed_content(message, self.name)
         if message.tool_calls:
@@ -223,9 +230,7 @@ class MistralProvider(Provider):
             return entry
         return {"role": "assistant", "content": content}
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletionResponse``) as a `ModelResponse` (first choice only)."""
         data = as_dict(response)
         if not isinstance(data, Mapping):

@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -39,9 +40,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._messages import args_object, data_url, message_of
 from .._names import NameMap, NameRule
 from ._dialect import OllamaDialect
@@ -71,15 +70,19 @@ class OllamaProvider(Provider):
 
     # ---- tools -----------------------------------------------------------------------------------
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         function: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            function["description"] = item.description
-        function["parameters"] = self.schema_dialect(item, strict).schema
+        if definition.description:
+            function["description"] = definition.description
+        function["parameters"] = self.schema_dialect(definition, strict).schema
         return {"type": "function", "function": function}
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         choice = options.tool_choice
         if choice == "none":
@@ -108,8 +111,8 @@ class OllamaProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return OllamaStreamAccumulator(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return OllamaStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
 
@@ -118,7 +121,7 @@ class OllamaProvider(Provider):
         calls: Sequence[ToolCall],
         *,
         content: str = "",
-        registry: Registry | None = None,
+        registry: Tools | None = None,
         aliases: bool = False,
     ) -> dict[str, Any]:
         """The assistant message carrying `calls` (arguments as objects), for replaying history.
@@ -142,7 +145,7 @@ class OllamaProvider(Provider):
     # ---- whole conversations ---------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history.
 
@@ -175,9 +178,7 @@ class OllamaProvider(Provider):
                 raise TypeError(f"not a conversation message: {message!r}")
         return {"messages": out}
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A ``/api/chat`` response (dict or SDK object) as a neutral `ModelResponse`.
 
         Usage is ``prompt_eval_count`` / ``eval_count``. Ollama says ``done_reason: "stop"`` even when

@@ -33,6 +33,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -41,9 +42,7 @@ from ...messages import (
     ToolCall,
     ToolResult,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._messages import chat_messages, chat_usage
 from .._names import NameMap, NameRule
 from ._dialect import OpenAIDialect
@@ -140,17 +139,21 @@ class OpenAIChatProvider(Provider):
     name_rule = OPENAI_NAME_RULE
     dialect = OpenAIDialect()
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
         function: dict[str, Any] = {"name": wire_name}
-        if item.description:
-            function["description"] = item.description
+        if definition.description:
+            function["description"] = definition.description
         function["parameters"] = result.schema
         function["strict"] = result.strict  # explicit either way, so the payload says what was chosen
         return {"type": "function", "function": function}
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         choice = openai_tool_choice(names, options, _function_ref, nested=True)
         return tools_fragment(definitions, choice, options)
@@ -186,13 +189,13 @@ class OpenAIChatProvider(Provider):
             messages.append({"role": "user", "content": images})
         return messages
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return OpenAIChatStream(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return OpenAIChatStream(self, names, tools)
 
     # ---- whole conversations ---------------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"messages": [...]}`` for a neutral history (system prompts stay where they are)."""
         names = self.names(registry, aliases=aliases) if registry is not None else None
@@ -223,9 +226,7 @@ class OpenAIChatProvider(Provider):
             entry["content"] = message.text
         return entry
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletion``) as a `ModelResponse` (first choice only)."""
         data = as_dict(response)
         if not isinstance(data, dict):

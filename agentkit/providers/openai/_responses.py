@@ -39,6 +39,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -52,9 +53,7 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from ...registry import Registry
-from ...tools import Tool
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._names import NameMap
 from ._chat import OPENAI_NAME_RULE, arguments_text, error_text, openai_tool_choice, tools_fragment
@@ -74,20 +73,24 @@ class OpenAIResponsesProvider(Provider):
     id_rule = IdRule(pattern=r"^.{1,64}$", allowed=".", max_length=64)
     dialect = OpenAIDialect()
 
-    def _tool_definition(self, item: Tool[..., Any], wire_name: str, strict: bool | None) -> dict[str, Any]:
-        result = self.schema_dialect(item, strict)
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        result = self.schema_dialect(definition, strict)
         entry: dict[str, Any] = {"type": "function", "name": wire_name}
-        if item.description:
-            entry["description"] = item.description
+        if definition.description:
+            entry["description"] = definition.description
         entry["parameters"] = result.schema
         entry["strict"] = result.strict  # never omitted: omitted means "server decides" on Responses
-        output = item.output_schema
-        if output is not None and output != {"type": "null"} and item.to_model_output is None:
+        output = definition.output_schema
+        if output is not None and output != {"type": "null"} and definition.output_json:
             entry["output_schema"] = output
         return entry
 
     def _tools_payload(
-        self, definitions: list[dict[str, Any]], names: NameMap, options: FormatOptions
+        self,
+        definitions: list[dict[str, Any]],
+        by_key: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
     ) -> dict[str, Any]:
         choice = openai_tool_choice(names, options, _function_ref, nested=False)
         return tools_fragment(definitions, choice, options)
@@ -100,13 +103,13 @@ class OpenAIResponsesProvider(Provider):
             {"type": "function_call_output", "call_id": self.wire_id(r.call_id), "output": _output(r)} for r in results
         ]
 
-    def _accumulator(self, names: NameMap | None, registry: Registry | None) -> StreamAccumulator:
-        return OpenAIResponsesStream(self, names, registry)
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+        return OpenAIResponsesStream(self, names, tools)
 
     # ---- whole conversations ---------------------------------------------------------------------------
 
     def format_messages(
-        self, messages: Sequence[Message], *, registry: Registry | None = None, aliases: bool = False
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
     ) -> dict[str, Any]:
         """``{"instructions"?: ..., "input": [...]}`` for a neutral history."""
         names = self.names(registry, aliases=aliases) if registry is not None else None
@@ -175,9 +178,7 @@ class OpenAIResponsesProvider(Provider):
             item["id"] = item_id
         return item
 
-    def parse_response(
-        self, response: Any, *, registry: Registry | None = None, aliases: bool = False
-    ) -> ModelResponse:
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A response (dict or SDK ``Response``) as a `ModelResponse`; its output items are kept for replay."""
         data = as_dict(response)
         if not isinstance(data, dict):
@@ -294,8 +295,8 @@ def _output(result: ToolResult) -> str | list[dict[str, Any]]:
 class OpenAIResponsesStream(StreamAccumulator):
     """Accumulates Responses stream events; calls are numbered 0, 1, ... in the order they start."""
 
-    def __init__(self, provider: Provider, names: NameMap | None, registry: Registry | None) -> None:
-        super().__init__(provider, names, registry)
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
         self._order: dict[Any, int] = {}
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

@@ -18,7 +18,7 @@ from ..exceptions import ModelSetupError
 from ..messages import Message
 from ..models._base import ModelSettings
 from ..registry import Registry
-from ._codec import Provider
+from ._codec import FormatOptions, Provider
 
 __all__ = [
     "OwnedClient",
@@ -46,16 +46,18 @@ def check_client_options(model: str, client: Any, api_key: str | None, base_url:
 def provider_request(
     provider: Provider, messages: Sequence[Message], tools: Registry, settings: ModelSettings
 ) -> dict[str, Any]:
-    """`Provider.build_request` with the tool options of `settings` (no model name, no sampling)."""
-    return provider.build_request(
-        messages,
-        tools,
+    """`Provider.build_request` with the tool options of `settings` (no model name, no sampling).
+
+    The tool fragment's containers are the provider's cached ones: the body is sent, never edited.
+    """
+    options = FormatOptions(
         tool_choice=settings.tool_choice,
         active_tools=settings.active_tools,
         strict=settings.strict,
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
     )
+    return provider._request(messages, tools, options, shared=True)
 
 
 def sampling_options(settings: ModelSettings, max_tokens_key: str) -> dict[str, Any]:

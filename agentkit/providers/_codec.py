@@ -282,18 +282,23 @@ class Provider(ABC):
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
         )
+        return _fresh_containers(self._payload(registry, options))
+
+    def _payload(self, registry: Tools, options: FormatOptions) -> dict[str, Any]:
+        """The cached fragment itself (shared, read-only): what the model clients send as it is."""
         toolset = self._tools(registry)
+        options = self._request_options(toolset, options)
         payload = toolset.payloads.get(options)
         if payload is None:
-            payload = self._build_payload(toolset, options)
-        return _fresh_containers(payload)
-
-    def _build_payload(self, toolset: _ToolSet, options: FormatOptions) -> dict[str, Any]:
-        names = self._names_of(toolset, options.aliases)
-        self._check_choice(toolset, options)
-        entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
-        payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
+            names = self._names_of(toolset, options.aliases)
+            self._check_choice(toolset, options)
+            entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
+            payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
         return payload
+
+    def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
+        """The options a request is built with: a vendor may settle a per-request choice here (Cohere's strict)."""
+        return options
 
     def tool_definition(
         self, item: ToolDefinition | Tool[..., Any], wire_name: str, strict: bool | None = None
@@ -337,7 +342,9 @@ class Provider(ABC):
         """
         if registry is not None:
             names = self.names(registry, aliases=aliases)
-            results = [replace(r, name=names.name_for(r.name)) for r in results]
+            results = [
+                r if names.name_for(r.name) == r.name else replace(r, name=names.name_for(r.name)) for r in results
+            ]
         return self._result_messages(list(results))
 
     def stream(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamAccumulator:
@@ -394,18 +401,27 @@ class Provider(ABC):
 
         The request body without the model name and sampling settings.
         """
-        body = self.format_messages(messages, registry=registry, aliases=aliases)
+        options = FormatOptions(
+            tool_choice=tool_choice,
+            active_tools=tuple(active_tools) if active_tools is not None else None,
+            strict=strict,
+            parallel_tool_calls=parallel_tool_calls,
+            aliases=aliases,
+        )
+        return self._request(messages, registry, options, shared=False)
+
+    def _request(
+        self, messages: Sequence[Message], registry: Tools, options: FormatOptions, *, shared: bool
+    ) -> dict[str, Any]:
+        """`build_request`; with `shared`, the tool fragment's containers are the cached ones (never edit them).
+
+        Model clients send the body as it is, so they take the shared form: nothing proportional to the
+        registry is copied per request, and the client can reuse the encoded JSON of an unchanged tool list.
+        """
+        body = self.format_messages(messages, registry=registry, aliases=options.aliases)
         if len(registry):
-            body.update(
-                self.format_tools(
-                    registry,
-                    tool_choice=tool_choice,
-                    active_tools=active_tools,
-                    strict=strict,
-                    parallel_tool_calls=parallel_tool_calls,
-                    aliases=aliases,
-                )
-            )
+            payload = self._payload(registry, options)
+            body.update(payload if shared else _fresh_containers(payload))
         return self._complete_request(body)
 
     def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:

@@ -129,3 +129,19 @@ def test_a_long_history_resolves_the_names_once(monkeypatch: pytest.MonkeyPatch)
         calls.clear()
         get_provider(name).build_request(history, registry)
         assert len(calls) <= 1, name  # once per tool set, not once per message
+
+
+def test_model_payloads_are_fresh_while_requests_share_the_cached_tool_list() -> None:
+    from agentkit.models import ModelSettings
+    from agentkit.providers._client import provider_request
+    from agentkit.providers.openai import OpenAIChatModel
+
+    registry = fresh_registry()
+    model = OpenAIChatModel("gpt-4.1", api_key="sk-test")
+    settings = ModelSettings()
+    shown = model.payload([UserMessage("hi")], registry, settings)
+    shown["tools"].append({"type": "function", "function": {"name": "injected"}})
+    sent = provider_request(model.provider, [UserMessage("hi")], registry, settings)
+    assert [t["function"]["name"] for t in sent["tools"]] == ["search", "lookup"]
+    again = provider_request(model.provider, [UserMessage("again")], registry, settings)
+    assert again["tools"] is sent["tools"]  # nothing proportional to the registry is copied per request

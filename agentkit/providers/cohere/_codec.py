@@ -35,6 +35,7 @@ from __future__ import annotations as _annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -48,7 +49,7 @@ from ...messages import (
     ToolResult,
     Usage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, Tools, as_dict
+from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, _ToolSet, as_dict
 from .._dialect import Loss, per_result
 from .._messages import chat_messages, message_of, replayed_content
 from .._names import NameMap, NameRule
@@ -91,33 +92,16 @@ class CohereProvider(Provider):
     name_rule = NameRule(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", allowed="[A-Za-z0-9_]", first="[A-Za-z_]")
     dialect = CohereDialect()
 
-    def format_tools(
-        self,
-        registry: Tools,
-        *,
-        tool_choice: ToolChoice = "auto",
-        active_tools: Iterable[str] | None = None,
-        strict: bool | None = None,
-        parallel_tool_calls: bool | None = None,
-        aliases: bool = False,
-    ) -> dict[str, Any]:
-        """As `Provider.format_tools`; ``strict=None`` resolves to one request-wide answer first.
+    def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
+        """``strict=None`` resolves to one request-wide answer first.
 
         ``strict_tools`` covers every tool in the request, so it is on only when each tool sent
         (after `tool_choice`/`active_tools` filtering) is strict-capable, does not opt out with
         ``strict=False``, and the request stays within Cohere's 200-field limit.
         """
-        active = tuple(active_tools) if active_tools is not None else None
-        if strict is None:
-            strict = self._request_strict(registry, tool_choice, active)
-        return super().format_tools(
-            registry,
-            tool_choice=tool_choice,
-            active_tools=active,
-            strict=strict,
-            parallel_tool_calls=parallel_tool_calls,
-            aliases=aliases,
-        )
+        if options.strict is not None:
+            return options
+        return replace(options, strict=self._request_strict(toolset, options.tool_choice, options.active_tools))
 
     def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
         """``strict_tools`` is request-wide: when one tool cannot be strict, none is sent strict."""
@@ -127,10 +111,10 @@ class CohereProvider(Provider):
         tools = self._tools(registry).by_key
         return {key: Loss("", "strict", why) for key, item in tools.items() if self.schema_dialect(item).strict}
 
-    def _request_strict(self, registry: Tools, tool_choice: str, active: tuple[str, ...] | None) -> bool:
+    def _request_strict(self, registry: Tools | _ToolSet, tool_choice: str, active: tuple[str, ...] | None) -> bool:
         # Decided once per tool set and choice: walking every schema per request would cost more than
         # the cached payload it guards.
-        toolset = self._tools(registry)
+        toolset = registry if isinstance(registry, _ToolSet) else self._tools(registry)
         key = ("strict_tools", tool_choice, active)
         decision = toolset.memo.get(key)
         if decision is None:

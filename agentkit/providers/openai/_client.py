@@ -91,9 +91,9 @@ def _dumps(value: Any) -> bytes:
 class _BodyEncoder:
     """Request bodies as JSON bytes, reusing the text of an unchanged ``tools`` list.
 
-    `Provider.format_tools` hands out a fresh list of the same cached, read-only tool entries while the
-    registry and the options stay the same, so the list's JSON is kept while its entries are the same
-    objects (held here, so their identities cannot be reused) and spliced into each body. Key order
+    Model clients get the provider's cached tool list itself (`provider_request`): the same list object
+    while the registry and the options stay the same. Its JSON is kept while the body holds that very
+    list (held here, so its identity cannot be reused) and joined into each body in one copy. Key order
     differs from ``json.dumps(body)`` only in ``tools`` coming last, which JSON objects do not care about.
     """
 
@@ -107,15 +107,11 @@ class _BodyEncoder:
         if not isinstance(tools, list) or not tools:
             return _dumps(body)
         cached = self._tools
-        if (
-            cached is None
-            or len(cached[0]) != len(tools)
-            or any(a is not b for a, b in zip(cached[0], tools, strict=True))
-        ):
-            cached = self._tools = (list(tools), _dumps(tools))
+        if cached is None or cached[0] is not tools:
+            cached = self._tools = (tools, _dumps(tools))
         rest = _dumps({k: v for k, v in body.items() if k != "tools"})
         separator = b',"tools":' if len(rest) > 2 else b'"tools":'
-        return rest[:-1] + separator + cached[1] + b"}"
+        return b"".join((rest[:-1], separator, cached[1], b"}"))
 
 
 _SUPPORT: dict[type, tuple[bool, Any]] = {}

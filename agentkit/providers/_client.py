@@ -44,11 +44,12 @@ def check_client_options(model: str, client: Any, api_key: str | None, base_url:
 
 
 def provider_request(
-    provider: Provider, messages: Sequence[Message], tools: Registry, settings: ModelSettings
+    provider: Provider, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
 ) -> dict[str, Any]:
     """`Provider.build_request` with the tool options of `settings` (no model name, no sampling).
 
-    The tool fragment's containers are the provider's cached ones: the body is sent, never edited.
+    With `shared`, the tool fragment's containers are the provider's cached ones, for a body that is sent
+    and never edited; `Model.payload` (which callers may edit) passes False for fresh ones.
     """
     options = FormatOptions(
         tool_choice=settings.tool_choice,
@@ -57,7 +58,7 @@ def provider_request(
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
     )
-    return provider._request(messages, tools, options, shared=True)
+    return provider._request(messages, tools, options, shared=shared)
 
 
 def sampling_options(settings: ModelSettings, max_tokens_key: str) -> dict[str, Any]:

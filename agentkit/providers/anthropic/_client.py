@@ -117,7 +117,12 @@ class AnthropicModel(OwnedClient, Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The JSON body `request` sends to ``POST /v1/messages`` (`stream` adds ``"stream": true``)."""
-        body = provider_request(self.provider, messages, tools, settings)
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = provider_request(self.provider, messages, tools, settings, shared=shared)
         out: dict[str, Any] = {"model": self.model_name, "max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS}
         out.update(body)
         if settings.temperature is not None:
@@ -127,7 +132,7 @@ class AnthropicModel(OwnedClient, Model):
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one Messages request and return the model's turn."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         check_request_allowed(self.name, str(self.client.base_url))
         try:
             message = await self.client.messages.create(**_sdk_kwargs(body))
@@ -139,7 +144,7 @@ class AnthropicModel(OwnedClient, Model):
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """Stream one request: text and tool-call events, then `ResponseDone` with the whole turn."""
-        body = {**self.payload(messages, tools, settings), "stream": True}
+        body = {**self._body(messages, tools, settings), "stream": True}
         check_request_allowed(self.name, str(self.client.base_url))
         names = self.provider.names(tools, aliases=settings.aliases)
         accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)

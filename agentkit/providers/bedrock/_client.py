@@ -144,7 +144,12 @@ class BedrockModel(Model):
         ``modelId`` travels in the URL, not in the body. `settings.extra` is merged last, key by key
         (an ``inferenceConfig`` there replaces the one built from `max_tokens`/`temperature`).
         """
-        body = provider_request(self.provider, messages, tools, settings)
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = provider_request(self.provider, messages, tools, settings, shared=shared)
         inference = sampling_options(settings, "maxTokens")
         if inference:
             body["inferenceConfig"] = inference
@@ -203,7 +208,7 @@ class BedrockModel(Model):
 
     def _kwargs(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """boto3 ``converse`` arguments: the payload with blobs as bytes, plus ``modelId``."""
-        return {"modelId": self.model_name, **_boto_form(self.payload(messages, tools, settings))}
+        return {"modelId": self.model_name, **_boto_form(self._body(messages, tools, settings))}
 
     def _error(self, exc: Exception) -> Exception:
         """The agentkit error for a botocore error: HTTP errors keep status, body and headers."""

@@ -117,12 +117,17 @@ class CohereModel(OwnedClient, Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body built from `messages`, `tools` and `settings` (the SDK adds only ``stream``)."""
-        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
         return with_settings(body, settings, "max_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One v2 chat request (``chat``), parsed into a `ModelResponse`."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         with mapped_errors(self._error):
             response = await self.client.chat(**_arguments(self.client, "chat", body))
@@ -135,7 +140,7 @@ class CohereModel(OwnedClient, Model):
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """One streamed v2 chat request (``chat_stream``): text and tool-call events, then `ResponseDone`."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         state = _StreamState(self.provider, tools, settings.aliases)
         with mapped_errors(self._error):

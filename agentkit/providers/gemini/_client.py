@@ -120,7 +120,12 @@ class GeminiModel(OwnedClient, Model):
         The provider's request, ``generationConfig`` from the settings, then the client's own
         ``http_options.extra_body`` (if it has one) and ``settings.extra``, merged in that order.
         """
-        body = provider_request(self.provider, messages, tools, settings)
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = provider_request(self.provider, messages, tools, settings, shared=shared)
         # google-genai always sends a generationConfig (empty when nothing is set), so it is part of the body
         body["generationConfig"] = sampling_options(settings, "maxOutputTokens")
         # our extra_body replaces the client's own, so what the caller's client would add is merged here
@@ -141,7 +146,7 @@ class GeminiModel(OwnedClient, Model):
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one ``generateContent`` request and return the model's turn."""
-        args = self._call_args(self.payload(messages, tools, settings))
+        args = self._call_args(self._body(messages, tools, settings))
         try:
             response = await self.client.aio.models.generate_content(**args)
         except Exception as exc:
@@ -157,7 +162,7 @@ class GeminiModel(OwnedClient, Model):
         `ToolCallStart` and one `ToolCallArgsDelta` holding all its arguments. `ResponseDone` carries the
         chunks merged into one response and parsed like `request`'s (``raw`` is that merged dict).
         """
-        args = self._call_args(self.payload(messages, tools, settings))
+        args = self._call_args(self._body(messages, tools, settings))
         accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
         merged = _MergedResponse()
         try:

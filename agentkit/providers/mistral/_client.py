@@ -112,12 +112,17 @@ class MistralModel(OwnedClient, Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body built from `messages`, `tools` and `settings` (before the SDK's defaults)."""
-        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
         return with_settings(body, settings, "max_tokens")
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One chat completion (``chat.complete_async``), parsed into a `ModelResponse`."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         method = self.client.chat.complete_async
         with mapped_errors(self._error):
@@ -131,7 +136,7 @@ class MistralModel(OwnedClient, Model):
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """One streamed chat completion (``chat.stream_async``): text and tool-call events, then `ResponseDone`."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         method = self.client.chat.stream_async
         state = _StreamState(self.provider, tools, settings.aliases)

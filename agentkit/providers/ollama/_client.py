@@ -104,7 +104,12 @@ class OllamaModel(OwnedClient, Model):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The exact ``/api/chat`` body of a non-streamed `request` (`stream` sends ``"stream": true``)."""
-        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+        return self._body(messages, tools, settings, shared=False)
+
+    def _body(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    ) -> dict[str, Any]:
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
         body["stream"] = False
         options = sampling_options(settings, "num_predict")
         if options:
@@ -124,7 +129,7 @@ class OllamaModel(OwnedClient, Model):
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one ``/api/chat`` request and return the model's turn."""
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         try:
             response = await self._send(body, stream=False)
         except (ModelAPIError, ModelSetupError):
@@ -143,7 +148,7 @@ class OllamaModel(OwnedClient, Model):
         chunks merged into one response (content, thinking and calls gathered; counts and
         ``done_reason`` from the last chunk), parsed like `request`'s; ``raw`` is that merged dict.
         """
-        body = self.payload(messages, tools, settings)
+        body = self._body(messages, tools, settings)
         body["stream"] = True
         accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
         text: list[str] = []

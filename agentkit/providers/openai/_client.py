@@ -226,8 +226,10 @@ class _OpenAIModel(OwnedClient, Model, Generic[P]):
     def _official(self) -> bool:
         return urlparse(self.base_url).hostname == _OFFICIAL_HOST
 
-    def _common(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
-        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings)}
+    def _common(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, shared: bool
+    ) -> dict[str, Any]:
+        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
 
     def _send_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
         takes_bytes, options = _sdk_support(type(self.client))
@@ -308,12 +310,18 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body `request` sends (`stream` adds ``stream`` and ``stream_options``)."""
-        return self._body(messages, tools, settings, stream=False)
+        return self._body(messages, tools, settings, stream=False, shared=False)
 
     def _body(
-        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, stream: bool
+        self,
+        messages: Sequence[Message],
+        tools: Registry,
+        settings: ModelSettings,
+        *,
+        stream: bool,
+        shared: bool = True,
     ) -> dict[str, Any]:
-        body = self._common(messages, tools, settings)
+        body = self._common(messages, tools, settings, shared)
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}  # usage arrives in a last, choice-less chunk
@@ -410,12 +418,18 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body `request` sends (`stream` adds ``"stream": true``)."""
-        return self._body(messages, tools, settings, stream=False)
+        return self._body(messages, tools, settings, stream=False, shared=False)
 
     def _body(
-        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, stream: bool
+        self,
+        messages: Sequence[Message],
+        tools: Registry,
+        settings: ModelSettings,
+        *,
+        stream: bool,
+        shared: bool = True,
     ) -> dict[str, Any]:
-        body = self._common(messages, tools, settings)
+        body = self._common(messages, tools, settings, shared)
         if stream:
             body["stream"] = True
         return with_settings(body, settings, "max_output_tokens")

@@ -20,8 +20,11 @@ __all__ = [
     "DialectResult",
     "Loss",
     "LossLog",
+    "describe",
     "inline_refs",
+    "inline_root_ref",
     "move_to_description",
+    "object_root",
     "walk_schemas",
 ]
 
@@ -134,6 +137,7 @@ def per_result(measure: Callable[[JsonSchema], _T]) -> Callable[[DialectResult],
 _MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SINGLES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_CHILDREN = frozenset((*_MAPS, *_LISTS, *_SINGLES))
 
 
 def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: str = "") -> None:
@@ -144,6 +148,8 @@ def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: st
     if not isinstance(schema, dict):
         return
     visit(schema, path)
+    if _CHILDREN.isdisjoint(schema):
+        return  # a leaf, as most subschemas are
     for key in _MAPS:
         sub = schema.get(key)
         if isinstance(sub, dict):
@@ -161,18 +167,55 @@ def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: st
 
 
 def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+    return name.replace("~", "~0").replace("/", "~1") if ("~" in name or "/" in name) else name
 
 
 def move_to_description(node: JsonSchema, keyword: str, path: str, log: LossLog, *, label: str | None = None) -> None:
     """Remove `keyword` from `node`, append it to the node's description, and record the loss."""
-    if keyword not in node:
-        return
+    if keyword in node:
+        describe(node, keyword, label)
+        log.add(path, keyword, "moved into the description")
+
+
+def describe(node: JsonSchema, keyword: str, label: str | None = None) -> None:
+    """Remove `keyword` from `node` and append it to the node's description (`move_to_description` unlogged)."""
     value = node.pop(keyword)
     text = f"{label or keyword}: {json.dumps(value, ensure_ascii=False)}"
     description = node.get("description")
     node["description"] = f"{description} ({text})" if description else text
-    log.add(path, keyword, "moved into the description")
+
+
+def inline_root_ref(schema: JsonSchema) -> JsonSchema:
+    """`schema` with a root ``$ref`` replaced by its target (for vendors that want an object at the root).
+
+    The target's keywords come last. It is not copied: read the result, or copy it before editing.
+    """
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith(("#/$defs/", "#/definitions/")):
+        return schema
+    section, name = ref[2:].split("/", 1)
+    target = schema.get(section, {}).get(name)
+    if not isinstance(target, dict):
+        return schema
+    merged = {k: v for k, v in schema.items() if k != "$ref"}
+    merged.update(target)
+    return merged
+
+
+def object_root(schema: JsonSchema) -> JsonSchema:
+    """`schema` with ``type: object`` and ``properties`` at the root (both required by the OpenAI-shaped vendors).
+
+    A no-argument tool is sent as ``{"type": "object", "properties": {}}``. Returns `schema` itself when
+    nothing is missing, so cached canonical schemas are not copied needlessly.
+    """
+    if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+        return schema
+    fixed = dict(schema)
+    if "$ref" not in fixed and "anyOf" not in fixed:
+        fixed.setdefault("type", "object")
+    if fixed.get("type") == "object":
+        fixed.setdefault("properties", {})
+    return fixed
 
 
 def drop_keyword(node: JsonSchema, keyword: str, path: str, log: LossLog, *, rejected: bool = False) -> None:

@@ -24,7 +24,6 @@ several tools, so the provider applies them (`strict_budget_counts` counts one s
 
 from __future__ import annotations as _annotations
 
-import copy
 import re
 from dataclasses import dataclass
 
@@ -36,7 +35,6 @@ from .._dialect import (
     LossLog,
     inline_refs,
     is_recursive,
-    move_to_description,
     walk_schemas,
 )
 from .._strict import StrictRules, make_strict
@@ -115,8 +113,8 @@ def _is_object(node: JsonSchema) -> bool:
     return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
 
 
-def _precheck(node: JsonSchema, path: str, log: LossLog) -> None:
-    """What `make_strict` does not see; moves unsupported string/array keywords into the description."""
+def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[str]]) -> None:
+    """What `make_strict` does not see; unsupported string/array keywords are to move into the description."""
     ref = node.get("$ref")
     if isinstance(ref, str) and not ref.startswith("#"):
         log.add(path, "$ref", f"external reference {ref!r} is not supported in strict mode", rejected=True)
@@ -139,14 +137,19 @@ def _precheck(node: JsonSchema, path: str, log: LossLog) -> None:
         log.add(path, "type", "an untyped (any value) schema cannot be expressed in strict mode", rejected=True)
     if "prefixItems" in node:
         log.add(path, "prefixItems", "tuples cannot be expressed in strict mode", rejected=True)
+    moved = []
     if node.get("minItems") not in (None, 0, 1):
-        move_to_description(node, "minItems", path, log)
+        moved.append("minItems")
     fmt = node.get("format")
     if isinstance(fmt, str) and fmt not in ANTHROPIC_STRICT_FORMATS:
-        move_to_description(node, "format", path, log)
+        moved.append("format")
     pattern = node.get("pattern")
     if isinstance(pattern, str) and _UNSUPPORTED_REGEX.search(pattern):
-        move_to_description(node, "pattern", path, log)
+        moved.append("pattern")
+    for keyword in moved:
+        log.add(path, keyword, "moved into the description")
+    if moved:
+        moves[id(node)] = moved  # made by make_strict on its copy: the input is only read here
 
 
 def _allof_with_ref(schema: JsonSchema) -> bool:
@@ -166,12 +169,13 @@ def anthropic_strict(schema: JsonSchema, log: LossLog) -> JsonSchema:
 
     Losses recorded as rejected mean strict mode would refuse the schema.
     """
-    work = copy.deepcopy(schema)
+    work = schema
     if _allof_with_ref(work) and not is_recursive(work):
         work = inline_refs(work)  # strict refuses allOf next to $ref; inlining loses nothing
     work = ensure_object_root(work, log)
-    walk_schemas(work, lambda node, path: _precheck(node, path, log))
-    out = make_strict(work, log, ANTHROPIC_STRICT_RULES)
+    moves: dict[int, list[str]] = {}
+    walk_schemas(work, lambda node, path: _precheck(node, path, log, moves))
+    out = make_strict(work, log, ANTHROPIC_STRICT_RULES, moves=moves)
     _dedupe(log)
     return out
 

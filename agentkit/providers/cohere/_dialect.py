@@ -22,9 +22,8 @@ from __future__ import annotations as _annotations
 import re
 
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, LossLog, move_to_description, walk_schemas
+from .._dialect import Dialect, DialectResult, LossLog, move_to_description, object_root, walk_schemas
 from .._strict import StrictRules, make_strict
-from ..mistral._dialect import object_root
 
 __all__ = ["STRICT_FORMATS", "STRICT_RULES", "CohereDialect", "count_fields"]
 

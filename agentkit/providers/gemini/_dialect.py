@@ -31,7 +31,16 @@ import re
 from typing import Any
 
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, LossLog, inline_refs, is_recursive, move_to_description, walk_schemas
+from .._dialect import (
+    Dialect,
+    DialectResult,
+    LossLog,
+    inline_refs,
+    inline_root_ref,
+    is_recursive,
+    move_to_description,
+    walk_schemas,
+)
 
 __all__ = [
     "DOCUMENTED_IGNORED",
@@ -387,20 +396,8 @@ class GeminiOpenAPIDialect(Dialect):
         """Gemini's ``parameters`` Schema for `schema`; every lossy change is recorded."""
         log = LossLog()
         recursive = is_recursive(schema)
-        source = _inline_root_ref(schema) if recursive else inline_refs(schema, log)
+        source = inline_root_ref(schema) if recursive else inline_refs(schema, log)
         out = _OpenAPIConverter(log, keep_refs=recursive).convert(source, "")
         if out.get("type") != "OBJECT":
             log.add("", "type", "root is not type object: Gemini requires an object schema", rejected=True)
         return log.result(out, strict is True)
-
-
-def _inline_root_ref(schema: JsonSchema) -> JsonSchema:
-    """`schema` with a root ``$ref`` replaced by its target (Gemini wants ``type: OBJECT`` at the root)."""
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith(("#/$defs/", "#/definitions/")):
-        return schema
-    section, name = ref[2:].split("/", 1)
-    target = schema.get(section, {}).get(name)
-    if not isinstance(target, dict):
-        return schema
-    return {**{k: v for k, v in schema.items() if k != "$ref"}, **copy.deepcopy(target)}

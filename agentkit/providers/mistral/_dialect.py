@@ -10,28 +10,12 @@ constrained decoding; Mistral documents no limits for it, so the shared strict r
 from __future__ import annotations as _annotations
 
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, LossLog
+from .._dialect import Dialect, DialectResult, LossLog, object_root
 from .._strict import StrictRules, make_strict
 
-__all__ = ["MistralDialect", "object_root"]
+__all__ = ["MistralDialect"]
 
 _RULES = StrictRules()
-
-
-def object_root(schema: JsonSchema) -> JsonSchema:
-    """`schema` with ``type: object`` and ``properties`` at the root (both required by the OpenAI-shaped vendors).
-
-    A no-argument tool is sent as ``{"type": "object", "properties": {}}``. Returns `schema` itself when
-    nothing is missing, so cached canonical schemas are not copied needlessly.
-    """
-    if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
-        return schema
-    fixed = dict(schema)
-    if "$ref" not in fixed and "anyOf" not in fixed:
-        fixed.setdefault("type", "object")
-    if fixed.get("type") == "object":
-        fixed.setdefault("properties", {})
-    return fixed
 
 
 class MistralDialect(Dialect):

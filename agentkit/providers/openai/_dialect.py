@@ -20,11 +20,8 @@ the reasons are recorded as ordinary losses; ``strict=True`` keeps the strict sc
 
 from __future__ import annotations as _annotations
 
-import copy
-from typing import Any
-
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, Loss, LossLog, move_to_description, walk_schemas
+from .._dialect import Dialect, DialectResult, Loss, LossLog, inline_root_ref, walk_schemas
 from .._strict import StrictRules, make_strict
 
 __all__ = ["OPENAI_STRICT_RULES", "OpenAIDialect"]
@@ -57,6 +54,7 @@ OPENAI_STRICT_RULES = StrictRules(
     # an OpenAPI annotation pydantic adds to tagged unions; the const tags still tell the members apart
     drop=frozenset({"discriminator"}),
     reject=frozenset({"allOf"}),  # make_strict has already merged a single-member allOf
+    inline_ref_siblings=True,
 )
 """What OpenAI strict mode accepts beyond the common strict core."""
 
@@ -74,13 +72,12 @@ class OpenAIDialect(Dialect):
 
     def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
         """The OpenAI schema for canonical `schema` (`strict` as in `Dialect.rewrite`)."""
-        loose = _inline_root_ref(schema)
+        loose = inline_root_ref(schema)
         if strict is False:
             return DialectResult(schema=loose, strict=False)
         log = LossLog()
-        work = copy.deepcopy(schema)
-        _precheck(work, log)
-        out = _inline_ref_siblings(make_strict(work, log, OPENAI_STRICT_RULES))
+        moves = _precheck(schema, log)
+        out = make_strict(schema, log, OPENAI_STRICT_RULES, moves=moves)
         rejected = [loss for loss in log.items if loss.rejected]
         if strict is None and rejected:
             # Not strict-compatible: send the canonical schema and say why strict was not used.
@@ -91,40 +88,28 @@ class OpenAIDialect(Dialect):
         return log.result(out, True)
 
 
-def _inline_root_ref(schema: JsonSchema) -> JsonSchema:
-    """`schema` with a root ``$ref`` replaced by its target (OpenAI wants ``type: object`` at the root)."""
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith(("#/$defs/", "#/definitions/")):
-        return schema
-    section, name = ref[2:].split("/", 1)
-    target = schema.get(section, {}).get(name)
-    if not isinstance(target, dict):
-        return schema
-    merged = {k: v for k, v in schema.items() if k != "$ref"}
-    merged.update(copy.deepcopy(target))
-    return merged
-
-
 def _is_object(node: JsonSchema) -> bool:
     kind = node.get("type")
     return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
 
 
-def _precheck(schema: JsonSchema, log: LossLog) -> None:
+def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
     """What `make_strict` does not see: free-form objects, arrays, formats, the root, the limits.
 
-    Runs on a copy of the canonical schema (paths are canonical); moves unsupported formats into
-    the description in place.
+    Reads the canonical schema (paths are canonical) without editing it; the unsupported formats it
+    records are returned as moves for `make_strict` to make on its copy.
     """
-    root = _inline_root_ref(schema)
+    root = inline_root_ref(schema)
     if not _is_object(root) or "anyOf" in root or "oneOf" in root:
         log.add("", "type", "the root must be an object and not a union in strict mode", rejected=True)
     totals = {"properties": 0, "enum": 0, "text": 0, "depth": 0}
+    moves: dict[int, list[str]] = {}
 
     def visit(node: JsonSchema, path: str) -> None:
         fmt = node.get("format")
         if isinstance(fmt, str) and fmt not in SUPPORTED_FORMATS:
-            move_to_description(node, "format", path, log)
+            moves[id(node)] = ["format"]
+            log.add(path, "format", "moved into the description")
         if "patternProperties" in node:
             log.add(path, "patternProperties", "free-form keys cannot be expressed in strict mode", rejected=True)
         if node.get("type") == "array" or "prefixItems" in node:
@@ -137,9 +122,10 @@ def _precheck(schema: JsonSchema, log: LossLog) -> None:
             totals["properties"] += len(props)
             totals["text"] += sum(len(name) for name in props)
             totals["depth"] = max(totals["depth"], path.count("/properties/") + 1)
-        if isinstance(node.get("enum"), list):
-            totals["enum"] += len(node["enum"])
-            totals["text"] += sum(len(v) for v in node["enum"] if isinstance(v, str))
+        enum = node.get("enum")
+        if isinstance(enum, list):
+            totals["enum"] += len(enum)
+            totals["text"] += sum(len(v) for v in enum if isinstance(v, str))
         if isinstance(node.get("const"), str):
             totals["text"] += len(node["const"])
 
@@ -153,42 +139,4 @@ def _precheck(schema: JsonSchema, log: LossLog) -> None:
     ):
         if totals[key] > limit:
             log.add("", key, f"{totals[key]} {what} exceeds strict mode's limit of {limit}", rejected=True)
-
-
-def _inline_ref_siblings(schema: JsonSchema) -> JsonSchema:
-    """Strict mode refuses ``$ref`` next to other keywords: put the target's keywords in its place.
-
-    Done as openai-python's ``to_strict_json_schema`` does (the target is already strict, since
-    ``$defs`` were rewritten too). A reference back into a definition being inlined is wrapped as
-    ``{"anyOf": [{"$ref": ...}], ...siblings}`` instead, so recursion stays finite. Nothing is lost.
-    """
-    # a snapshot: the definitions themselves are rewritten below, and may refer to themselves
-    defs = copy.deepcopy({**schema.get("definitions", {}), **schema.get("$defs", {})})
-
-    def fix(node: Any, stack: tuple[str, ...]) -> None:
-        if isinstance(node, list):
-            for item in node:
-                fix(item, stack)
-            return
-        if not isinstance(node, dict):
-            return
-        ref = node.get("$ref")
-        if isinstance(ref, str) and len(node) > 1 and ref.startswith(("#/$defs/", "#/definitions/")):
-            name = ref.rsplit("/", 1)[-1]
-            siblings = {k: v for k, v in node.items() if k != "$ref"}
-            node.clear()
-            if name in stack or not isinstance(defs.get(name), dict):
-                node["anyOf"] = [{"$ref": ref}]
-            else:
-                node.update(copy.deepcopy(defs[name]))
-                stack = (*stack, name)
-            node.update(siblings)
-        for key, value in node.items():
-            if key not in _DATA_KEYWORDS:
-                fix(value, stack)
-
-    fix(schema, ())
-    return schema
-
-
-_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "description", "required"})
+    return moves

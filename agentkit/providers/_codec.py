@@ -9,12 +9,11 @@ restoration, and reading SDK objects.
 
 from __future__ import annotations as _annotations
 
-import json
 import re
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Union
 
 from .._json_schema import JsonSchema
@@ -27,11 +26,13 @@ from ._dialect import Dialect, DialectResult, Loss
 from ._ids import IdRule
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
+from ._stream import StreamAccumulator, StreamDecoder, ToolCallDelta
 
 __all__ = [
     "FormatOptions",
     "Provider",
     "StreamAccumulator",
+    "StreamDecoder",
     "ToolCallDelta",
     "ToolChoice",
     "Tools",
@@ -77,107 +78,6 @@ class FormatOptions:
     strict: bool | None = None
     parallel_tool_calls: bool | None = None
     aliases: bool = False
-
-
-@dataclass
-class ToolCallDelta:
-    """A streamed tool call growing: what arrived now and everything so far."""
-
-    index: int
-    id: str | None
-    name: str | None
-    """The registry key (aliases already mapped back), once the vendor has sent the name."""
-    arguments_delta: str
-    arguments_so_far: str
-
-
-@dataclass
-class _PartialCall:
-    id: str | None = None
-    name: str | None = None
-    arguments: str = ""
-    parsed: Mapping[str, Any] | None = None  # vendors that stream whole argument objects
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-class StreamAccumulator:
-    """Turns one vendor's stream events/chunks into `ToolCall`s, reporting argument deltas.
-
-    Vendor modules subclass this and implement `feed`, calling `_start`, `_append` and `_set_args`.
-    """
-
-    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
-        self._provider = provider
-        self._names = names
-        self._tools = tools
-        self._calls: dict[int, _PartialCall] = {}
-
-    def feed(self, event: Any) -> list[ToolCallDelta]:
-        """Consume one stream event/chunk (dict or SDK object); return the argument deltas it carried."""
-        raise NotImplementedError
-
-    def _key(self, name: str | None) -> str | None:
-        if name is None or self._names is None:
-            return name
-        return self._names.key_for(name)
-
-    def _start(self, index: int, id: str | None, name: str | None, **extra: Any) -> _PartialCall:  # noqa: A002
-        call = self._calls.setdefault(index, _PartialCall())
-        call.id = id or call.id
-        call.name = name or call.name
-        call.extra.update(extra)
-        return call
-
-    def _append(self, index: int, fragment: str) -> ToolCallDelta:
-        call = self._calls.setdefault(index, _PartialCall())
-        call.arguments += fragment
-        return ToolCallDelta(index, call.id, self._key(call.name), fragment, call.arguments)
-
-    def _set_args(self, index: int, arguments: Mapping[str, Any]) -> None:
-        self._calls.setdefault(index, _PartialCall()).parsed = arguments
-
-    def _parse_arguments(self, index: int) -> None:
-        """At the end of a call's block, parse its argument text into the object a non-streamed call carries.
-
-        No text keeps the object the block started with (else ``{}``); text that is no JSON object is
-        kept as text, so validation reports it to the model.
-        """
-        call = self._calls[index]
-        if not call.arguments.strip():
-            self._set_args(index, call.parsed or {})
-            return
-        try:
-            parsed = json.loads(call.arguments)
-        except ValueError:
-            return
-        if isinstance(parsed, dict):
-            self._set_args(index, parsed)
-
-    @property
-    def partial(self) -> dict[int, str]:
-        """Argument text received so far, per call index."""
-        return {i: c.arguments for i, c in sorted(self._calls.items())}
-
-    def tool_calls(self) -> list[ToolCall]:
-        """The calls assembled so far (complete once the stream has ended), in index order."""
-        out = []
-        for index, call in sorted(self._calls.items()):
-            if call.name is None:
-                continue
-            arguments: str | Mapping[str, Any] = call.parsed if call.parsed is not None else call.arguments
-            out.append(
-                self._provider._finish_call(
-                    ToolCall(
-                        id=call.id or f"call_{index}",
-                        name=call.name,
-                        arguments=arguments,
-                        provider_details=call.extra or None,
-                    ),
-                    self._names,
-                    self._tools,
-                )
-            )
-        return out
 
 
 class _ToolSet:
@@ -348,9 +248,19 @@ class Provider(ABC):
         return self._result_messages(list(results))
 
     def stream(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamAccumulator:
-        """A fresh accumulator for one streamed response."""
+        """A fresh accumulator for one streamed response (its `StreamAccumulator.feed` reports argument deltas)."""
+        return self.decoder(registry=registry, aliases=aliases)
+
+    def decoder(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamDecoder:
+        """A fresh decoder for one streamed response: the vendor's one reading of its stream.
+
+        The same object `stream` returns; model clients use its `StreamDecoder.decode` (neutral events)
+        and `StreamDecoder.response` (the whole turn, parsed as `parse_response` parses a whole response).
+        """
         names, by_key = self._lookup(registry, aliases)
-        return self._accumulator(names, by_key)
+        decoder = self._accumulator(names, by_key)
+        decoder.source = (registry, aliases)
+        return decoder
 
     def schema_dialect(self, item: ToolDefinition | Tool[..., Any], strict: bool | None = None) -> DialectResult:
         """The tool's input schema in this vendor's dialect, with the lossy changes recorded (cached).
@@ -491,8 +401,8 @@ class Provider(ABC):
         """The vendor message(s) answering `results`."""
 
     @abstractmethod
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
-        """A stream accumulator for this vendor."""
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
+        """This vendor's stream decoder."""
 
 
 def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:

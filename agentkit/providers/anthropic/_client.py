@@ -16,7 +16,6 @@ from __future__ import annotations as _annotations
 
 import importlib
 import inspect
-import json
 from collections.abc import AsyncIterator, Sequence
 from functools import cache
 from typing import Any
@@ -28,9 +27,6 @@ from ...models._base import (
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
@@ -146,29 +142,19 @@ class AnthropicModel(OwnedClient, Model):
         """Stream one request: text and tool-call events, then `ResponseDone` with the whole turn."""
         body = {**self._body(messages, tools, settings), "stream": True}
         check_request_allowed(self.name, str(self.client.base_url))
-        names = self.provider.names(tools, aliases=settings.aliases)
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        snapshot = _Snapshot()
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         try:
             events = await self.client.messages.create(**_sdk_kwargs(body))
             try:
                 async for event in events:
-                    data = event.model_dump(mode="json", exclude_none=True)
-                    started = snapshot.feed(data)
-                    if started is not None:
-                        index, call_id, wire_name = started
-                        yield ToolCallStart(index, call_id, names.key_for(wire_name))
-                    text = snapshot.text_delta(data)
-                    if text:
-                        yield TextDelta(text)
-                    for delta in accumulator.feed(data):
-                        yield ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far)
+                    for item in decoder.decode(event):
+                        yield item
             finally:
                 await events.close()
         except _sdk().AnthropicError as exc:
             raise self._error(exc) from exc
-        response = self.provider.parse_response(snapshot.message, registry=tools, aliases=settings.aliases)
-        yield ResponseDone(response)
+        yield ResponseDone(decoder.response())
 
     async def _close_client(self) -> None:
         await self.client.close()
@@ -201,63 +187,3 @@ def _sdk_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     if extra:
         kwargs["extra_body"] = extra
     return kwargs
-
-
-class _Snapshot:
-    """Rebuilds the ``Message`` a stream describes, so the stream ends with what `request` returns."""
-
-    def __init__(self) -> None:
-        self.message: dict[str, Any] = {"content": []}
-        self._blocks: dict[int, dict[str, Any]] = {}
-        self._json: dict[int, str] = {}
-        self._calls = 0
-
-    def feed(self, event: dict[str, Any]) -> tuple[int, str | None, str] | None:
-        """Apply one event; return (call index, id, wire name) when it starts a tool call."""
-        kind = event.get("type")
-        index = event.get("index")
-        if kind == "message_start":
-            self.message = {**event.get("message", {}), "content": []}
-        elif kind == "content_block_start" and isinstance(index, int):
-            block = dict(event.get("content_block") or {})
-            self._blocks[index] = block
-            self.message["content"] = [self._blocks[i] for i in sorted(self._blocks)]
-            if block.get("type") == "tool_use":
-                self._json[index] = ""
-                self._calls += 1
-                return self._calls - 1, block.get("id"), block.get("name") or ""
-        elif kind == "content_block_delta" and isinstance(index, int) and index in self._blocks:
-            self._delta(self._blocks[index], index, event.get("delta") or {})
-        elif kind == "content_block_stop" and index in self._json:
-            block, text = self._blocks[index], self._json.pop(index)
-            if text.strip():
-                try:
-                    block["input"] = json.loads(text)
-                except ValueError:
-                    block["input"] = text  # kept as text, as the accumulator does: validation reports it
-        elif kind == "message_delta":
-            self.message.update({k: v for k, v in (event.get("delta") or {}).items() if v is not None})
-            usage = self.message.setdefault("usage", {})
-            usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
-        return None
-
-    def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
-        kind = delta.get("type")
-        if kind == "text_delta":
-            block["text"] = block.get("text", "") + delta.get("text", "")
-        elif kind == "input_json_delta":
-            self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
-        elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
-        elif kind == "signature_delta":
-            block["signature"] = delta.get("signature", "")
-        elif kind == "citations_delta":
-            block.setdefault("citations", []).append(delta.get("citation"))
-
-    @staticmethod
-    def text_delta(event: dict[str, Any]) -> str:
-        """The text an event adds, if it is a text delta."""
-        delta = event.get("delta") or {}
-        if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
-            return str(delta.get("text", ""))
-        return ""

@@ -33,6 +33,7 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
 
 from __future__ import annotations as _annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,7 +53,8 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import Loss, per_result
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, wire_name
@@ -321,7 +323,7 @@ class AnthropicProvider(Provider):
             block["is_error"] = True
         return block
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return AnthropicStream(self, names, tools)
 
 
@@ -410,12 +412,38 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-class AnthropicStream(StreamAccumulator):
-    """Accumulates Messages stream events; ``tool_use`` content blocks become calls 0, 1, ... in order."""
+class AnthropicStream(StreamDecoder):
+    """Decodes Messages stream events; ``tool_use`` content blocks become calls 0, 1, ... in order.
+
+    The events rebuild the ``Message`` they describe (`_Snapshot`), which `parse_response` reads at the
+    end; the turn is complete at ``message_stop``.
+    """
+
+    terminal = "message_stop"
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         super().__init__(provider, names, tools)
         self._blocks: dict[int, int] = {}  # content-block index -> call index
+        self._message = _Snapshot()
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        data = as_dict(event)
+        if not isinstance(data, dict):
+            return []
+        out: list[ModelStreamEvent] = []
+        started = self._message.feed(data)
+        if started is not None:
+            index, call_id, wire = started
+            out.append(ToolCallStart(index, call_id, self._key(wire) or wire))
+        text = _Snapshot.text_delta(data)
+        if text:
+            out.append(TextDelta(text))
+        if data.get("type") == "message_stop":
+            self.finished = True
+        return out + self._args_events(data)
+
+    def _snapshot(self) -> dict[str, Any]:
+        return self._message.message
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event (dict or SDK event object); return its argument deltas."""
@@ -443,3 +471,63 @@ class AnthropicStream(StreamAccumulator):
         if kind == "content_block_stop":
             self._parse_arguments(index)
         return []
+
+
+class _Snapshot:
+    """Rebuilds the ``Message`` a stream describes, so the stream ends with what `request` returns."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] = {"content": []}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json: dict[int, str] = {}
+        self._calls = 0
+
+    def feed(self, event: dict[str, Any]) -> tuple[int, str | None, str] | None:
+        """Apply one event; return (call index, id, wire name) when it starts a tool call."""
+        kind = event.get("type")
+        index = event.get("index")
+        if kind == "message_start":
+            self.message = {**event.get("message", {}), "content": []}
+        elif kind == "content_block_start" and isinstance(index, int):
+            block = dict(event.get("content_block") or {})
+            self._blocks[index] = block
+            self.message["content"] = [self._blocks[i] for i in sorted(self._blocks)]
+            if block.get("type") == "tool_use":
+                self._json[index] = ""
+                self._calls += 1
+                return self._calls - 1, block.get("id"), block.get("name") or ""
+        elif kind == "content_block_delta" and isinstance(index, int) and index in self._blocks:
+            self._delta(self._blocks[index], index, event.get("delta") or {})
+        elif kind == "content_block_stop" and index in self._json:
+            block, text = self._blocks[index], self._json.pop(index)
+            if text.strip():
+                try:
+                    block["input"] = json.loads(text)
+                except ValueError:
+                    block["input"] = text  # kept as text, as the accumulator does: validation reports it
+        elif kind == "message_delta":
+            self.message.update({k: v for k, v in (event.get("delta") or {}).items() if v is not None})
+            usage = self.message.setdefault("usage", {})
+            usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
+        return None
+
+    def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            block["text"] = block.get("text", "") + delta.get("text", "")
+        elif kind == "input_json_delta":
+            self._json[index] = self._json.get(index, "") + delta.get("partial_json", "")
+        elif kind == "thinking_delta":
+            block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+        elif kind == "signature_delta":
+            block["signature"] = delta.get("signature", "")
+        elif kind == "citations_delta":
+            block.setdefault("citations", []).append(delta.get("citation"))
+
+    @staticmethod
+    def text_delta(event: dict[str, Any]) -> str:
+        """The text an event adds, if it is a text delta."""
+        delta = event.get("delta") or {}
+        if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
+            return str(delta.get("text", ""))
+        return ""

@@ -18,7 +18,6 @@ from __future__ import annotations as _annotations
 import asyncio
 import base64
 import importlib
-import json
 import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
@@ -32,14 +31,11 @@ from ...models._base import (
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
 from .._client import provider_request, sampling_options
-from ._codec import BedrockProvider
+from ._codec import BedrockProvider, json_form
 
 __all__ = ["BEARER_ENV_VAR", "BedrockModel"]
 
@@ -165,7 +161,7 @@ class BedrockModel(Model):
             response = await asyncio.to_thread(partial(self.client.converse, **kwargs))
         except (errors.BotoCoreError, errors.ClientError) as exc:
             raise self._error(exc) from exc
-        parsed = self.provider.parse_response(_json_form(response), registry=tools, aliases=settings.aliases)
+        parsed = self.provider.parse_response(json_form(response), registry=tools, aliases=settings.aliases)
         return replace(parsed, model_name=self.model_name, raw=response)
 
     async def stream(
@@ -177,9 +173,8 @@ class BedrockModel(Model):
         """
         kwargs = self._kwargs(messages, tools, settings)
         check_request_allowed(self.name, self.client.meta.endpoint_url)
-        names = self.provider.names(tools, aliases=settings.aliases)
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        snapshot = _Snapshot()
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         errors = _botocore_errors()
         try:
             response = await asyncio.to_thread(partial(self.client.converse_stream, **kwargs))
@@ -190,21 +185,13 @@ class BedrockModel(Model):
                     event: Any = await asyncio.to_thread(next, iterator, _END)
                     if event is _END:
                         break
-                    started = snapshot.feed(event)
-                    if started is not None:
-                        index, call_id, wire_name = started
-                        yield ToolCallStart(index, call_id, names.key_for(wire_name))
-                    text = _text_delta(event)
-                    if text:
-                        yield TextDelta(text)
-                    for delta in accumulator.feed(event):
-                        yield ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far)
+                    for item in decoder.decode(event):
+                        yield item
             finally:
                 events.close()  # releases the connection when the consumer stops early
         except (errors.BotoCoreError, errors.ClientError) as exc:
             raise self._error(exc) from exc
-        parsed = self.provider.parse_response(_json_form(snapshot.response), registry=tools, aliases=settings.aliases)
-        yield ResponseDone(replace(parsed, model_name=self.model_name))
+        yield ResponseDone(replace(decoder.response(), model_name=self.model_name))
 
     def _kwargs(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """boto3 ``converse`` arguments: the payload with blobs as bytes, plus ``modelId``."""
@@ -261,85 +248,3 @@ def _boto_form(value: Any, key: str = "") -> Any:
     if key in _BLOB_KEYS and isinstance(value, str):
         return base64.b64decode(value)
     return value
-
-
-def _json_form(value: Any) -> Any:
-    """A boto3 response in the service's JSON form: bytes as base64 text, ``ResponseMetadata`` dropped."""
-    if isinstance(value, dict):
-        return {k: _json_form(v) for k, v in value.items() if k != "ResponseMetadata"}
-    if isinstance(value, list):
-        return [_json_form(v) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(value).decode("ascii")
-    return value
-
-
-def _text_delta(event: dict[str, Any]) -> str:
-    delta = (event.get("contentBlockDelta") or {}).get("delta") or {}
-    text = delta.get("text")
-    return text if isinstance(text, str) else ""
-
-
-class _Snapshot:
-    """Rebuilds the Converse response a stream describes, so the stream ends with what `request` returns."""
-
-    def __init__(self) -> None:
-        self._blocks: dict[int, dict[str, Any]] = {}
-        self._json: dict[int, str] = {}
-        self._calls = 0
-        self._end: dict[str, Any] = {}
-
-    @property
-    def response(self) -> dict[str, Any]:
-        """The response so far, in ``converse``'s shape."""
-        content = [self._blocks[i] for i in sorted(self._blocks)]
-        return {"output": {"message": {"role": "assistant", "content": content}}, **self._end}
-
-    def feed(self, event: dict[str, Any]) -> tuple[int, str | None, str] | None:
-        """Apply one event; return (call index, id, wire name) when it starts a tool call."""
-        if "contentBlockStart" in event:
-            start = event["contentBlockStart"]
-            use = (start.get("start") or {}).get("toolUse")
-            index = start.get("contentBlockIndex")
-            if isinstance(use, dict) and isinstance(index, int):
-                self._blocks[index] = {"toolUse": {**use, "input": {}}}
-                self._json[index] = ""
-                self._calls += 1
-                return self._calls - 1, use.get("toolUseId"), use.get("name") or ""
-        elif "contentBlockDelta" in event:
-            self._delta(event["contentBlockDelta"].get("contentBlockIndex"), event["contentBlockDelta"].get("delta"))
-        elif "contentBlockStop" in event:
-            index = event["contentBlockStop"].get("contentBlockIndex")
-            text = self._json.pop(index, None) if isinstance(index, int) else None
-            if text is not None and text.strip():
-                try:
-                    self._blocks[index]["toolUse"]["input"] = json.loads(text)
-                except ValueError:
-                    self._blocks[index]["toolUse"]["input"] = text  # as the accumulator: validation reports it
-        elif "messageStop" in event:
-            stop = event["messageStop"]
-            self._end["stopReason"] = stop.get("stopReason")
-            if "additionalModelResponseFields" in stop:
-                self._end["additionalModelResponseFields"] = stop["additionalModelResponseFields"]
-        elif "metadata" in event:
-            self._end.update(event["metadata"])  # usage, metrics, trace
-        return None
-
-    def _delta(self, index: Any, delta: Any) -> None:
-        if not isinstance(index, int) or not isinstance(delta, dict):
-            return
-        if isinstance(delta.get("text"), str):
-            block = self._blocks.setdefault(index, {"text": ""})
-            block["text"] = block.get("text", "") + delta["text"]
-        elif isinstance(delta.get("toolUse"), dict) and index in self._json:
-            self._json[index] += delta["toolUse"].get("input") or ""
-        elif isinstance(delta.get("reasoningContent"), dict):
-            reasoning = self._blocks.setdefault(index, {"reasoningContent": {}}).setdefault("reasoningContent", {})
-            piece = delta["reasoningContent"]
-            if "text" in piece or "signature" in piece:
-                text = reasoning.setdefault("reasoningText", {"text": ""})
-                text["text"] += piece.get("text") or ""
-                if "signature" in piece:
-                    text["signature"] = piece["signature"]
-            if "redactedContent" in piece:
-                reasoning["redactedContent"] = reasoning.get("redactedContent", b"") + piece["redactedContent"]

@@ -38,6 +38,8 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2
 
 from __future__ import annotations as _annotations
 
+import base64
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -55,13 +57,14 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import BedrockDialect
 
-__all__ = ["BEDROCK_ID_RULE", "BEDROCK_NAME_RULE", "BedrockProvider", "BedrockStream"]
+__all__ = ["BEDROCK_ID_RULE", "BEDROCK_NAME_RULE", "BedrockProvider", "BedrockStream", "json_form"]
 
 BEDROCK_NAME_RULE = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-Z0-9_-]", max_length=64)
 """``ToolName``: 1 to 64 of ``[a-zA-Z0-9_-]`` (service-2.json; the Smithy pattern is unanchored)."""
@@ -252,7 +255,7 @@ class BedrockProvider(Provider):
             block["status"] = "error"
         return block
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return BedrockStream(self, names, tools)
 
 
@@ -305,15 +308,40 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-class BedrockStream(StreamAccumulator):
-    """Accumulates ConverseStream events (``{"contentBlockStart": {...}}`` etc., as boto3 yields them).
+class BedrockStream(StreamDecoder):
+    """Decodes ConverseStream events (``{"contentBlockStart": {...}}`` etc., as boto3 yields them).
 
-    ``toolUse`` content blocks become calls 0, 1, ... in the order they start.
+    ``toolUse`` content blocks become calls 0, 1, ... in the order they start. The events rebuild the
+    Converse response they describe (`_Snapshot`), read by `parse_response` in the service's JSON form
+    at the end; the turn is complete at ``messageStop``.
     """
+
+    terminal = "messageStop"
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         super().__init__(provider, names, tools)
         self._blocks: dict[int, int] = {}  # contentBlockIndex -> call index
+        self._converse = _Snapshot()
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        if not isinstance(event, dict):
+            event = as_dict(event)
+            if not isinstance(event, dict):
+                return []
+        out: list[ModelStreamEvent] = []
+        started = self._converse.feed(event)
+        if started is not None:
+            index, call_id, wire = started
+            out.append(ToolCallStart(index, call_id, self._key(wire) or wire))
+        text = _text_delta(event)
+        if text:
+            out.append(TextDelta(text))
+        if "messageStop" in event:
+            self.finished = True
+        return out + self._args_events(event)
+
+    def _snapshot(self) -> Any:
+        return json_form(self._converse.response)
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event; return its argument deltas."""
@@ -342,3 +370,85 @@ class BedrockStream(StreamAccumulator):
             if done is not None:
                 self._parse_arguments(done)
         return []
+
+
+def json_form(value: Any) -> Any:
+    """A boto3 response in the service's JSON form: bytes as base64 text, ``ResponseMetadata`` dropped."""
+    if isinstance(value, dict):
+        return {k: json_form(v) for k, v in value.items() if k != "ResponseMetadata"}
+    if isinstance(value, list):
+        return [json_form(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    return value
+
+
+def _text_delta(event: dict[str, Any]) -> str:
+    delta = (event.get("contentBlockDelta") or {}).get("delta") or {}
+    text = delta.get("text")
+    return text if isinstance(text, str) else ""
+
+
+class _Snapshot:
+    """Rebuilds the Converse response a stream describes, so the stream ends with what `request` returns."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json: dict[int, str] = {}
+        self._calls = 0
+        self._end: dict[str, Any] = {}
+
+    @property
+    def response(self) -> dict[str, Any]:
+        """The response so far, in ``converse``'s shape."""
+        content = [self._blocks[i] for i in sorted(self._blocks)]
+        return {"output": {"message": {"role": "assistant", "content": content}}, **self._end}
+
+    def feed(self, event: dict[str, Any]) -> tuple[int, str | None, str] | None:
+        """Apply one event; return (call index, id, wire name) when it starts a tool call."""
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            use = (start.get("start") or {}).get("toolUse")
+            index = start.get("contentBlockIndex")
+            if isinstance(use, dict) and isinstance(index, int):
+                self._blocks[index] = {"toolUse": {**use, "input": {}}}
+                self._json[index] = ""
+                self._calls += 1
+                return self._calls - 1, use.get("toolUseId"), use.get("name") or ""
+        elif "contentBlockDelta" in event:
+            self._delta(event["contentBlockDelta"].get("contentBlockIndex"), event["contentBlockDelta"].get("delta"))
+        elif "contentBlockStop" in event:
+            index = event["contentBlockStop"].get("contentBlockIndex")
+            text = self._json.pop(index, None) if isinstance(index, int) else None
+            if text is not None and text.strip():
+                try:
+                    self._blocks[index]["toolUse"]["input"] = json.loads(text)
+                except ValueError:
+                    self._blocks[index]["toolUse"]["input"] = text  # as the accumulator: validation reports it
+        elif "messageStop" in event:
+            stop = event["messageStop"]
+            self._end["stopReason"] = stop.get("stopReason")
+            if "additionalModelResponseFields" in stop:
+                self._end["additionalModelResponseFields"] = stop["additionalModelResponseFields"]
+        elif "metadata" in event:
+            self._end.update(event["metadata"])  # usage, metrics, trace
+        return None
+
+    def _delta(self, index: Any, delta: Any) -> None:
+        if not isinstance(index, int) or not isinstance(delta, dict):
+            return
+        if isinstance(delta.get("text"), str):
+            block = self._blocks.setdefault(index, {"text": ""})
+            block["text"] = block.get("text", "") + delta["text"]
+        elif isinstance(delta.get("toolUse"), dict) and index in self._json:
+            self._json[index] += delta["toolUse"].get("input") or ""
+        elif isinstance(delta.get("reasoningContent"), dict):
+            reasoning = self._blocks.setdefault(index, {"reasoningContent": {}}).setdefault("reasoningContent", {})
+            piece = delta["reasoningContent"]
+            if "text" in piece or "signature" in piece:
+                text = reasoning.setdefault("reasoningText", {"text": ""})
+                text["text"] += piece.get("text") or ""
+                if "signature" in piece:
+                    text["signature"] = piece["signature"]
+            if "redactedContent" in piece:
+                reasoning["redactedContent"] = reasoning.get("redactedContent", b"") + piece["redactedContent"]

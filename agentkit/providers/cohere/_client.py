@@ -17,15 +17,12 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
-from ...messages import AssistantMessage, Message, ModelResponse, Usage
+from ...messages import Message, ModelResponse
 from ...models._base import (
     Model,
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
@@ -39,7 +36,7 @@ from .._client import (
     with_settings,
 )
 from .._codec import as_dict
-from ._codec import CohereProvider, CohereStreamAccumulator, normalise_finish_reason, usage_of
+from ._codec import CohereProvider
 
 if TYPE_CHECKING:
     from cohere import AsyncClientV2
@@ -142,12 +139,16 @@ class CohereModel(OwnedClient, Model):
         """One streamed v2 chat request (``chat_stream``): text and tool-call events, then `ResponseDone`."""
         body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
-        state = _StreamState(self.provider, tools, settings.aliases)
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         with mapped_errors(self._error):
             async for event in self.client.chat_stream(**_arguments(self.client, "chat_stream", body)):
-                for item in state.feed(event):
+                for item in decoder.decode(event):
                     yield item
-        yield ResponseDone(state.response(self.model_name))
+        response = decoder.response()
+        if response.model_name is None:  # Cohere's events do not name the model
+            response.model_name = self.model_name
+        yield ResponseDone(response)
 
     async def _close_client(self) -> None:
         """Close the HTTP client of the SDK client built here."""
@@ -196,71 +197,3 @@ def _parameters(client: Any, method: str) -> set[str] | None:
         if names:
             return names
     return None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-class _StreamState:
-    """Turns Cohere v2 SSE events into stream events and, at the end, the whole `ModelResponse`."""
-
-    def __init__(self, provider: CohereProvider, tools: Registry, aliases: bool) -> None:
-        accumulator = provider.stream(registry=tools, aliases=aliases)
-        assert isinstance(accumulator, CohereStreamAccumulator)
-        self.accumulator = accumulator
-        self.names = provider.names(tools, aliases=aliases)
-        self.text: list[str] = []
-        self.thinking: list[str] = []
-        self.usage = Usage(requests=1)
-        self.finish_reason: str | None = None
-
-    def feed(self, event: Any) -> list[ModelStreamEvent]:
-        data = as_dict(event)
-        if not isinstance(data, Mapping):
-            return []
-        kind = data.get("type")
-        delta = _mapping(data.get("delta"))
-        message = _mapping(delta.get("message"))
-        out: list[ModelStreamEvent] = []
-        if kind == "content-delta":
-            content = _mapping(message.get("content"))
-            thinking, text = content.get("thinking"), content.get("text")
-            if isinstance(thinking, str):
-                self.thinking.append(thinking)
-            if isinstance(text, str) and text:
-                self.text.append(text)
-                out.append(TextDelta(text))
-        elif kind == "tool-call-start":
-            # the start event names the call (arguments come in deltas): announce it right away
-            raw = _mapping(message.get("tool_calls"))
-            name = _mapping(raw.get("function")).get("name")
-            index = data.get("index")
-            if isinstance(name, str):
-                out.append(
-                    ToolCallStart(index if isinstance(index, int) else 0, raw.get("id"), self.names.key_for(name))
-                )
-        elif kind == "message-end":
-            if delta.get("finish_reason"):
-                self.finish_reason = delta.get("finish_reason")
-            if isinstance(delta.get("usage"), Mapping):
-                self.usage = usage_of(delta.get("usage"))
-        for tool_delta in self.accumulator.feed(data):
-            out.append(ToolCallArgsDelta(tool_delta.index, tool_delta.arguments_delta, tool_delta.arguments_so_far))
-        return out
-
-    def response(self, model_name: str) -> ModelResponse:
-        text = "".join(self.text)
-        thinking = "".join(self.thinking)
-        details = None
-        if thinking:  # the same replayable blocks a non-streamed reasoning turn keeps
-            blocks: list[dict[str, Any]] = [{"type": "thinking", "thinking": thinking}]
-            if text:
-                blocks.append({"type": "text", "text": text})
-            details = {"cohere": {"content": blocks}}
-        return ModelResponse(
-            message=AssistantMessage(text=text, tool_calls=self.accumulator.tool_calls(), provider_details=details),
-            usage=self.usage,
-            finish_reason=normalise_finish_reason(self.finish_reason),
-            model_name=model_name,
-        )

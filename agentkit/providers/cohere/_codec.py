@@ -49,7 +49,8 @@ from ...messages import (
     ToolResult,
     Usage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, _ToolSet, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, _ToolSet, as_dict
 from .._dialect import Loss, per_result
 from .._messages import chat_messages, message_of, replayed_content
 from .._names import NameMap, NameRule
@@ -190,7 +191,7 @@ class CohereProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return CohereStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
@@ -326,16 +327,77 @@ def usage_of(usage: Any) -> Usage:
     )
 
 
-class CohereStreamAccumulator(StreamAccumulator):
-    """Accumulates Cohere v2 SSE events: ``tool-call-start``, ``tool-call-delta``, ``tool-call-end``.
+class CohereStreamAccumulator(StreamDecoder):
+    """Decodes Cohere v2 SSE events: content, ``tool-plan-delta``, ``tool-call-start/delta/end``, ``message-end``.
 
-    ``tool-plan-delta`` text is gathered into `tool_plan`; other events are ignored.
+    ``tool-plan-delta`` text is gathered into `tool_plan`. The turn is complete at ``message-end``;
+    `response` parses the v2 response the events describe.
     """
+
+    terminal = "message-end"
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         super().__init__(provider, names, tools)
         self.tool_plan = ""
         """The model's plan, streamed before its calls."""
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._usage: Any = None
+        self._finish: Any = None
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        data = _event(event)
+        kind = data.get("type")
+        delta = _mapping(data.get("delta"))
+        message = _mapping(delta.get("message"))
+        out: list[ModelStreamEvent] = []
+        if kind == "content-delta":
+            content = _mapping(message.get("content"))
+            thinking, text = content.get("thinking"), content.get("text")
+            if isinstance(thinking, str):
+                self._thinking.append(thinking)
+            if isinstance(text, str) and text:
+                self._text.append(text)
+                out.append(TextDelta(text))
+        elif kind == "tool-call-start":
+            # the start event names the call (arguments come in deltas): announce it right away
+            raw = _mapping(message.get("tool_calls"))
+            name = _mapping(raw.get("function")).get("name")
+            index = data.get("index")
+            if isinstance(name, str):
+                out.append(
+                    ToolCallStart(index if isinstance(index, int) else 0, raw.get("id"), self._key(name) or name)
+                )
+        elif kind == "message-end":
+            self.finished = True
+            if delta.get("finish_reason"):
+                self._finish = delta.get("finish_reason")
+            if isinstance(delta.get("usage"), Mapping):
+                self._usage = delta.get("usage")
+        return out + self._args_events(data)
+
+    def _snapshot(self) -> dict[str, Any]:
+        text, thinking = "".join(self._text), "".join(self._thinking)
+        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": thinking}] if thinking else []
+        if text:
+            content.append({"type": "text", "text": text})
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.tool_plan:
+            message["tool_plan"] = self.tool_plan
+        calls = [
+            {
+                "id": call.id or f"call_{index}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for index, call in self._call_dicts()
+        ]
+        if calls:
+            message["tool_calls"] = calls
+        snapshot: dict[str, Any] = {"message": message, "finish_reason": self._finish}
+        if self._usage is not None:
+            snapshot["usage"] = self._usage
+        return snapshot
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one event (dict, SDK object, or an SSE ``data:`` line); return the argument fragments."""
@@ -376,3 +438,7 @@ def _event(event: Any) -> Mapping[str, Any]:
             return {}
     data = as_dict(event)
     return data if isinstance(data, Mapping) else {}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}

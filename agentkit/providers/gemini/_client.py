@@ -16,7 +16,6 @@ from __future__ import annotations as _annotations
 import importlib
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
@@ -26,14 +25,10 @@ from ...models._base import (
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
 from .._client import OwnedClient, deep_merge, header_dict, missing_api_key, provider_request, sampling_options
-from .._codec import as_dict
 from ._codec import GeminiProvider
 
 __all__ = ["API_KEY_ENV_VARS", "GeminiModel"]
@@ -163,25 +158,18 @@ class GeminiModel(OwnedClient, Model):
         chunks merged into one response and parsed like `request`'s (``raw`` is that merged dict).
         """
         args = self._call_args(self._body(messages, tools, settings))
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        merged = _MergedResponse()
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         try:
             chunks = await self.client.aio.models.generate_content_stream(**args)
             async for chunk in chunks:
-                data = as_dict(chunk)
-                if not isinstance(data, Mapping):
-                    continue
-                for text in merged.add(data):
-                    yield TextDelta(text)
-                for delta in accumulator.feed(data):
-                    yield ToolCallStart(delta.index, delta.id, delta.name or "")
-                    yield ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far)
+                for item in decoder.decode(chunk):
+                    yield item
         except (ModelAPIError, ModelSetupError):
             raise
         except Exception as exc:
             raise self._error(exc) from exc
-        response = self.provider.parse_response(merged.data(), registry=tools, aliases=settings.aliases)
-        yield ResponseDone(replace(response, raw=merged.data()))
+        yield ResponseDone(decoder.response())
 
     async def _close_client(self) -> None:
         await self.client.aio.aclose()
@@ -216,61 +204,3 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
         if isinstance(error, type) and issubclass(error, BaseException):
             found.append(error)
     return tuple(found)
-
-
-class _MergedResponse:
-    """Stream chunks folded into one ``GenerateContentResponse`` dict.
-
-    Parts are kept in order; consecutive plain text parts (same ``thought`` flag, no signature on
-    either) are joined, so the result looks like the non-streamed response. A part carrying a
-    ``thoughtSignature`` stays whole, as Gemini asks for replays. The last ``finishReason``,
-    ``usageMetadata``, ``modelVersion`` and ``responseId`` win.
-    """
-
-    def __init__(self) -> None:
-        self._parts: list[dict[str, Any]] = []
-        self._top: dict[str, Any] = {}
-        self._candidate: dict[str, Any] = {}
-
-    def add(self, chunk: Mapping[str, Any]) -> list[str]:
-        """Fold one chunk in; return its visible (non-thought) text pieces."""
-        for key in ("usageMetadata", "modelVersion", "responseId", "promptFeedback"):
-            if chunk.get(key) is not None:
-                self._top[key] = chunk[key]
-        candidates = chunk.get("candidates")
-        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], Mapping):
-            return []
-        first = candidates[0]
-        for key, value in first.items():
-            if key != "content" and value is not None:
-                self._candidate[key] = value
-        content = first.get("content")
-        parts = content.get("parts") if isinstance(content, Mapping) else None
-        texts = []
-        for part in parts if isinstance(parts, list) else ():
-            if not isinstance(part, Mapping):
-                continue
-            text = part.get("text")
-            if isinstance(text, str) and text and not part.get("thought"):
-                texts.append(text)
-            self._fold(dict(part))
-        return texts
-
-    def _fold(self, part: dict[str, Any]) -> None:
-        last = self._parts[-1] if self._parts else None
-        plain = set(part) <= {"text", "thought"} and isinstance(part.get("text"), str)
-        if (
-            plain
-            and last is not None
-            and set(last) <= {"text", "thought"}
-            and isinstance(last.get("text"), str)
-            and bool(last.get("thought")) == bool(part.get("thought"))
-        ):
-            last["text"] += part["text"]
-            return
-        self._parts.append(part)
-
-    def data(self) -> dict[str, Any]:
-        """The merged response."""
-        candidate = {**self._candidate, "content": {"role": "model", "parts": [dict(p) for p in self._parts]}}
-        return {"candidates": [candidate], **self._top}

@@ -41,6 +41,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from ...definitions import ToolDefinition
@@ -58,7 +59,8 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import Dialect
 from .._messages import args_object, data_url
 from .._names import NameMap, NameRule, alias_for
@@ -248,7 +250,7 @@ class GeminiProvider(Provider):
                 calls.append(call)
         return calls
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return GeminiStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
@@ -498,6 +500,12 @@ def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> str | None:
     return reason.lower()
 
 
+def _first_candidate_reason(data: Mapping[str, Any]) -> Any:
+    candidates = data.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    return _get(first, "finishReason", "finish_reason") if isinstance(first, Mapping) else None
+
+
 def _usage(data: Mapping[str, Any]) -> Usage:
     meta = _get(data, "usageMetadata", "usage_metadata")
     if not isinstance(meta, Mapping):
@@ -516,16 +524,44 @@ def _usage(data: Mapping[str, Any]) -> Usage:
     )
 
 
-class GeminiStreamAccumulator(StreamAccumulator):
-    """Accumulates ``streamGenerateContent`` chunks: each carries whole ``functionCall`` parts.
+class GeminiStreamAccumulator(StreamDecoder):
+    """Decodes ``streamGenerateContent`` chunks: each carries whole ``functionCall`` parts.
 
     Calls are numbered across the whole stream, so generated ids match what `parse_tool_calls` gives for
-    the same calls in one response. Each call's delta is the JSON text of its complete arguments.
+    the same calls in one response. Each call's delta is the JSON text of its complete arguments. The
+    chunks are merged into one response (`_MergedResponse`), which `parse_response` reads at the end
+    (``raw`` is that merged dict); the turn is complete once a candidate has a ``finishReason`` (or the
+    prompt was blocked).
     """
+
+    terminal = "a finishReason"
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         super().__init__(provider, names, tools)
         self._seen = 0
+        self._merged = _MergedResponse()
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        data = as_dict(event)
+        if not isinstance(data, Mapping):
+            return []
+        out: list[ModelStreamEvent] = [TextDelta(text) for text in self._merged.add(data)]
+        for delta in self.feed(data):
+            out.append(ToolCallStart(delta.index, delta.id, delta.name or ""))
+            out.append(ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far))
+        feedback = _get(data, "promptFeedback", "prompt_feedback")
+        blocked = isinstance(feedback, Mapping) and _get(feedback, "blockReason", "block_reason")
+        if _first_candidate_reason(data) is not None or blocked:
+            self.finished = True
+        return out
+
+    def _snapshot(self) -> dict[str, Any]:
+        return self._merged.data()
+
+    def response(self) -> ModelResponse:
+        """The merged chunks parsed as one response; ``raw`` is that merged dict."""
+        response = super().response()
+        return replace(response, raw=self._merged.data())
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (a ``GenerateContentResponse`` dict or SDK object); return its calls as deltas."""
@@ -542,3 +578,61 @@ class GeminiStreamAccumulator(StreamAccumulator):
             self._set_args(index, arguments)
             out.append(self._append(index, json.dumps(arguments, ensure_ascii=False)))
         return out
+
+
+class _MergedResponse:
+    """Stream chunks folded into one ``GenerateContentResponse`` dict.
+
+    Parts are kept in order; consecutive plain text parts (same ``thought`` flag, no signature on
+    either) are joined, so the result looks like the non-streamed response. A part carrying a
+    ``thoughtSignature`` stays whole, as Gemini asks for replays. The last ``finishReason``,
+    ``usageMetadata``, ``modelVersion`` and ``responseId`` win.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[dict[str, Any]] = []
+        self._top: dict[str, Any] = {}
+        self._candidate: dict[str, Any] = {}
+
+    def add(self, chunk: Mapping[str, Any]) -> list[str]:
+        """Fold one chunk in; return its visible (non-thought) text pieces."""
+        for key in ("usageMetadata", "modelVersion", "responseId", "promptFeedback"):
+            if chunk.get(key) is not None:
+                self._top[key] = chunk[key]
+        candidates = chunk.get("candidates")
+        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], Mapping):
+            return []
+        first = candidates[0]
+        for key, value in first.items():
+            if key != "content" and value is not None:
+                self._candidate[key] = value
+        content = first.get("content")
+        parts = content.get("parts") if isinstance(content, Mapping) else None
+        texts = []
+        for part in parts if isinstance(parts, list) else ():
+            if not isinstance(part, Mapping):
+                continue
+            text = part.get("text")
+            if isinstance(text, str) and text and not part.get("thought"):
+                texts.append(text)
+            self._fold(dict(part))
+        return texts
+
+    def _fold(self, part: dict[str, Any]) -> None:
+        last = self._parts[-1] if self._parts else None
+        plain = set(part) <= {"text", "thought"} and isinstance(part.get("text"), str)
+        if (
+            plain
+            and last is not None
+            and set(last) <= {"text", "thought"}
+            and isinstance(last.get("text"), str)
+            and bool(last.get("thought")) == bool(part.get("thought"))
+        ):
+            last["text"] += part["text"]
+            return
+        self._parts.append(part)
+
+    def data(self) -> dict[str, Any]:
+        """The merged response."""
+        candidate = {**self._candidate, "content": {"role": "model", "parts": [dict(p) for p in self._parts]}}
+        return {"candidates": [candidate], **self._top}

@@ -19,15 +19,12 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
-from ...messages import AssistantMessage, Message, ModelResponse, Usage
+from ...messages import Message, ModelResponse
 from ...models._base import (
     Model,
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
@@ -40,8 +37,7 @@ from .._client import (
     provider_request,
     with_settings,
 )
-from .._codec import ToolCallDelta, as_dict
-from ._codec import MistralProvider, content_text, normalise_finish_reason, usage_of
+from ._codec import MistralProvider
 
 if TYPE_CHECKING:
     from mistralai.client import Mistral
@@ -139,16 +135,20 @@ class MistralModel(OwnedClient, Model):
         body = self._body(messages, tools, settings)
         check_request_allowed(self.name, self.base_url)
         method = self.client.chat.stream_async
-        state = _StreamState(self.provider, tools, settings.aliases)
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         with mapped_errors(self._error):
             events = await method(**self._arguments(method, body))
             async with events:
                 async for event in events:
-                    for item in state.feed(event):
+                    for item in decoder.decode(event):
                         yield item
-        for item in state.unstarted_calls():
+        for item in decoder.flush():
             yield item
-        yield ResponseDone(state.response(self.model_name))
+        response = decoder.response()
+        if response.model_name is None:
+            response.model_name = self.model_name
+        yield ResponseDone(response)
 
     async def _close_client(self) -> None:
         """Close the HTTP clients of the SDK client built here."""
@@ -199,89 +199,3 @@ def _is_transport_error(error: Exception) -> bool:
         if isinstance(http_error, type) and isinstance(error, http_error):
             return True
     return False
-
-
-class _StreamState:
-    """Turns Mistral stream chunks into events and, at the end, the whole `ModelResponse`."""
-
-    def __init__(self, provider: MistralProvider, tools: Registry, aliases: bool) -> None:
-        self.accumulator = provider.stream(registry=tools, aliases=aliases)
-        self.text: list[str] = []
-        self.thinking: list[str] = []
-        self.usage = Usage(requests=1)
-        self.finish_reason: str | None = None
-        self.model_name: str | None = None
-        self.started: dict[int, str | None] = {}
-
-    def feed(self, event: Any) -> list[ModelStreamEvent]:
-        chunk = as_dict(event)
-        if not isinstance(chunk, Mapping):
-            return []
-        if isinstance(chunk.get("data"), Mapping) and "choices" not in chunk:  # the SDK's CompletionEvent
-            chunk = chunk["data"]
-        if isinstance(chunk.get("model"), str):
-            self.model_name = chunk["model"]
-        if isinstance(chunk.get("usage"), Mapping):
-            self.usage = usage_of(chunk["usage"])
-        choices = chunk.get("choices") or []
-        choice = choices[0] if choices and isinstance(choices[0], Mapping) else {}
-        if choice.get("finish_reason"):
-            self.finish_reason = choice["finish_reason"]
-        out: list[ModelStreamEvent] = []
-        content = (choice.get("delta") or {}).get("content")
-        text = content_text(content)
-        if text:
-            self.text.append(text)
-            out.append(TextDelta(text))
-        if isinstance(content, list):
-            self.thinking.extend(_thinking_text(c) for c in content if isinstance(c, Mapping))
-        for delta in self.accumulator.feed(chunk):
-            out.extend(self._tool_events(delta))
-        return out
-
-    def _tool_events(self, delta: ToolCallDelta) -> list[ModelStreamEvent]:
-        out: list[ModelStreamEvent] = []
-        if delta.index not in self.started and delta.name:
-            self.started[delta.index] = delta.id
-            out.append(ToolCallStart(delta.index, delta.id, delta.name))
-        out.append(ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far))
-        return out
-
-    def unstarted_calls(self) -> list[ModelStreamEvent]:
-        """Start events for calls that never streamed an argument (e.g. empty arguments)."""
-        calls = self.accumulator.tool_calls()
-        indexes = sorted(self.accumulator.partial)
-        if len(indexes) != len(calls):  # a call without a name was dropped: fall back to matching ids
-            seen = set(self.started.values())
-            return [ToolCallStart(i, c.id, c.name) for i, c in enumerate(calls) if c.id not in seen]
-        return [
-            ToolCallStart(index, call.id, call.name)
-            for index, call in zip(indexes, calls, strict=True)
-            if index not in self.started
-        ]
-
-    def response(self, default_model: str) -> ModelResponse:
-        text = "".join(self.text)
-        thinking = "".join(self.thinking)
-        details = None
-        if thinking:  # the same replayable chunks a non-streamed reasoning turn keeps
-            chunks: list[dict[str, Any]] = [{"type": "thinking", "thinking": [{"type": "text", "text": thinking}]}]
-            if text:
-                chunks.append({"type": "text", "text": text})
-            details = {"mistral": {"content": chunks}}
-        calls = self.accumulator.tool_calls()
-        return ModelResponse(
-            message=AssistantMessage(text=text, tool_calls=calls, provider_details=details),
-            usage=self.usage,
-            finish_reason=normalise_finish_reason(self.finish_reason),
-            model_name=self.model_name or default_model,
-        )
-
-
-def _thinking_text(chunk: Mapping[str, Any]) -> str:
-    if chunk.get("type") != "thinking":
-        return ""
-    inner = chunk.get("thinking")
-    if isinstance(inner, str):
-        return inner
-    return content_text(inner) if isinstance(inner, list) else ""

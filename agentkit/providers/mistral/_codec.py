@@ -47,7 +47,8 @@ from ...messages import (
     ToolResult,
     Usage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._messages import chat_messages, chat_usage, mapped_reason, replayed_content
 from .._names import NameMap, NameRule
@@ -147,7 +148,7 @@ class MistralProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return MistralStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
@@ -279,11 +280,96 @@ def usage_of(usage: Any) -> Usage:
     return chat_usage(usage)
 
 
-class MistralStreamAccumulator(StreamAccumulator):
-    """Accumulates ``choices[0].delta.tool_calls[]`` chunks of a streamed Mistral chat completion.
+class MistralStreamAccumulator(StreamDecoder):
+    """Decodes the chunks of a streamed Mistral chat completion: text, ``thinking`` and tool calls.
 
     Mistral usually sends each call whole in one chunk, but fragments are appended by ``index`` too.
+    The turn is complete once a choice has a ``finish_reason``; `response` parses the completion the
+    chunks describe (reasoning kept as the chunks a non-streamed turn carries).
     """
+
+    terminal = "a finish_reason"
+
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._usage: Any = None
+        self._finish: str | None = None
+        self._model: str | None = None
+        self._announced: dict[int, str | None] = {}
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        chunk = as_dict(event)
+        if not isinstance(chunk, Mapping):
+            return []
+        if isinstance(chunk.get("data"), Mapping) and "choices" not in chunk:  # the SDK's CompletionEvent
+            chunk = chunk["data"]
+        if isinstance(chunk.get("model"), str):
+            self._model = chunk["model"]
+        if isinstance(chunk.get("usage"), Mapping):
+            self._usage = chunk["usage"]
+        choices = chunk.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], Mapping) else {}
+        if choice.get("finish_reason"):
+            self._finish = choice["finish_reason"]
+            self.finished = True
+        out: list[ModelStreamEvent] = []
+        content = (choice.get("delta") or {}).get("content")
+        text = content_text(content)
+        if text:
+            self._text.append(text)
+            out.append(TextDelta(text))
+        if isinstance(content, list):
+            self._thinking.extend(_thinking_text(c) for c in content if isinstance(c, Mapping))
+        for delta in self.feed(chunk):
+            if delta.index not in self._announced and delta.name:
+                self._announced[delta.index] = delta.id
+                out.append(ToolCallStart(delta.index, delta.id, delta.name))
+            out.append(ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far))
+        return out
+
+    def flush(self) -> list[ModelStreamEvent]:
+        """Start events for calls that never streamed an argument (e.g. empty arguments)."""
+        calls = self.tool_calls()
+        indexes = sorted(self.partial)
+        if len(indexes) != len(calls):  # a call without a name was dropped: fall back to matching ids
+            seen = set(self._announced.values())
+            return [ToolCallStart(i, c.id, c.name) for i, c in enumerate(calls) if c.id not in seen]
+        return [
+            ToolCallStart(index, call.id, call.name)
+            for index, call in zip(indexes, calls, strict=True)
+            if index not in self._announced
+        ]
+
+    def _snapshot(self) -> dict[str, Any]:
+        text, thinking = "".join(self._text), "".join(self._thinking)
+        content: Any = text
+        if thinking:  # the same replayable chunks a non-streamed reasoning turn carries
+            content = [{"type": "thinking", "thinking": [{"type": "text", "text": thinking}]}]
+            if text:
+                content.append({"type": "text", "text": text})
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        calls = [
+            {
+                "id": call.id,
+                "index": index,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": call.parsed if call.parsed is not None else call.arguments,
+                },
+            }
+            for index, call in self._call_dicts()
+        ]
+        if calls:
+            message["tool_calls"] = calls
+        snapshot: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": self._finish}]}
+        if self._model is not None:
+            snapshot["model"] = self._model
+        if self._usage is not None:
+            snapshot["usage"] = self._usage
+        return snapshot
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict or SDK object); return the argument fragments it carried."""
@@ -307,3 +393,12 @@ class MistralStreamAccumulator(StreamAccumulator):
             if isinstance(arguments, str) and arguments:
                 out.append(self._append(index, arguments))
         return out
+
+
+def _thinking_text(chunk: Mapping[str, Any]) -> str:
+    if chunk.get("type") != "thinking":
+        return ""
+    inner = chunk.get("thinking")
+    if isinstance(inner, str):
+        return inner
+    return content_text(inner) if isinstance(inner, list) else ""

@@ -16,8 +16,7 @@ from __future__ import annotations as _annotations
 
 import importlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
@@ -27,9 +26,6 @@ from ...models._base import (
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
@@ -150,40 +146,18 @@ class OllamaModel(OwnedClient, Model):
         """
         body = self._body(messages, tools, settings)
         body["stream"] = True
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        text: list[str] = []
-        thinking: list[str] = []
-        calls: list[Any] = []
-        last: Mapping[str, Any] = {}
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         try:
             chunks = await self._send(body, stream=True)
             async for chunk in chunks:
-                message = chunk.get("message") or {}
-                content = message.get("content")
-                if isinstance(content, str) and content:
-                    text.append(content)
-                    yield TextDelta(content)
-                if isinstance(message.get("thinking"), str):
-                    thinking.append(message["thinking"])
-                calls += message.get("tool_calls") or ()
-                for delta in accumulator.feed(chunk):
-                    yield ToolCallStart(delta.index, delta.id, delta.name or "")
-                    yield ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far)
-                last = chunk
+                for item in decoder.decode(chunk):
+                    yield item
         except (ModelAPIError, ModelSetupError):
             raise
         except Exception as exc:
             raise self._error(exc) from exc
-        merged_message: dict[str, Any] = {"role": "assistant", "content": "".join(text)}
-        if "".join(thinking):
-            merged_message["thinking"] = "".join(thinking)
-        if calls:
-            merged_message["tool_calls"] = calls
-        merged = {**last, "message": merged_message}
-        response = self.provider.parse_response(merged, registry=tools, aliases=settings.aliases)
-        # the accumulator numbered the calls as the events did, so the final ids match ToolCallStart's
-        message = replace(response.message, tool_calls=accumulator.tool_calls())
-        yield ResponseDone(replace(response, message=message, raw=merged))
+        yield ResponseDone(decoder.response())
 
     async def _close_client(self) -> None:
         await self.client.close()

@@ -24,6 +24,7 @@ from __future__ import annotations as _annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -40,7 +41,8 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._messages import args_object, data_url, message_of
 from .._names import NameMap, NameRule
 from ._dialect import OllamaDialect
@@ -111,7 +113,7 @@ class OllamaProvider(Provider):
             )
         return calls
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return OllamaStreamAccumulator(self, names, tools)
 
     # ---- history ---------------------------------------------------------------------------------
@@ -272,8 +274,55 @@ def _url_placeholder(part: ImagePart) -> str:
     return f"[image: {part.url} (not attached: Ollama accepts only base64 images)]"
 
 
-class OllamaStreamAccumulator(StreamAccumulator):
-    """Gathers the complete ``message.tool_calls`` that Ollama's NDJSON chunks carry."""
+class OllamaStreamAccumulator(StreamDecoder):
+    """Decodes Ollama's NDJSON chunks: content, thinking, and the complete ``message.tool_calls`` they carry.
+
+    The chunks are merged into one ``/api/chat`` response (content, thinking and calls gathered; counts
+    and ``done_reason`` from the last chunk), parsed by `parse_response` at the end (``raw`` is that
+    merged dict); the turn is complete at the chunk with ``done: true``.
+    """
+
+    terminal = "the chunk with done: true"
+
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._raw_calls: list[Any] = []
+        self._last: Mapping[str, Any] = {}
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        chunk = _chunk(event)
+        message = message_of(chunk)
+        out: list[ModelStreamEvent] = []
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            self._text.append(content)
+            out.append(TextDelta(content))
+        if isinstance(message.get("thinking"), str):
+            self._thinking.append(message["thinking"])
+        self._raw_calls += message.get("tool_calls") or ()
+        for delta in self.feed(chunk):
+            out.append(ToolCallStart(delta.index, delta.id, delta.name or ""))
+            out.append(ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far))
+        self._last = chunk
+        if chunk.get("done") is True:
+            self.finished = True
+        return out
+
+    def _snapshot(self) -> dict[str, Any]:
+        merged: dict[str, Any] = {"role": "assistant", "content": "".join(self._text)}
+        if "".join(self._thinking):
+            merged["thinking"] = "".join(self._thinking)
+        if self._raw_calls:
+            merged["tool_calls"] = self._raw_calls
+        return {**self._last, "message": merged}
+
+    def response(self) -> ModelResponse:
+        """The merged chunks parsed as one response, the calls numbered as the events numbered them."""
+        response = super().response()
+        message = replace(response.message, tool_calls=self.tool_calls())
+        return replace(response, message=message, raw=self._snapshot())
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict, SDK object, or NDJSON line); each call arrives whole, as one delta."""

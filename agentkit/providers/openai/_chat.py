@@ -42,7 +42,8 @@ from ...messages import (
     ToolCall,
     ToolResult,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._messages import chat_messages, chat_usage
 from .._names import NameMap, NameRule
 from ._dialect import OpenAIDialect
@@ -189,7 +190,7 @@ class OpenAIChatProvider(Provider):
             messages.append({"role": "user", "content": images})
         return messages
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return OpenAIChatStream(self, names, tools)
 
     # ---- whole conversations ---------------------------------------------------------------------------
@@ -272,8 +273,21 @@ def _message_of(response: Any) -> dict[str, Any]:
     return message if isinstance(message, dict) else {}
 
 
-class OpenAIChatStream(StreamAccumulator):
-    """Accumulates ``chat.completion.chunk`` objects: ``delta.tool_calls[]`` grow per ``index``."""
+class OpenAIChatStream(StreamDecoder):
+    """Decodes ``chat.completion.chunk`` objects: text, ``delta.tool_calls[]`` growing per ``index``, usage.
+
+    The turn is complete once choice 0 has a ``finish_reason`` (the SDK consumes ``[DONE]`` itself).
+    """
+
+    terminal = "a finish_reason"
+
+    def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
+        super().__init__(provider, names, tools)
+        self._text: list[str] = []
+        self._announced: set[int] = set()
+        self._finish: str | None = None
+        self._usage: Any = None
+        self._model: str | None = None
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict or SDK ``ChatCompletionChunk``); return its argument deltas."""
@@ -292,3 +306,49 @@ class OpenAIChatStream(StreamAccumulator):
                 if fragment:
                     deltas.append(self._append(index, fragment))
         return deltas
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        chunk = as_dict(event)
+        if not isinstance(chunk, dict):
+            return []
+        self._model = chunk.get("model") or self._model
+        if isinstance(chunk.get("usage"), dict):
+            self._usage = chunk["usage"]
+        out: list[ModelStreamEvent] = []
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            piece = delta.get("content") or delta.get("refusal")
+            if piece:
+                self._text.append(piece)
+                out.append(TextDelta(piece))
+            for position, entry in enumerate(delta.get("tool_calls") or ()):
+                index = entry.get("index", position)
+                wire = (entry.get("function") or {}).get("name")
+                if wire and index not in self._announced:
+                    self._announced.add(index)
+                    out.append(ToolCallStart(index, entry.get("id"), self._key(wire) or wire))
+            if choice.get("finish_reason"):
+                self._finish = choice["finish_reason"]
+                self.finished = True
+        return out + self._args_events(chunk)
+
+    def _snapshot(self) -> dict[str, Any]:
+        calls = [
+            {
+                "id": call.id or f"call_{index}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for index, call in self._call_dicts()
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
+        if calls:
+            message["tool_calls"] = calls
+        snapshot: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": self._finish}]}
+        if self._model is not None:
+            snapshot["model"] = self._model
+        if self._usage is not None:
+            snapshot["usage"] = self._usage
+        return snapshot

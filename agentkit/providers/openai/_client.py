@@ -22,30 +22,25 @@ from __future__ import annotations as _annotations
 import inspect
 import json
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlparse
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
-from ...messages import AssistantMessage, Message, ModelResponse, Usage
+from ...messages import Message, ModelResponse
 from ...models._base import (
     Model,
     ModelSettings,
     ModelStreamEvent,
     ResponseDone,
-    TextDelta,
-    ToolCallArgsDelta,
-    ToolCallStart,
     check_request_allowed,
 )
 from ...registry import Registry
 from .._client import OwnedClient, api_key_from_env, provider_request, with_settings
-from .._codec import Provider, StreamAccumulator, as_dict
-from .._messages import chat_usage
-from ._chat import OpenAIChatProvider, normalise_finish_reason
-from ._responses import OpenAIResponsesProvider
+from .._codec import Provider
+from ._chat import OpenAIChatProvider
+from ._responses import OpenAIResponsesProvider, failed, failure
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI  # noqa: TID251 - for annotations only
@@ -255,19 +250,23 @@ class _OpenAIModel(OwnedClient, Model, Generic[P]):
         except openai.APIError as error:
             raise _map_error(self.name, error) from error
 
-    async def _events(self, stream: Any) -> AsyncGenerator[dict[str, Any], None]:
-        """The stream's events as plain dicts; errors mapped, the stream always closed."""
+    async def _decoded(self, stream: Any, tools: Registry, settings: ModelSettings) -> AsyncIterator[ModelStreamEvent]:
+        """The stream through the provider's one decoder: its events, then `ResponseDone` with the turn."""
         openai = _import_openai()
         failures = (openai.APIError, *_transport_errors())
+        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
+        decoder.model_name = self.name
         try:
             async for event in stream:
-                data = as_dict(event)
-                if isinstance(data, dict):
-                    yield data
+                for item in decoder.decode(event):
+                    yield item
         except failures as error:
             raise _map_error(self.name, error) from error
         finally:
             await stream.close()
+        for item in decoder.flush():
+            yield item
+        yield ResponseDone(decoder.response())
 
     async def _close_client(self) -> None:
         await self.client.close()
@@ -343,44 +342,8 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
 
         body = self._body(messages, tools, settings, stream=True)
         stream = await self._open_stream(body, ChatCompletion, AsyncStream[ChatCompletionChunk])
-        names = self.provider.names(tools, aliases=settings.aliases)
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        text: list[str] = []
-        started: set[int] = set()
-        finish: str | None = None
-        usage = Usage(requests=1)
-        model_name: str | None = None
-        async with aclosing(self._events(stream)) as chunks:
-            async for chunk in chunks:
-                model_name = chunk.get("model") or model_name
-                if isinstance(chunk.get("usage"), dict):
-                    usage = chat_usage(chunk["usage"])
-                for choice in chunk.get("choices") or ():
-                    if choice.get("index", 0) != 0:
-                        continue  # alternative answers (n > 1) are not merged into the first
-                    delta = choice.get("delta") or {}
-                    piece = delta.get("content") or delta.get("refusal")
-                    if piece:
-                        text.append(piece)
-                        yield TextDelta(piece)
-                    for position, entry in enumerate(delta.get("tool_calls") or ()):
-                        index = entry.get("index", position)
-                        wire_name = (entry.get("function") or {}).get("name")
-                        if wire_name and index not in started:
-                            started.add(index)
-                            yield ToolCallStart(index, entry.get("id"), names.key_for(wire_name))
-                    finish = choice.get("finish_reason") or finish
-                for arg in accumulator.feed(chunk):
-                    yield ToolCallArgsDelta(arg.index, arg.arguments_delta, arg.arguments_so_far)
-        calls = accumulator.tool_calls()
-        yield ResponseDone(
-            ModelResponse(
-                message=AssistantMessage(text="".join(text), tool_calls=calls),
-                usage=usage,
-                finish_reason=normalise_finish_reason(finish, has_calls=bool(calls)),
-                model_name=model_name,
-            )
-        )
+        async for event in self._decoded(stream, tools, settings):
+            yield event
 
 
 # ---- Responses ------------------------------------------------------------------------------------------------
@@ -443,12 +406,8 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
 
     def _finish(self, response: Any, tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The turn of a whole response (SDK object or dict); a failed response raises `ModelAPIError`."""
-        if isinstance(response, Mapping):
-            status, error = response.get("status"), response.get("error")
-        else:
-            status, error = getattr(response, "status", None), getattr(response, "error", None)
-        if status == "failed":
-            raise ModelAPIError(self.name, f"response failed: {as_dict(error)}")
+        if failed(response):
+            raise ModelAPIError(self.name, f"response failed: {failure(response)}")
         return self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
 
     async def stream(
@@ -460,65 +419,5 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
 
         body = self._body(messages, tools, settings, stream=True)
         stream = await self._open_stream(body, Response, AsyncStream[ResponseStreamEvent])
-        names = self.provider.names(tools, aliases=settings.aliases)
-        accumulator = self.provider.stream(registry=tools, aliases=settings.aliases)
-        announced: set[int] = set()
-        announced_ids: set[str] = set()
-        text: list[str] = []
-        final: ModelResponse | None = None
-        async with aclosing(self._events(stream)) as events:
-            async for event in events:
-                kind = event.get("type")
-                if kind in ("response.output_text.delta", "response.refusal.delta") and event.get("delta"):
-                    text.append(event["delta"])
-                    yield TextDelta(event["delta"])
-                    continue
-                if kind == "response.failed":
-                    error = (event.get("response") or {}).get("error")
-                    raise ModelAPIError(self.name, f"response failed: {error}")
-                deltas = accumulator.feed(event)
-                for start in _new_calls(event, accumulator, announced, announced_ids):
-                    yield ToolCallStart(start[0], start[1], names.key_for(start[2]))
-                for arg in deltas:
-                    yield ToolCallArgsDelta(arg.index, arg.arguments_delta, arg.arguments_so_far)
-                if kind in ("response.completed", "response.incomplete") and isinstance(event.get("response"), dict):
-                    final = self._finish(event["response"], tools, settings)
-        if final is None:  # the stream ended without its closing event: what arrived is the answer
-            calls = accumulator.tool_calls()
-            final = ModelResponse(
-                message=AssistantMessage(text="".join(text), tool_calls=calls),
-                usage=Usage(requests=1),
-                finish_reason="tool_calls" if calls else None,
-            )
-        yield ResponseDone(final)
-
-
-def _new_calls(
-    event: dict[str, Any], accumulator: StreamAccumulator, announced: set[int], announced_ids: set[str]
-) -> list[tuple[int, str | None, str]]:
-    """Calls that the accumulator began numbering with this event: ``(index, call_id, wire name)``.
-
-    The accumulator numbers calls in the order they first appear; the function call items this event
-    carries (one for ``output_item.added`` / ``.done``, several for ``response.completed``) name them.
-    """
-    waiting = sorted(set(accumulator.partial) - announced)
-    if not waiting:
-        return []
-    if event.get("type") == "response.completed":
-        items = (event.get("response") or {}).get("output") or ()
-    else:
-        items = [event.get("item") or {}]
-    fresh = [
-        item
-        for item in items
-        if isinstance(item, dict)
-        and item.get("type") == "function_call"
-        and item.get("name")
-        and item.get("call_id") not in announced_ids
-    ]
-    out = []
-    for index, item in zip(waiting, fresh, strict=False):
-        announced.add(index)
-        announced_ids.add(item.get("call_id") or "")
-        out.append((index, item.get("call_id"), item["name"]))
-    return out
+        async for event in self._decoded(stream, tools, settings):
+            yield event

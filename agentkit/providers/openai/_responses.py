@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...definitions import ToolDefinition
+from ...exceptions import ModelAPIError
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -53,7 +54,8 @@ from ...messages import (
     Usage,
     UserMessage,
 )
-from .._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, Tools, as_dict
+from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
+from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
 from .._names import NameMap
 from ._chat import OPENAI_NAME_RULE, arguments_text, error_text, openai_tool_choice, tools_fragment
@@ -103,7 +105,7 @@ class OpenAIResponsesProvider(Provider):
             {"type": "function_call_output", "call_id": self.wire_id(r.call_id), "output": _output(r)} for r in results
         ]
 
-    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamAccumulator:
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         return OpenAIResponsesStream(self, names, tools)
 
     # ---- whole conversations ---------------------------------------------------------------------------
@@ -207,6 +209,18 @@ def _function_ref(name: str) -> dict[str, Any]:
     return {"type": "function", "name": name}
 
 
+def failure(response: Any) -> Any:
+    """The ``error`` of a failed response, for the message of the `ModelAPIError` it raises."""
+    error = response.get("error") if isinstance(response, Mapping) else getattr(response, "error", None)
+    return as_dict(error)
+
+
+def failed(response: Any) -> bool:
+    """Whether a whole response (dict or SDK ``Response``) says ``status: failed``."""
+    status = response.get("status") if isinstance(response, Mapping) else getattr(response, "status", None)
+    return bool(status == "failed")
+
+
 def _stored_output(message: AssistantMessage) -> list[dict[str, Any]]:
     """This vendor's output items kept on the message (none for a turn from another vendor)."""
     details = (message.provider_details or {}).get(DETAILS_KEY)
@@ -292,12 +306,73 @@ def _output(result: ToolResult) -> str | list[dict[str, Any]]:
     return parts
 
 
-class OpenAIResponsesStream(StreamAccumulator):
-    """Accumulates Responses stream events; calls are numbered 0, 1, ... in the order they start."""
+class OpenAIResponsesStream(StreamDecoder):
+    """Decodes Responses stream events; calls are numbered 0, 1, ... in the order they start.
+
+    The turn is the response that ``response.completed`` (or ``response.incomplete``) carries;
+    ``response.failed`` raises `ModelAPIError`.
+    """
+
+    terminal = "response.completed"
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         super().__init__(provider, names, tools)
         self._order: dict[Any, int] = {}
+        self._announced: set[int] = set()
+        self._announced_ids: set[str] = set()
+        self._final: dict[str, Any] | None = None
+
+    def _decode(self, event: Any) -> list[ModelStreamEvent]:
+        data = as_dict(event)
+        if not isinstance(data, dict):
+            return []
+        kind = data.get("type")
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            return [TextDelta(data["delta"])] if data.get("delta") else []
+        if kind == "response.failed":
+            raise ModelAPIError(
+                self.model_name or self._provider.name, f"response failed: {failure(data.get('response'))}"
+            )
+        deltas = self.feed(data)
+        out: list[ModelStreamEvent] = [
+            ToolCallStart(index, call_id, self._key(wire) or wire) for index, call_id, wire in self._new_calls(data)
+        ]
+        out += [ToolCallArgsDelta(d.index, d.arguments_delta, d.arguments_so_far) for d in deltas]
+        if kind in ("response.completed", "response.incomplete") and isinstance(data.get("response"), dict):
+            self._final = data["response"]
+            self.finished = True
+        return out
+
+    def _snapshot(self) -> dict[str, Any] | None:
+        return self._final
+
+    def _new_calls(self, event: dict[str, Any]) -> list[tuple[int, str | None, str]]:
+        """Calls numbered with this event: ``(index, call_id, wire name)``, each announced once.
+
+        Calls are numbered in the order they first appear; the function call items this event carries
+        (one for ``output_item.added`` / ``.done``, several for ``response.completed``) name them.
+        """
+        waiting = sorted(set(self.partial) - self._announced)
+        if not waiting:
+            return []
+        if event.get("type") == "response.completed":
+            items = (event.get("response") or {}).get("output") or ()
+        else:
+            items = [event.get("item") or {}]
+        fresh = [
+            item
+            for item in items
+            if isinstance(item, dict)
+            and item.get("type") == "function_call"
+            and item.get("name")
+            and item.get("call_id") not in self._announced_ids
+        ]
+        out = []
+        for index, item in zip(waiting, fresh, strict=False):
+            self._announced.add(index)
+            self._announced_ids.add(item.get("call_id") or "")
+            out.append((index, item.get("call_id"), item["name"]))
+        return out
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event (dict or SDK event object); return the argument deltas it carried."""

@@ -28,13 +28,16 @@ from ._base import (
     check_request_allowed,
     set_allow_model_requests,
 )
+from ._limits import DEFAULT_LIMITS, RequestLimits
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "KNOWN_VENDORS",
     "Model",
     "ModelLike",
     "ModelSettings",
     "ModelStreamEvent",
+    "RequestLimits",
     "ResponseDone",
     "TextDelta",
     "ToolCallArgsDelta",

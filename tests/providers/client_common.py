@@ -128,3 +128,79 @@ def make_registry() -> Registry:
         return f"{qty} x {sku}"
 
     return registry
+
+
+def cut_before(data: bytes, marker: bytes, separator: bytes = b"\n\n") -> bytes:
+    """A recorded stream cut just before the first event holding `marker` (a connection that dropped)."""
+    events = data.split(separator)
+    index = next(i for i, event in enumerate(events) if marker in event)
+    assert index > 0, "the cut would leave no event"
+    return separator.join(events[:index]) + separator
+
+
+class LocalServer:
+    """A real HTTP server on 127.0.0.1 that misbehaves on purpose, for timeouts and retries.
+
+    `replies` are served in order, one per request: ``"silent"`` accepts and never answers; ``("stall",
+    content_type, first_bytes)`` sends headers and a first piece, then nothing more; ``(status, headers,
+    body)`` answers normally. Each connection is closed after its reply.
+    """
+
+    def __init__(self, *replies: Any) -> None:
+        self.replies = list(replies)
+        self.requests = 0
+        self._server: Any = None
+        self._tasks: set[Any] = set()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.sockets[0].getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    async def __aenter__(self) -> LocalServer:
+        import asyncio
+
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for task in self._tasks:
+            task.cancel()
+        self._server.close()
+
+    async def _handle(self, reader: Any, writer: Any) -> None:
+        import asyncio
+
+        self._tasks.add(asyncio.current_task())
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                ),
+                0,
+            )
+            if length:
+                await reader.readexactly(length)
+            self.requests += 1
+            reply = self.replies.pop(0) if self.replies else "silent"
+            if reply == "silent":
+                await asyncio.sleep(3600)
+            if reply[0] == "stall":
+                _, kind, first = reply
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: " + kind.encode() + b"\r\nconnection: close\r\n\r\n" + first
+                )
+                await writer.drain()
+                await asyncio.sleep(3600)
+            status, headers, body = reply
+            lines = [f"HTTP/1.1 {status} X", f"content-length: {len(body)}", "connection: close"]
+            lines += [f"{k}: {v}" for k, v in headers.items()]
+            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+            await writer.drain()
+        except (asyncio.CancelledError, ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()

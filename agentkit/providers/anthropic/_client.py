@@ -17,29 +17,26 @@ from __future__ import annotations as _annotations
 import importlib
 import inspect
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from functools import cache
 from typing import Any
 
-from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import OwnedClient, api_key_from_env, provider_request
+from .._client import SDKModel, capped_retry_after, provider_request
 from ._codec import AnthropicProvider
 
-__all__ = ["DEFAULT_MAX_TOKENS", "ENV_VAR", "AnthropicModel"]
+__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
 DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` sent when the settings give none: the Messages API requires the field."""
 
-ENV_VAR = "ANTHROPIC_API_KEY"
-"""Where the API key is read from when neither `client` nor `api_key` is given."""
 
 # an ``error`` event inside a 200 stream carries only its type: the status the API gives it otherwise
 _STREAM_ERROR_STATUS = {
@@ -64,7 +61,7 @@ def _sdk() -> Any:
         ) from exc
 
 
-class AnthropicModel(OwnedClient, Model):
+class AnthropicModel(SDKModel):
     """A Claude model (or any Messages-compatible server) behind ``anthropic.AsyncAnthropic``.
 
     Args:
@@ -74,10 +71,16 @@ class AnthropicModel(OwnedClient, Model):
         api_key: the key for a client built here; default: the ``ANTHROPIC_API_KEY`` environment variable.
         base_url: the endpoint for a client built here (e.g. a local llama.cpp server).
         provider: the `AnthropicProvider` that formats and parses (e.g. one with another dialect).
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`).
 
     Raises:
         ModelSetupError: no client and no key; or a client together with `api_key`/`base_url`.
     """
+
+    vendor = "anthropic"
+    label = "Anthropic"
+    example = "claude-sonnet-4-6"
+    provider_class = AnthropicProvider
 
     def __init__(
         self,
@@ -87,29 +90,29 @@ class AnthropicModel(OwnedClient, Model):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: AnthropicProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        self.model_name = model_name
-        """The model id, as sent in ``model``."""
-        self.provider = provider if provider is not None else AnthropicProvider()
-        """The provider that builds the request body and reads the response."""
-        if client is not None:
-            if api_key is not None or base_url is not None:
-                raise ModelSetupError(
-                    "AnthropicModel: pass either client= or api_key=/base_url=, not both; "
-                    "configure the client you pass instead."
-                )
-            self._owns_client = False
-        else:
-            key = api_key or api_key_from_env("Anthropic", ENV_VAR)
-            client = _sdk().AsyncAnthropic(api_key=key, base_url=base_url)
-            self._owns_client = True
-        self.client: Any = client
-        """The ``anthropic.AsyncAnthropic`` requests go through."""
+        options = {"api_key": api_key, "base_url": base_url}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: AnthropicProvider
+
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        anthropic, limits = _sdk(), self.limits
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key(api_key),
+            base_url=base_url,
+            timeout=anthropic.Timeout(limits.request, connect=limits.connect),
+            max_retries=limits.max_retries,
+            # the SDK sleeps whatever retry-after says (up to 3600 s and more): capped here
+            http_client=anthropic.DefaultAsyncHttpxClient(
+                event_hooks={"response": [capped_retry_after(limits.max_retry_wait)]}
+            ),
+        )
 
     @property
-    def name(self) -> str:
-        """``anthropic:<model>``."""
-        return f"anthropic:{self.model_name}"
+    def base_url(self) -> str:
+        """The endpoint requests go to (the client's base URL)."""
+        return str(self.client.base_url)
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The JSON body `request` sends to ``POST /v1/messages`` (`stream` adds ``"stream": true``)."""
@@ -129,47 +132,33 @@ class AnthropicModel(OwnedClient, Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one Messages request and return the model's turn."""
         body = self._body(messages, tools, settings)
-        check_request_allowed(self.name, str(self.client.base_url))
-        try:
-            message = await self.client.messages.create(**_sdk_kwargs(body))
-        except _sdk().AnthropicError as exc:
-            raise self._error(exc) from exc
-        return self.provider.parse_response(message, registry=tools, aliases=settings.aliases)
+        message = await self._call(lambda: self.client.messages.create(**_sdk_kwargs(body)))
+        return self._parsed(message, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """Stream one request: text and tool-call events, then `ResponseDone` with the whole turn."""
         body = {**self._body(messages, tools, settings), "stream": True}
-        check_request_allowed(self.name, str(self.client.base_url))
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        try:
-            events = await self.client.messages.create(**_sdk_kwargs(body))
-            try:
-                async for event in events:
-                    for item in decoder.decode(event):
-                        yield item
-            finally:
-                await events.close()
-        except _sdk().AnthropicError as exc:
-            raise self._error(exc) from exc
-        yield ResponseDone(decoder.response())
+        opened = self._stream_events(lambda: self.client.messages.create(**_sdk_kwargs(body)), tools, settings)
+        async with aclosing(opened) as events:
+            async for event in events:
+                yield event
 
     async def _close_client(self) -> None:
         await self.client.close()
 
-    def _error(self, exc: Exception) -> ModelAPIError:
+    def _map_error(self, error: Exception) -> Exception | None:
         """The agentkit error for an SDK error: HTTP errors keep status, body and headers."""
         anthropic = _sdk()
-        if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
+        if isinstance(error, anthropic.APIStatusError):
+            status = error.status_code
             if 200 <= status < 300:  # an error event inside the stream
-                status = _STREAM_ERROR_STATUS.get(exc.type or "", 500)
-            return ModelHTTPError(self.name, status, exc.body, dict(exc.response.headers))
-        if isinstance(exc, anthropic.APIConnectionError):
-            return ModelAPIError(self.name, f"connection failed: {exc}")
-        return ModelAPIError(self.name, f"{type(exc).__name__}: {exc}")
+                status = _STREAM_ERROR_STATUS.get(error.type or "", 500)
+            return ModelHTTPError(self.name, status, error.body, dict(error.response.headers))
+        if isinstance(error, anthropic.APIConnectionError):
+            return ModelAPIError(self.name, f"connection failed: {error}")
+        return None
 
 
 @cache

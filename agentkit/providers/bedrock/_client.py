@@ -20,6 +20,7 @@ import base64
 import importlib
 import os
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -27,14 +28,12 @@ from typing import Any
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import provider_request, sampling_options
+from .._client import SDKModel, provider_request, sampling_options
 from ._codec import BedrockProvider, json_form
 
 __all__ = ["BEARER_ENV_VAR", "BedrockModel"]
@@ -86,7 +85,7 @@ def _botocore_errors() -> Any:
     return importlib.import_module("botocore.exceptions")
 
 
-class BedrockModel(Model):
+class BedrockModel(SDKModel):
     """A model behind the Bedrock Converse API, e.g. ``BedrockModel("amazon.nova-pro-v1:0")``.
 
     Args:
@@ -104,6 +103,11 @@ class BedrockModel(Model):
             region; or a client together with `api_key`/`base_url`/`region_name`.
     """
 
+    vendor = "bedrock"
+    label = "Bedrock"
+    example = "amazon.nova-pro-v1:0"
+    provider_class = BedrockProvider
+
     def __init__(
         self,
         model_name: str,
@@ -113,26 +117,20 @@ class BedrockModel(Model):
         base_url: str | None = None,
         provider: BedrockProvider | None = None,
         region_name: str | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        self.model_name = model_name
-        """The ``modelId`` sent."""
-        self.provider = provider if provider is not None else BedrockProvider()
-        """The provider that builds the request body and reads the response."""
-        if client is not None:
-            if api_key is not None or base_url is not None or region_name is not None:
-                raise ModelSetupError(
-                    "BedrockModel: pass either client= or api_key=/base_url=/region_name=, not both; "
-                    "configure the client you pass instead."
-                )
-        else:
-            client = _build_client(api_key, base_url, region_name)
-        self.client: Any = client
-        """The boto3 ``bedrock-runtime`` client requests go through."""
+        options = {"api_key": api_key, "base_url": base_url, "region_name": region_name}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: BedrockProvider
+
+    def _build_client(self, *, api_key: str | None, base_url: str | None, region_name: str | None) -> Any:
+        return _build_client(api_key, base_url, region_name, self.limits)
 
     @property
-    def name(self) -> str:
-        """``bedrock:<modelId>``."""
-        return f"bedrock:{self.model_name}"
+    def base_url(self) -> str | None:
+        """The endpoint requests go to (the client's endpoint URL)."""
+        url = getattr(getattr(self.client, "meta", None), "endpoint_url", None)
+        return url if isinstance(url, str) else None
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The JSON body `request` sends to ``POST /model/{modelId}/converse`` (blobs as base64 text).
@@ -155,14 +153,10 @@ class BedrockModel(Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one Converse request (in a worker thread) and return the model's turn."""
         kwargs = self._kwargs(messages, tools, settings)
-        check_request_allowed(self.name, self.client.meta.endpoint_url)
-        errors = _botocore_errors()
-        try:
-            response = await asyncio.to_thread(partial(self.client.converse, **kwargs))
-        except (errors.BotoCoreError, errors.ClientError) as exc:
-            raise self._error(exc) from exc
-        parsed = self.provider.parse_response(json_form(response), registry=tools, aliases=settings.aliases)
-        return replace(parsed, model_name=self.model_name, raw=response)
+        response = await self._call(lambda: asyncio.to_thread(partial(self.client.converse, **kwargs)))
+        self._not_json(response)
+        parsed = self._parsed(json_form(response), tools, settings)
+        return replace(parsed, raw=response)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -172,32 +166,37 @@ class BedrockModel(Model):
         Each event is read from boto3's blocking ``EventStream`` in a worker thread.
         """
         kwargs = self._kwargs(messages, tools, settings)
-        check_request_allowed(self.name, self.client.meta.endpoint_url)
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        errors = _botocore_errors()
-        try:
+
+        async def open_stream() -> Any:
             response = await asyncio.to_thread(partial(self.client.converse_stream, **kwargs))
-            events = response["stream"]
-            iterator = iter(events)
-            try:
-                while True:
-                    event: Any = await asyncio.to_thread(next, iterator, _END)
-                    if event is _END:
-                        break
-                    for item in decoder.decode(event):
-                        yield item
-            finally:
-                events.close()  # releases the connection when the consumer stops early
-        except (errors.BotoCoreError, errors.ClientError) as exc:
-            raise self._error(exc) from exc
-        yield ResponseDone(replace(decoder.response(), model_name=self.model_name))
+            return response["stream"]
+
+        async with aclosing(self._stream_events(open_stream, tools, settings)) as events:
+            async for event in events:
+                yield event
+
+    def _not_json(self, raw: Any) -> None:
+        # botocore reads a body that is not JSON as an empty answer: a Converse response always has output
+        super()._not_json(raw)
+        if isinstance(raw, dict) and "output" not in raw:
+            meta = raw.get("ResponseMetadata") or {}
+            status = meta.get("HTTPStatusCode")
+            raise ModelAPIError(self.name, f"unreadable Converse response (HTTP {status}, no output): {raw!r:.200}")
+
+    def _iterate(self, stream: Any) -> AsyncIterator[Any]:
+        return _threaded(iter(stream))
+
+    async def _close_stream(self, stream: Any, iterator: AsyncIterator[Any]) -> None:
+        stream.close()  # releases the connection (and a worker thread blocked reading it)
+
+    async def _close_client(self) -> None:
+        self.client.close()
 
     def _kwargs(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """boto3 ``converse`` arguments: the payload with blobs as bytes, plus ``modelId``."""
         return {"modelId": self.model_name, **_boto_form(self._body(messages, tools, settings))}
 
-    def _error(self, exc: Exception) -> Exception:
+    def _map_error(self, exc: Exception) -> Exception | None:
         """The agentkit error for a botocore error: HTTP errors keep status, body and headers."""
         errors = _botocore_errors()
         if isinstance(exc, errors.ClientError):
@@ -211,10 +210,10 @@ class BedrockModel(Model):
             return ModelSetupError(_NO_CREDENTIALS)
         if isinstance(exc, errors.NoRegionError):
             return ModelSetupError(_NO_REGION)
-        return ModelAPIError(self.name, f"{type(exc).__name__}: {exc}")
+        return None
 
 
-def _build_client(api_key: str | None, base_url: str | None, region_name: str | None) -> Any:
+def _build_client(api_key: str | None, base_url: str | None, region_name: str | None, limits: RequestLimits) -> Any:
     """A ``bedrock-runtime`` client from boto3's usual chain; fails early without credentials or region."""
     boto3 = _boto3()
     # boto3 reads AWS_DEFAULT_REGION; AWS_REGION is what the other AWS SDKs (and Lambda) set
@@ -224,15 +223,29 @@ def _build_client(api_key: str | None, base_url: str | None, region_name: str | 
         raise ModelSetupError(_NO_CREDENTIALS)
     if session.region_name is None:
         raise ModelSetupError(_NO_REGION)
-    if api_key is None:
-        return session.client("bedrock-runtime", endpoint_url=base_url)
-    # A key given in code: unsigned requests carrying it as a bearer token, as botocore does for the env var.
-    config = importlib.import_module("botocore.config").Config(
-        signature_version=importlib.import_module("botocore").UNSIGNED
-    )
+    options: dict[str, Any] = {"retries": {"total_max_attempts": limits.max_retries + 1, "mode": "standard"}}
+    if limits.connect is not None:
+        options["connect_timeout"] = limits.connect
+    if limits.request is not None:
+        options["read_timeout"] = limits.request
+    if api_key is not None:
+        # A key given in code: unsigned requests carrying it as a bearer token, as botocore does for the env var.
+        options["signature_version"] = importlib.import_module("botocore").UNSIGNED
+    config = importlib.import_module("botocore.config").Config(**options)
     client = session.client("bedrock-runtime", endpoint_url=base_url, config=config)
+    if api_key is None:
+        return client
     client.meta.events.register("before-send.bedrock-runtime", partial(_add_bearer, api_key))
     return client
+
+
+async def _threaded(iterator: Any) -> AsyncIterator[Any]:
+    """A blocking iterator read one item at a time in a worker thread."""
+    while True:
+        item = await asyncio.to_thread(next, iterator, _END)
+        if item is _END:
+            return
+        yield item
 
 
 def _add_bearer(api_key: str, request: Any, **_: Any) -> None:

@@ -12,39 +12,26 @@ The SDK passes the body's dicts through unchanged; on the wire the only addition
 from __future__ import annotations as _annotations
 
 import inspect
-import os
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import (
-    OwnedClient,
-    check_client_options,
-    error_body,
-    mapped_errors,
-    missing_api_key,
-    provider_request,
-    with_settings,
-)
+from .._client import SDKModel, capped_retry_after, error_body, provider_request, with_settings
 from .._codec import as_dict
 from ._codec import CohereProvider
 
 if TYPE_CHECKING:
     from cohere import AsyncClientV2
 
-__all__ = ["ENV_VARS", "CohereModel"]
-
-ENV_VARS = ("CO_API_KEY", "COHERE_API_KEY")
-"""Where `CohereModel` looks for an API key when it builds its own client, in order (the SDK's own order)."""
+__all__ = ["CohereModel"]
 
 
 def _sdk() -> Any:
@@ -56,15 +43,7 @@ def _sdk() -> Any:
     return cohere
 
 
-def _api_key() -> str:
-    for name in ENV_VARS:
-        key = os.environ.get(name)
-        if key:
-            return key
-    raise missing_api_key("Cohere", f"{ENV_VARS[0]} (or {ENV_VARS[1]})")
-
-
-class CohereModel(OwnedClient, Model):
+class CohereModel(SDKModel):
     """A Cohere chat model (``"cohere:<model>"``) behind the official ``cohere`` SDK's v2 client.
 
     Args:
@@ -73,7 +52,13 @@ class CohereModel(OwnedClient, Model):
         api_key: the key for the client built here (default: ``CO_API_KEY``, else ``COHERE_API_KEY``).
         base_url: the API URL for the client built here (default: the SDK's, ``https://api.cohere.com``).
         provider: the `CohereProvider` that formats and parses.
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`).
     """
+
+    vendor = "cohere"
+    label = "Cohere"
+    example = "command-a-03-2025"
+    provider_class = CohereProvider
 
     def __init__(
         self,
@@ -83,24 +68,30 @@ class CohereModel(OwnedClient, Model):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: CohereProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        check_client_options("CohereModel", client, api_key, base_url)
-        if provider is not None and not isinstance(provider, CohereProvider):
-            raise ModelSetupError(f"CohereModel needs a CohereProvider, got {type(provider).__name__}")
-        self.model_name = model_name
-        self.provider = provider if provider is not None else CohereProvider()
-        self._owns_client = client is None
-        if client is None:
-            sdk = _sdk()
-            # base_url only when given: the SDK's own default also honours CO_API_URL
-            options: dict[str, Any] = {"base_url": base_url} if base_url is not None else {}
-            client = sdk.AsyncClientV2(api_key=api_key or _api_key(), **options)
-        self.client: AsyncClientV2 = client
+        options = {"api_key": api_key, "base_url": base_url}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: CohereProvider
+        self.client: AsyncClientV2
 
-    @property
-    def name(self) -> str:
-        """``"cohere:<model>"``."""
-        return f"cohere:{self.model_name}"
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        import httpx  # the SDK's transport; loaded with it
+
+        sdk, limits = _sdk(), self.limits
+        # base_url only when given: the SDK's own default also honours CO_API_URL
+        options: dict[str, Any] = {"base_url": base_url} if base_url is not None else {}
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(limits.request, connect=limits.connect),
+            event_hooks={"response": [capped_retry_after(limits.max_retry_wait)]},
+        )
+        return sdk.AsyncClientV2(
+            api_key=self._api_key(api_key),
+            timeout=limits.request,
+            max_retries=limits.max_retries,
+            httpx_client=http,
+            **options,
+        )
 
     @property
     def base_url(self) -> str | None:
@@ -125,38 +116,31 @@ class CohereModel(OwnedClient, Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One v2 chat request (``chat``), parsed into a `ModelResponse`."""
         body = self._body(messages, tools, settings)
-        check_request_allowed(self.name, self.base_url)
-        with mapped_errors(self._error):
-            response = await self.client.chat(**_arguments(self.client, "chat", body))
-        result = self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
-        if result.model_name is None:  # Cohere's response does not name the model
-            result.model_name = self.model_name
-        return result
+        arguments = _arguments(self.client, "chat", body)
+        response = await self._call(lambda: self.client.chat(**arguments))
+        return self._parsed(response, tools, settings)  # Cohere's response does not name the model
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """One streamed v2 chat request (``chat_stream``): text and tool-call events, then `ResponseDone`."""
         body = self._body(messages, tools, settings)
-        check_request_allowed(self.name, self.base_url)
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        with mapped_errors(self._error):
-            async for event in self.client.chat_stream(**_arguments(self.client, "chat_stream", body)):
-                for item in decoder.decode(event):
-                    yield item
-        response = decoder.response()
-        if response.model_name is None:  # Cohere's events do not name the model
-            response.model_name = self.model_name
-        yield ResponseDone(response)
+        arguments = _arguments(self.client, "chat_stream", body)
+
+        async def open_stream() -> Any:
+            return self.client.chat_stream(**arguments)  # an async generator: nothing is sent until it is read
+
+        async with aclosing(self._stream_events(open_stream, tools, settings)) as events:
+            async for event in events:
+                yield event
 
     async def _close_client(self) -> None:
         """Close the HTTP client of the SDK client built here."""
         client: Any = self.client  # the SDK leaves its context-manager methods untyped
         await client.__aexit__(None, None, None)
 
-    def _error(self, error: Exception) -> Exception:
-        """The agentkit error for an SDK/transport error (the error itself when it is not one of those)."""
+    def _map_error(self, error: Exception) -> Exception | None:
+        """The agentkit error for an SDK/transport error (None when it is not one of those)."""
         from cohere.core.api_error import ApiError  # every HTTP error class of the SDK derives from it
 
         if isinstance(error, ApiError):
@@ -169,7 +153,7 @@ class CohereModel(OwnedClient, Model):
 
         if isinstance(error, httpx.HTTPError):
             return ModelAPIError(self.name, f"request failed: {type(error).__name__}: {error}")
-        return error
+        return None
 
 
 def _arguments(client: Any, method: str, body: Mapping[str, Any]) -> dict[str, Any]:

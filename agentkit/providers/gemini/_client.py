@@ -14,27 +14,22 @@ google-genai is imported only when a `GeminiModel` is created (``pip install 'ag
 from __future__ import annotations as _annotations
 
 import importlib
-import os
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
 
-from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import OwnedClient, deep_merge, header_dict, missing_api_key, provider_request, sampling_options
+from .._client import SDKModel, deep_merge, header_dict, provider_request, sampling_options
 from ._codec import GeminiProvider
 
-__all__ = ["API_KEY_ENV_VARS", "GeminiModel"]
-
-API_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-"""Where the API key is looked up, in this order, when neither `client` nor `api_key` is given."""
+__all__ = ["GeminiModel"]
 
 _INSTALL_HINT = "GeminiModel needs google-genai: pip install 'agentkit[gemini]'"
 
@@ -46,15 +41,7 @@ def _genai() -> Any:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-def _api_key_from_env() -> str:
-    for var in API_KEY_ENV_VARS:
-        key = os.environ.get(var)
-        if key:
-            return key
-    raise missing_api_key("Gemini", " (or ".join(API_KEY_ENV_VARS) + ")")
-
-
-class GeminiModel(OwnedClient, Model):
+class GeminiModel(SDKModel):
     """A Gemini model, e.g. ``GeminiModel("gemini-2.5-flash")`` or ``infer_model("gemini:gemini-2.5-flash")``.
 
     Args:
@@ -64,11 +51,19 @@ class GeminiModel(OwnedClient, Model):
         api_key: the key for a client built here; default: ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``.
         base_url: the endpoint for a client built here (e.g. a local proxy).
         provider: the `GeminiProvider` formatting the requests (e.g. ``GeminiProvider(schema_format="openapi")``).
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`); google-genai retries
+            nothing by default, and agentkit does not add retries to it.
 
     Raises:
         ImportError: google-genai is not installed (the message says what to install).
-        ModelSetupError: no API key was found (the message names the variables).
+        ModelSetupError: no API key was found (the message names the variables); or a client together
+            with `api_key`/`base_url`.
     """
+
+    vendor = "gemini"
+    label = "Gemini"
+    example = "gemini-2.5-flash"
+    provider_class = GeminiProvider
 
     def __init__(
         self,
@@ -78,32 +73,23 @@ class GeminiModel(OwnedClient, Model):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: GeminiProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        self.model_name = model_name
-        """The Gemini model id, as sent in the request path."""
-        self.provider = provider if provider is not None else GeminiProvider()
-        """The provider that builds the request body and reads the response."""
-        self._owns_client = client is None
-        if client is None:
-            genai = _genai()
-            key = api_key or _api_key_from_env()
-            http_options = genai.types.HttpOptions(base_url=base_url) if base_url else None
-            client = genai.Client(api_key=key, http_options=http_options)
-        self.client: Any = client
-        """The ``google.genai.Client`` requests go through."""
+        options = {"api_key": api_key, "base_url": base_url}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: GeminiProvider
 
-    @property
-    def name(self) -> str:
-        """``"gemini:<model id>"``."""
-        return f"gemini:{self.model_name}"
-
-    def __repr__(self) -> str:
-        return f"GeminiModel({self.model_name!r})"
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        genai, limits = _genai(), self.limits
+        timeout = int(limits.request * 1000) if limits.request is not None else None  # milliseconds
+        http_options = genai.types.HttpOptions(base_url=base_url, timeout=timeout)
+        return genai.Client(api_key=self._api_key(api_key), http_options=http_options)
 
     def _http_options(self) -> Any:
         # google-genai keeps the client's resolved options here; there is no public accessor
         return getattr(getattr(self.client, "_api_client", None), "_http_options", None)
 
+    @property
     def base_url(self) -> str | None:
         """The endpoint the client sends to (None when it cannot be read)."""
         url = getattr(self._http_options(), "base_url", None)
@@ -131,7 +117,6 @@ class GeminiModel(OwnedClient, Model):
         return body
 
     def _call_args(self, body: dict[str, Any]) -> dict[str, Any]:
-        check_request_allowed(self.name, self.base_url())
         # extra_body makes the wire body exactly `body`; the SDK still validates the contents it is given.
         return {
             "model": self.model_name,
@@ -142,11 +127,8 @@ class GeminiModel(OwnedClient, Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one ``generateContent`` request and return the model's turn."""
         args = self._call_args(self._body(messages, tools, settings))
-        try:
-            response = await self.client.aio.models.generate_content(**args)
-        except Exception as exc:
-            raise self._error(exc) from exc
-        return self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
+        response = await self._call(lambda: self.client.aio.models.generate_content(**args))
+        return self._parsed(response, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -158,24 +140,17 @@ class GeminiModel(OwnedClient, Model):
         chunks merged into one response and parsed like `request`'s (``raw`` is that merged dict).
         """
         args = self._call_args(self._body(messages, tools, settings))
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        try:
-            chunks = await self.client.aio.models.generate_content_stream(**args)
-            async for chunk in chunks:
-                for item in decoder.decode(chunk):
-                    yield item
-        except (ModelAPIError, ModelSetupError):
-            raise
-        except Exception as exc:
-            raise self._error(exc) from exc
-        yield ResponseDone(decoder.response())
+        async with aclosing(
+            self._stream_events(lambda: self.client.aio.models.generate_content_stream(**args), tools, settings)
+        ) as events:
+            async for event in events:
+                yield event
 
     async def _close_client(self) -> None:
         await self.client.aio.aclose()
         self.client.close()
 
-    def _error(self, exc: Exception) -> Exception:
+    def _map_error(self, exc: Exception) -> Exception | None:
         """The agentkit error for a google-genai / transport exception."""
         errors = importlib.import_module("google.genai.errors")
         if isinstance(exc, errors.APIError):
@@ -189,7 +164,7 @@ class GeminiModel(OwnedClient, Model):
             return ModelAPIError(
                 self.name, f"google-genai refused the request or response ({type(exc).__name__}: {exc})"
             )
-        return exc
+        return None
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:

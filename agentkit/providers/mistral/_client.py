@@ -16,36 +16,24 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import (
-    OwnedClient,
-    api_key_from_env,
-    check_client_options,
-    error_body,
-    mapped_errors,
-    provider_request,
-    with_settings,
-)
+from .._client import SDKModel, error_body, provider_request, with_settings
 from ._codec import MistralProvider
 
 if TYPE_CHECKING:
     from mistralai.client import Mistral
 
-__all__ = ["ENV_VAR", "MistralModel"]
-
-ENV_VAR = "MISTRAL_API_KEY"
-"""Where `MistralModel` looks for an API key when it builds its own client."""
+__all__ = ["MistralModel"]
 
 
 def _sdk_client_class() -> Any:
@@ -60,7 +48,7 @@ def _sdk_client_class() -> Any:
     return Mistral
 
 
-class MistralModel(OwnedClient, Model):
+class MistralModel(SDKModel):
     """A Mistral chat model (``"mistral:<model>"``) behind the official ``mistralai`` SDK.
 
     Args:
@@ -69,7 +57,14 @@ class MistralModel(OwnedClient, Model):
         api_key: the key for the client built here (default: the ``MISTRAL_API_KEY`` environment variable).
         base_url: the server URL for the client built here (default: Mistral's API).
         provider: the `MistralProvider` that formats and parses (e.g. ``MistralProvider(tool_result_images=True)``).
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`); the SDK retries
+            nothing by default, and agentkit does not add retries to it.
     """
+
+    vendor = "mistral"
+    label = "Mistral"
+    example = "mistral-large-latest"
+    provider_class = MistralProvider
 
     def __init__(
         self,
@@ -79,22 +74,17 @@ class MistralModel(OwnedClient, Model):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: MistralProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        check_client_options("MistralModel", client, api_key, base_url)
-        if provider is not None and not isinstance(provider, MistralProvider):
-            raise ModelSetupError(f"MistralModel needs a MistralProvider, got {type(provider).__name__}")
-        self.model_name = model_name
-        self.provider = provider if provider is not None else MistralProvider()
-        self._owns_client = client is None
-        if client is None:
-            sdk_class = _sdk_client_class()
-            client = sdk_class(api_key=api_key or api_key_from_env("Mistral", ENV_VAR), server_url=base_url)
-        self.client: Mistral = client
+        options = {"api_key": api_key, "base_url": base_url}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: MistralProvider
+        self.client: Mistral
 
-    @property
-    def name(self) -> str:
-        """``"mistral:<model>"``."""
-        return f"mistral:{self.model_name}"
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        request = self.limits.request
+        timeout_ms = int(request * 1000) if request is not None else None
+        return _sdk_client_class()(api_key=self._api_key(api_key), server_url=base_url, timeout_ms=timeout_ms)
 
     @property
     def base_url(self) -> str | None:
@@ -119,36 +109,21 @@ class MistralModel(OwnedClient, Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """One chat completion (``chat.complete_async``), parsed into a `ModelResponse`."""
         body = self._body(messages, tools, settings)
-        check_request_allowed(self.name, self.base_url)
         method = self.client.chat.complete_async
-        with mapped_errors(self._error):
-            response = await method(**self._arguments(method, body))
-        result = self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
-        if result.model_name is None:
-            result.model_name = self.model_name
-        return result
+        arguments = self._arguments(method, body)
+        response = await self._call(lambda: method(**arguments))
+        return self._parsed(response, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
     ) -> AsyncIterator[ModelStreamEvent]:
         """One streamed chat completion (``chat.stream_async``): text and tool-call events, then `ResponseDone`."""
         body = self._body(messages, tools, settings)
-        check_request_allowed(self.name, self.base_url)
         method = self.client.chat.stream_async
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        with mapped_errors(self._error):
-            events = await method(**self._arguments(method, body))
-            async with events:
-                async for event in events:
-                    for item in decoder.decode(event):
-                        yield item
-        for item in decoder.flush():
-            yield item
-        response = decoder.response()
-        if response.model_name is None:
-            response.model_name = self.model_name
-        yield ResponseDone(response)
+        arguments = self._arguments(method, body)
+        async with aclosing(self._stream_events(lambda: method(**arguments), tools, settings)) as events:
+            async for event in events:
+                yield event
 
     async def _close_client(self) -> None:
         """Close the HTTP clients of the SDK client built here."""
@@ -170,8 +145,8 @@ class MistralModel(OwnedClient, Model):
             )
         return dict(body)
 
-    def _error(self, error: Exception) -> Exception:
-        """The agentkit error for an SDK/transport error (the error itself when it is not one of those)."""
+    def _map_error(self, error: Exception) -> Exception | None:
+        """The agentkit error for an SDK/transport error (None when it is not one of those)."""
         status = getattr(error, "status_code", None)
         raw_response = getattr(error, "raw_response", None)
         if isinstance(status, int) and raw_response is not None:
@@ -182,7 +157,7 @@ class MistralModel(OwnedClient, Model):
             return ModelAPIError(self.name, f"unexpected response: {error}")
         if type(error).__name__ == "NoResponseError" or _is_transport_error(error):
             return ModelAPIError(self.name, f"request failed: {type(error).__name__}: {error}")
-        return error
+        return None
 
 
 # keyword arguments of the SDK's chat methods that are client options, not request fields

@@ -17,19 +17,18 @@ from __future__ import annotations as _annotations
 import importlib
 import json
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import OwnedClient, deep_merge, header_dict, provider_request, sampling_options
+from .._client import SDKModel, deep_merge, header_dict, provider_request, sampling_options
 from ._codec import OllamaProvider
 
 __all__ = ["DEFAULT_HOST", "OllamaModel"]
@@ -47,7 +46,7 @@ def _ollama() -> Any:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-class OllamaModel(OwnedClient, Model):
+class OllamaModel(SDKModel):
     """An Ollama model, e.g. ``OllamaModel("qwen3:8b")`` or ``infer_model("ollama:qwen3:8b")``.
 
     Args:
@@ -57,10 +56,18 @@ class OllamaModel(OwnedClient, Model):
             needed for a local server; ollama-python also reads ``OLLAMA_API_KEY`` by itself.
         base_url: the server for a client built here; default ``OLLAMA_HOST``, else `DEFAULT_HOST`.
         provider: the `OllamaProvider` formatting the requests.
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`); ollama-python retries
+            nothing.
 
     Raises:
         ImportError: the ollama package is not installed (the message says what to install).
+        ModelSetupError: a client together with `api_key`/`base_url`.
     """
+
+    vendor = "ollama"
+    label = "Ollama"
+    example = "qwen3:8b"
+    provider_class = OllamaProvider
 
     def __init__(
         self,
@@ -70,28 +77,20 @@ class OllamaModel(OwnedClient, Model):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: OllamaProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
-        self.model_name = model_name
-        """The model tag, as sent in the body's ``model``."""
-        self.provider = provider if provider is not None else OllamaProvider()
-        """The provider that builds the request body and reads the response."""
-        self._owns_client = client is None
-        if client is None:
-            ollama = _ollama()
-            headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-            # host=None lets ollama-python read OLLAMA_HOST and fall back to 127.0.0.1:11434 itself.
-            client = ollama.AsyncClient(host=base_url, headers=headers)
-        self.client: Any = client
-        """The ``ollama.AsyncClient`` requests go through."""
+        options = {"api_key": api_key, "base_url": base_url}
+        self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
+        self.provider: OllamaProvider
+
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        ollama, limits = _ollama(), self.limits
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        timeout = importlib.import_module("httpx").Timeout(limits.request, connect=limits.connect)
+        # host=None lets ollama-python read OLLAMA_HOST and fall back to 127.0.0.1:11434 itself.
+        return ollama.AsyncClient(host=base_url, headers=headers, timeout=timeout)
 
     @property
-    def name(self) -> str:
-        """``"ollama:<model tag>"``."""
-        return f"ollama:{self.model_name}"
-
-    def __repr__(self) -> str:
-        return f"OllamaModel({self.model_name!r})"
-
     def base_url(self) -> str | None:
         """The server the client sends to (None when it cannot be read)."""
         http = getattr(self.client, "_client", None)
@@ -114,7 +113,6 @@ class OllamaModel(OwnedClient, Model):
         return body
 
     def _send(self, body: dict[str, Any], *, stream: bool) -> Any:
-        check_request_allowed(self.name, self.base_url())
         send = getattr(self.client, "_request", None)
         if send is None:
             raise ModelSetupError(
@@ -126,13 +124,8 @@ class OllamaModel(OwnedClient, Model):
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one ``/api/chat`` request and return the model's turn."""
         body = self._body(messages, tools, settings)
-        try:
-            response = await self._send(body, stream=False)
-        except (ModelAPIError, ModelSetupError):
-            raise
-        except Exception as exc:
-            raise self._error(exc) from exc
-        return self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
+        response = await self._call(lambda: self._send(body, stream=False))
+        return self._parsed(response, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -146,23 +139,14 @@ class OllamaModel(OwnedClient, Model):
         """
         body = self._body(messages, tools, settings)
         body["stream"] = True
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        try:
-            chunks = await self._send(body, stream=True)
-            async for chunk in chunks:
-                for item in decoder.decode(chunk):
-                    yield item
-        except (ModelAPIError, ModelSetupError):
-            raise
-        except Exception as exc:
-            raise self._error(exc) from exc
-        yield ResponseDone(decoder.response())
+        async with aclosing(self._stream_events(lambda: self._send(body, stream=True), tools, settings)) as events:
+            async for event in events:
+                yield event
 
     async def _close_client(self) -> None:
         await self.client.close()
 
-    def _error(self, exc: Exception) -> Exception:
+    def _map_error(self, exc: Exception) -> Exception | None:
         """The agentkit error for an ollama-python / httpx exception."""
         ollama = importlib.import_module("ollama")
         if isinstance(exc, ollama.ResponseError):
@@ -183,9 +167,7 @@ class OllamaModel(OwnedClient, Model):
             return ModelHTTPError(self.name, status, body, headers)
         httpx = importlib.import_module("httpx")
         if isinstance(exc, (ConnectionError, TimeoutError, httpx.TransportError)):
-            return ModelAPIError(
-                self.name, f"could not reach Ollama at {self.base_url()} ({type(exc).__name__}: {exc})"
-            )
+            return ModelAPIError(self.name, f"could not reach Ollama at {self.base_url} ({type(exc).__name__}: {exc})")
         if isinstance(exc, ValueError):  # a line of the stream that is not JSON
             return ModelAPIError(self.name, f"unreadable response from Ollama ({type(exc).__name__}: {exc})")
-        return exc
+        return None

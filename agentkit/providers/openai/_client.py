@@ -1,7 +1,7 @@
 """OpenAI models: Chat Completions and Responses over the official ``openai`` SDK (``AsyncOpenAI``).
 
 ```python
-from agentkit.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from agentkit.providers.openai import OpenAIChatModel, OpenAIResponsesModel
 
 chat = OpenAIChatModel("gpt-4.1")                      # OPENAI_API_KEY from the environment
 responses = OpenAIResponsesModel("gpt-5")
@@ -22,22 +22,21 @@ from __future__ import annotations as _annotations
 import inspect
 import json
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlparse
 
-from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
-    Model,
     ModelSettings,
     ModelStreamEvent,
-    ResponseDone,
-    check_request_allowed,
 )
+from ...models._limits import RequestLimits
 from ...registry import Registry
-from .._client import OwnedClient, api_key_from_env, provider_request, with_settings
+from .._client import SDKModel, capped_retry_after, provider_request, with_settings
 from .._codec import Provider
 from ._chat import OpenAIChatProvider
 from ._responses import OpenAIResponsesProvider, failed, failure
@@ -45,10 +44,8 @@ from ._responses import OpenAIResponsesProvider, failed, failure
 if TYPE_CHECKING:
     from openai import AsyncOpenAI  # noqa: TID251 - for annotations only
 
-__all__ = ["ENV_VAR", "OpenAIChatModel", "OpenAIResponsesModel"]
+__all__ = ["OpenAIChatModel", "OpenAIResponsesModel"]
 
-ENV_VAR = "OPENAI_API_KEY"
-"""Where the API key is read from when neither `client` nor `api_key` is given."""
 
 _NO_KEY = "api-key-not-set"  # OpenAI-compatible local servers (llama.cpp, vLLM) need none; the SDK needs one
 _OFFICIAL_HOST = "api.openai.com"
@@ -129,7 +126,105 @@ def _sdk_support(client_class: type) -> tuple[bool, Any]:
     return hit
 
 
-# ---- errors ----------------------------------------------------------------------------------------------
+# ---- the shared client -----------------------------------------------------------------------------------
+
+
+class _OpenAIModel(SDKModel, Generic[P]):
+    """What both OpenAI APIs share: the client, sending a body through the SDK, errors."""
+
+    label = "OpenAI"
+    example = "gpt-4.1"
+    _path: ClassVar[str]
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        client: AsyncOpenAI | None,
+        api_key: str | None,
+        base_url: str | None,
+        provider: P | None,
+        limits: RequestLimits | None,
+    ) -> None:
+        self._encoder = _BodyEncoder()
+        self._setup(
+            model_name,
+            client=client,
+            provider=provider,
+            limits=limits,
+            options={"api_key": api_key, "base_url": base_url},
+        )
+        self.provider: P
+        self.client: AsyncOpenAI
+
+    def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
+        openai = _import_openai()
+        if api_key is None:
+            custom_url = base_url or os.environ.get("OPENAI_BASE_URL")
+            # a custom endpoint (a local llama.cpp or vLLM server) usually needs no key
+            api_key = os.environ.get("OPENAI_API_KEY") or (_NO_KEY if custom_url else None) or self._api_key(None)
+        limits = self.limits
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=openai.Timeout(limits.request, connect=limits.connect),
+            max_retries=limits.max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(
+                event_hooks={"response": [capped_retry_after(limits.max_retry_wait)]}
+            ),
+        )
+
+    @property
+    def base_url(self) -> str:
+        """The endpoint requests go to (the client's base URL)."""
+        return str(self.client.base_url)
+
+    def _official(self) -> bool:
+        return urlparse(self.base_url).hostname == _OFFICIAL_HOST
+
+    def _common(
+        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, shared: bool
+    ) -> dict[str, Any]:
+        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
+
+    def _send_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        takes_bytes, options = _sdk_support(type(self.client))
+        if takes_bytes:
+            return {"content": self._encoder.encode(body), "options": options}
+        return {"body": dict(body), "options": options}
+
+    async def _post(self, body: Mapping[str, Any], cast_to: type[Any]) -> Any:
+        return await self._call(lambda: self.client.post(self._path, cast_to=cast_to, **self._send_args(body)))
+
+    def _events(
+        self, body: Mapping[str, Any], cast_to: type[Any], stream_cls: Any, tools: Registry, settings: ModelSettings
+    ) -> AsyncGenerator[ModelStreamEvent, None]:
+        def open_stream() -> Any:
+            return self.client.post(
+                self._path, cast_to=cast_to, stream=True, stream_cls=stream_cls, **self._send_args(body)
+            )
+
+        return self._stream_events(open_stream, tools, settings)
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        openai = _import_openai()
+        if isinstance(error, openai.APIStatusError):
+            return ModelHTTPError(self.name, error.status_code, _http_body(error), dict(error.response.headers))
+        if isinstance(error, openai.APITimeoutError):
+            return ModelAPIError(self.name, f"request timed out: {error}")
+        if isinstance(error, openai.APIConnectionError):
+            return ModelAPIError(self.name, f"connection failed: {error.__cause__ or error}")
+        if isinstance(error, openai.APIError):  # an error event inside a stream, an unparseable response
+            body = f" {error.body}" if getattr(error, "body", None) is not None else ""
+            return ModelAPIError(self.name, f"{error}{body}")
+        if isinstance(error, _transport_errors()):  # raised unwrapped while a stream is read
+            return ModelAPIError(self.name, f"connection failed while streaming: {error!r}")
+        if isinstance(error, ValueError):  # a 200 whose JSON body does not parse
+            return ModelAPIError(self.name, f"unreadable response ({type(error).__name__}: {error})")
+        return None
+
+    async def _close_client(self) -> None:
+        await self.client.close()
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -155,123 +250,6 @@ def _http_body(error: Any) -> Any:
             return error.body
 
 
-def _map_error(model_name: str, error: Exception) -> ModelAPIError:
-    openai = _import_openai()
-    if isinstance(error, openai.APIStatusError):
-        return ModelHTTPError(model_name, error.status_code, _http_body(error), dict(error.response.headers))
-    if isinstance(error, openai.APITimeoutError):
-        return ModelAPIError(model_name, f"request timed out: {error}")
-    if isinstance(error, openai.APIConnectionError):
-        return ModelAPIError(model_name, f"connection failed: {error.__cause__ or error}")
-    if isinstance(error, openai.APIError):  # an error event inside a stream, an unparseable response
-        body = f" {error.body}" if getattr(error, "body", None) is not None else ""
-        return ModelAPIError(model_name, f"{error}{body}")
-    return ModelAPIError(model_name, f"connection failed while streaming: {error!r}")
-
-
-# ---- the shared client -----------------------------------------------------------------------------------
-
-
-class _OpenAIModel(OwnedClient, Model, Generic[P]):
-    """What both OpenAI APIs share: the client, sending a body through the SDK, errors."""
-
-    _vendor: ClassVar[str]
-    _path: ClassVar[str]
-
-    def __init__(
-        self,
-        model_name: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        provider: P,
-    ) -> None:
-        if not model_name:
-            raise ModelSetupError(f"{type(self).__name__} needs a model name, e.g. 'gpt-4.1'")
-        self.model_name = model_name
-        self.provider: P = provider
-        self._encoder = _BodyEncoder()
-        self._owns_client = client is None
-        if client is None:
-            openai = _import_openai()
-            if api_key is None:
-                custom_url = base_url or os.environ.get("OPENAI_BASE_URL")
-                # a custom endpoint (a local llama.cpp or vLLM server) usually needs no key
-                api_key = os.environ.get(ENV_VAR) or (_NO_KEY if custom_url else None)
-                if api_key is None:
-                    api_key = api_key_from_env("OpenAI", ENV_VAR)
-            client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url)
-        elif api_key is not None or base_url is not None:
-            raise ModelSetupError(
-                "Pass either client= or api_key=/base_url=, not both: a client you build is used as it is."
-            )
-        self.client: AsyncOpenAI = client
-
-    @property
-    def name(self) -> str:
-        """``openai:<model>`` or ``openai-responses:<model>``."""
-        return f"{self._vendor}:{self.model_name}"
-
-    @property
-    def base_url(self) -> str:
-        """The endpoint requests go to (the client's base URL)."""
-        return str(self.client.base_url)
-
-    def _official(self) -> bool:
-        return urlparse(self.base_url).hostname == _OFFICIAL_HOST
-
-    def _common(
-        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, shared: bool
-    ) -> dict[str, Any]:
-        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
-
-    def _send_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        takes_bytes, options = _sdk_support(type(self.client))
-        if takes_bytes:
-            return {"content": self._encoder.encode(body), "options": options}
-        return {"body": dict(body), "options": options}
-
-    async def _post(self, body: Mapping[str, Any], cast_to: type[Any]) -> Any:
-        openai = _import_openai()
-        check_request_allowed(self.name, self.base_url)
-        try:
-            return await self.client.post(self._path, cast_to=cast_to, **self._send_args(body))
-        except openai.APIError as error:
-            raise _map_error(self.name, error) from error
-
-    async def _open_stream(self, body: Mapping[str, Any], cast_to: type[Any], stream_cls: Any) -> Any:
-        openai = _import_openai()
-        check_request_allowed(self.name, self.base_url)
-        try:
-            return await self.client.post(
-                self._path, cast_to=cast_to, stream=True, stream_cls=stream_cls, **self._send_args(body)
-            )
-        except openai.APIError as error:
-            raise _map_error(self.name, error) from error
-
-    async def _decoded(self, stream: Any, tools: Registry, settings: ModelSettings) -> AsyncIterator[ModelStreamEvent]:
-        """The stream through the provider's one decoder: its events, then `ResponseDone` with the turn."""
-        openai = _import_openai()
-        failures = (openai.APIError, *_transport_errors())
-        decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
-        decoder.model_name = self.name
-        try:
-            async for event in stream:
-                for item in decoder.decode(event):
-                    yield item
-        except failures as error:
-            raise _map_error(self.name, error) from error
-        finally:
-            await stream.close()
-        for item in decoder.flush():
-            yield item
-        yield ResponseDone(decoder.response())
-
-    async def _close_client(self) -> None:
-        await self.client.close()
-
-
 # ---- Chat Completions ---------------------------------------------------------------------------------------
 
 
@@ -291,7 +269,8 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
     ``max_tokens``) and as ``max_tokens`` elsewhere, which is what compatible servers read.
     """
 
-    _vendor = "openai"
+    vendor = "openai"
+    provider_class = OpenAIChatProvider
     _path = "/chat/completions"
 
     def __init__(
@@ -302,9 +281,10 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: OpenAIChatProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
         super().__init__(
-            model_name, client=client, api_key=api_key, base_url=base_url, provider=provider or OpenAIChatProvider()
+            model_name, client=client, api_key=api_key, base_url=base_url, provider=provider, limits=limits
         )
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
@@ -331,7 +311,7 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
         from openai.types.chat import ChatCompletion  # noqa: TID251 - lazy, on first request
 
         completion = await self._post(self._body(messages, tools, settings, stream=False), ChatCompletion)
-        return self.provider.parse_response(completion, registry=tools, aliases=settings.aliases)
+        return self._parsed(completion, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -341,9 +321,11 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
         from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: TID251 - lazy, on first request
 
         body = self._body(messages, tools, settings, stream=True)
-        stream = await self._open_stream(body, ChatCompletion, AsyncStream[ChatCompletionChunk])
-        async for event in self._decoded(stream, tools, settings):
-            yield event
+        async with aclosing(
+            self._events(body, ChatCompletion, AsyncStream[ChatCompletionChunk], tools, settings)
+        ) as events:
+            async for event in events:
+                yield event
 
 
 # ---- Responses ------------------------------------------------------------------------------------------------
@@ -359,7 +341,8 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     each time.
     """
 
-    _vendor = "openai-responses"
+    vendor = "openai-responses"
+    provider_class = OpenAIResponsesProvider
     _path = "/responses"
 
     def __init__(
@@ -370,13 +353,10 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
         api_key: str | None = None,
         base_url: str | None = None,
         provider: OpenAIResponsesProvider | None = None,
+        limits: RequestLimits | None = None,
     ) -> None:
         super().__init__(
-            model_name,
-            client=client,
-            api_key=api_key,
-            base_url=base_url,
-            provider=provider or OpenAIResponsesProvider(),
+            model_name, client=client, api_key=api_key, base_url=base_url, provider=provider, limits=limits
         )
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
@@ -406,9 +386,10 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
 
     def _finish(self, response: Any, tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The turn of a whole response (SDK object or dict); a failed response raises `ModelAPIError`."""
+        self._not_json(response)
         if failed(response):
             raise ModelAPIError(self.name, f"response failed: {failure(response)}")
-        return self.provider.parse_response(response, registry=tools, aliases=settings.aliases)
+        return self._parsed(response, tools, settings)
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -418,6 +399,6 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
         from openai.types.responses import Response, ResponseStreamEvent  # noqa: TID251 - lazy, on first request
 
         body = self._body(messages, tools, settings, stream=True)
-        stream = await self._open_stream(body, Response, AsyncStream[ResponseStreamEvent])
-        async for event in self._decoded(stream, tools, settings):
-            yield event
+        async with aclosing(self._events(body, Response, AsyncStream[ResponseStreamEvent], tools, settings)) as events:
+            async for event in events:
+                yield event

@@ -564,3 +564,20 @@ def test_results_open_the_user_turn_even_after_a_user_remark() -> None:
     body = AnthropicProvider().build_request(history, make_registry())
     assert_conversation_valid(body)
     assert [b["type"] for b in body["messages"][2]["content"]] == ["tool_result", "text"]
+
+
+async def test_a_stream_cut_before_message_stop_is_no_turn(registry: Registry) -> None:
+    events = fixture("stream")["events"]
+    assert events[-1]["type"] == "message_stop"
+    server = Server(sse(events[:-1]))
+    seen: list[Any] = []
+    with pytest.raises(ModelAPIError, match="before message_stop"):
+        async for event in server.model().stream([UserMessage("Paris and Berlin?")], registry, ModelSettings()):
+            seen.append(event)
+    assert seen and not any(isinstance(e, ResponseDone) for e in seen)
+
+
+async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -> None:
+    server = Server(reply("tool_call"))
+    with pytest.raises(ModelAPIError):
+        [e async for e in server.model().stream([UserMessage("Paris?")], registry, ModelSettings())]

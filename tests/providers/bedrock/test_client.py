@@ -646,3 +646,17 @@ def test_results_open_the_user_turn_even_after_a_user_remark(registry: Registry)
     body = BedrockProvider().build_request(history, registry)
     assert_request_valid(body)
     assert [next(iter(b)) for b in body["messages"][2]["content"]] == ["toolResult", "text"]
+
+
+async def test_a_stream_cut_before_message_stop_is_no_turn(registry: Registry) -> None:
+    events = fixture("converse_stream")["events"]
+    cut = [e for e in events if "messageStop" not in e and "metadata" not in e]
+    service = Service(streamed(event_stream(cut)))
+    with pytest.raises(ModelAPIError, match="before messageStop"):
+        [e async for e in service.model().stream([UserMessage("Paris?")], registry, ModelSettings())]
+
+
+async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -> None:
+    service = Service(ok("converse_tool_call"))
+    with pytest.raises(ModelAPIError):
+        [e async for e in service.model().stream([UserMessage("Paris?")], registry, ModelSettings())]

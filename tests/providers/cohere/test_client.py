@@ -43,7 +43,7 @@ from agentkit.providers.cohere import CohereModel
 from agentkit.providers.cohere._codec import CohereProvider, normalise_finish_reason
 from tests.spec import SHARED, assert_spec_valid
 
-from ..client_common import FixtureServer, get_weather, ping, place_order
+from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
 from ..client_common import history as common_history
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -491,3 +491,16 @@ def test_importing_the_model_module_does_not_load_the_sdk() -> None:
     probe = "import sys, agentkit.providers.cohere\nprint('cohere' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "False"
+
+
+async def test_a_stream_cut_before_message_end_is_no_turn(registry: Registry) -> None:
+    server = Server("stream_tool_calls.sse")
+    server.body = cut_before(server.body, b"event: message-end")
+    with pytest.raises(ModelAPIError, match="before message-end"):
+        [e async for e in model_for(server).stream([UserMessage("Paris and Oslo?")], registry, ModelSettings())]
+
+
+async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -> None:
+    server = Server("tool_call.json")
+    with pytest.raises(ModelAPIError):
+        [e async for e in model_for(server).stream([UserMessage("Paris?")], registry, ModelSettings())]

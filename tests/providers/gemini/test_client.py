@@ -41,7 +41,7 @@ from agentkit.providers.gemini import GeminiModel
 from agentkit.providers.gemini._codec import GENERATED_ID_PREFIX, GeminiProvider
 from tests.spec import assert_spec_valid
 
-from ..client_common import QueueServer
+from ..client_common import QueueServer, cut_before
 from ..forecast_tools import get_weather, local_time
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -499,7 +499,7 @@ async def test_requests_to_the_real_endpoint_are_blocked_in_tests(registry: Regi
 
 async def test_a_default_client_points_at_google_and_is_blocked(registry: Registry) -> None:
     model = GeminiModel("gemini-2.5-flash", api_key="k")
-    assert "googleapis.com" in (model.base_url() or "")
+    assert "googleapis.com" in (model.base_url or "")
     with pytest.raises(ModelSetupError, match="blocked"):
         await model.request([UserMessage("hi")], registry, ModelSettings())
     await model.aclose()
@@ -515,7 +515,7 @@ async def test_a_callers_client_is_not_closed() -> None:
 
 async def test_a_built_client_is_closed_and_uses_base_url() -> None:
     model = GeminiModel("gemini-2.5-flash", api_key="k", base_url=LOCAL)
-    assert model.base_url() == LOCAL
+    assert model.base_url == LOCAL
     http = model.client._api_client._async_httpx_client
     await model.aclose()
     assert http.is_closed
@@ -533,3 +533,21 @@ def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "google.genai", None)  # makes the import fail
     with pytest.raises(ImportError, match=r"pip install 'agentkit\[gemini\]'"):
         GeminiModel("gemini-2.5-flash", api_key="k")
+
+
+async def test_a_stream_cut_before_its_finish_reason_is_no_turn(registry: Registry) -> None:
+    text = (FIXTURES / "stream.sse").read_bytes()
+    cut = cut_before(text, b'"finishReason"')
+    server = Server(httpx2.Response(200, content=cut, headers={"content-type": "text/event-stream"}))
+    with pytest.raises(ModelAPIError, match="before a finishReason"):
+        [e async for e in model_for(server).stream([UserMessage("Paris?")], registry, ModelSettings())]
+
+
+async def test_a_json_body_for_a_stream_request_is_read_whole_not_as_an_empty_turn(registry: Registry) -> None:
+    # google-genai reads a JSON body as one chunk: the whole answer (with its finishReason), never an empty one
+    server = Server(ok("tool_call"), ok("tool_call"))
+    model = model_for(server)
+    events = [e async for e in model.stream([UserMessage("Paris?")], registry, ModelSettings())]
+    assert isinstance(events[-1], ResponseDone)
+    whole = await model.request([UserMessage("Paris?")], registry, ModelSettings())
+    assert events[-1].response.message == whole.message and whole.message.tool_calls

@@ -33,7 +33,7 @@ from agentkit.models import (
 from agentkit.providers.ollama import OllamaModel, OllamaProvider
 from tests.spec import assert_spec_valid
 
-from ..client_common import QueueServer
+from ..client_common import QueueServer, cut_before
 from ..forecast_tools import get_weather, local_time
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -343,15 +343,15 @@ def test_default_host_and_no_key_needed(monkeypatch: pytest.MonkeyPatch) -> None
     model = infer_model("ollama:qwen3:8b")
     assert isinstance(model, OllamaModel)
     assert model.name == "ollama:qwen3:8b" and model.model_name == "qwen3:8b"
-    assert model.base_url() == "http://127.0.0.1:11434"
+    assert model.base_url == "http://127.0.0.1:11434"
 
 
 def test_ollama_host_and_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box.local.test:9999")
     model = OllamaModel("qwen3:8b", api_key="secret")
-    assert model.base_url() == "http://gpu-box.local.test:9999"
+    assert model.base_url == "http://gpu-box.local.test:9999"
     assert model.client._client.headers["authorization"] == "Bearer secret"
-    assert OllamaModel("qwen3:8b", base_url="http://127.0.0.1:1234").base_url() == "http://127.0.0.1:1234"
+    assert OllamaModel("qwen3:8b", base_url="http://127.0.0.1:1234").base_url == "http://127.0.0.1:1234"
 
 
 async def test_requests_to_a_remote_host_are_blocked_in_tests(registry: Registry) -> None:
@@ -390,3 +390,17 @@ def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "ollama", None)  # makes the import fail
     with pytest.raises(ImportError, match=r"pip install 'agentkit\[ollama\]'"):
         OllamaModel("qwen3:8b")
+
+
+async def test_a_stream_cut_before_done_is_no_turn(registry: Registry) -> None:
+    data = (FIXTURES / "stream.ndjson").read_bytes()
+    server = Server(httpx.Response(200, content=cut_before(data, b'"done":true', b"\n")))
+    with pytest.raises(ModelAPIError, match="before the chunk with done: true"):
+        [e async for e in model_for(server).stream([UserMessage("Paris?")], registry, ModelSettings())]
+
+
+async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -> None:
+    data = json.dumps({**json.loads((FIXTURES / "tool_call.json").read_text()), "done": False}).encode()
+    server = Server(httpx.Response(200, content=data, headers={"content-type": "application/json"}))
+    with pytest.raises(ModelAPIError):
+        [e async for e in model_for(server).stream([UserMessage("Paris?")], registry, ModelSettings())]

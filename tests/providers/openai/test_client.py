@@ -35,6 +35,7 @@ from agentkit.models import (
     infer_model,
 )
 from agentkit.providers.openai import OpenAIChatModel, OpenAIChatProvider, OpenAIResponsesModel, OpenAIResponsesProvider
+from tests.providers.client_common import cut_before
 from tests.providers.openai.test_chat import PNG, httpx_module, make_registry, openapi_errors
 from tests.spec import assert_spec_valid
 
@@ -590,3 +591,59 @@ async def test_older_sdks_get_the_body_as_a_dict(registry: Registry, monkeypatch
     assert server.requests[0].headers["authorization"] == "Bearer sk-test"
     events = [e async for e in model.stream([UserMessage("Paris")], registry, SETTINGS)]
     assert isinstance(events[-1], ResponseDone) and server.bodies[1]["stream"] is True
+
+
+# ---- a stream is only a turn once the vendor says it has ended (issue 8 §4.6) ------------------------------
+
+
+async def test_a_chat_stream_cut_before_its_finish_reason_is_no_turn(registry: Registry) -> None:
+    cut = cut_before(sse("chat_stream"), b'"finish_reason":"tool_calls"')
+    server = Server(httpx.Response(200, content=cut, headers={"content-type": "text/event-stream"}))
+    model = OpenAIChatModel("gpt-4.1", client=server.client())
+    events: list[Any] = []
+    with pytest.raises(ModelAPIError, match="before a finish_reason"):
+        async for event in model.stream([UserMessage("Paris and Oslo?")], registry, SETTINGS):
+            events.append(event)
+    assert events and not any(isinstance(e, ResponseDone) for e in events)
+
+
+async def test_a_responses_stream_cut_before_completed_is_no_turn(registry: Registry) -> None:
+    cut = cut_before(sse("responses_stream"), b"event: response.completed")
+    server = Server(httpx.Response(200, content=cut, headers={"content-type": "text/event-stream"}))
+    model = OpenAIResponsesModel("gpt-5", client=server.client())
+    with pytest.raises(ModelAPIError, match="before response.completed"):
+        [e async for e in model.stream([UserMessage("Paris and Oslo?")], registry, SETTINGS)]
+
+
+@pytest.mark.parametrize(
+    ("model_class", "fixture"), [(OpenAIChatModel, "chat_tool_call"), (OpenAIResponsesModel, "responses_tool_call")]
+)
+async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry, model_class: Any, fixture: str) -> None:
+    server = Server(ok(load(fixture)))
+    model = model_class("gpt-4.1", client=server.client())
+    with pytest.raises(ModelAPIError, match="no stream events"):
+        [e async for e in model.stream([UserMessage("Paris?")], registry, SETTINGS)]
+
+
+async def test_the_loop_runs_no_tool_from_a_cut_stream() -> None:
+    from agentkit import Agent
+
+    ran: list[str] = []
+
+    def get_weather(city: str) -> str:
+        """Weather.
+
+        Args:
+            city: City.
+        """
+        ran.append(city)
+        return "sunny"
+
+    cut = cut_before(sse("chat_stream"), b'"finish_reason":"tool_calls"')
+    server = Server(httpx.Response(200, content=cut, headers={"content-type": "text/event-stream"}))
+    agent = Agent(
+        model=OpenAIChatModel("gpt-4.1", client=server.client()), tools=Registry({"get_weather": get_weather})
+    )
+    with pytest.raises(ModelAPIError):
+        [e async for e in agent.stream("Paris?")]
+    assert ran == []

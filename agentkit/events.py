@@ -14,17 +14,15 @@ message, which could quote it). What the model receives is a separate matter (`t
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
 from .messages import Usage
-
-if TYPE_CHECKING:
-    from .agent import RunStatus
 
 __all__ = [
     "AgentEvent",
     "ApprovalRequestedEvent",
     "FinishEvent",
+    "RunStatus",
     "StepFinishEvent",
     "SubagentEvent",
     "TextDeltaEvent",
@@ -35,6 +33,9 @@ __all__ = [
     "ToolProgressEvent",
     "ToolResultEvent",
 ]
+
+RunStatus = Literal["complete", "max_steps", "awaiting_approval"]
+"""How a run ended: the model answered, `max_steps` ran out, or a call waits for approval."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,17 +31,22 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._agent.results import RunResult
 
 __all__ = [
     "AgentkitError",
     "AgentkitWarning",
+    "ApprovalError",
     "ErrorDetail",
     "ModelAPIError",
     "ModelHTTPError",
     "ModelRetry",
     "ModelSetupError",
     "RegistryError",
+    "RetryLimitExceeded",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
@@ -239,6 +244,18 @@ def _http_kind(status: int) -> str:
 
 class UsageLimitExceeded(AgentkitError):  # noqa: N818 - the name peers use (pydantic-ai)
     """A run stopped because it hit a limit (``max_steps``, a retry budget)."""
+
+
+class RetryLimitExceeded(UsageLimitExceeded):
+    """A run used up a retry budget (per tool, or for the whole run); `result` is the run so far."""
+
+    def __init__(self, message: str, result: RunResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ApprovalError(AgentkitError, ValueError):
+    """`Agent.resume` was given decisions that do not settle the pending calls (missing or unknown ids)."""
 
 
 class ModelRetry(Exception):  # noqa: N818 - a signal, named like pydantic-ai's for familiarity

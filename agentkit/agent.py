@@ -37,7 +37,7 @@ from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
 from .context import ToolContext
 from .events import RunStatus
-from .exceptions import ApprovalError, ModelSetupError, RetryLimitExceeded
+from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
@@ -111,10 +111,11 @@ class Agent:
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
     ) -> None:
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
-            raise ValueError("retries and max_retries must not be negative")
+            raise AgentSetupError(
+                f"retries and max_retries must not be negative, got retries={retries}, max_retries={max_retries}"
+            )
         self.id: str = id if id is not None else _slug(name or "agent")
         self.name: str = name if name is not None else self.id
         self.instructions = instructions
@@ -241,10 +242,15 @@ class Agent:
         for key in active or ():
             registry[key]  # raises UnknownToolError with a "did you mean"
         choice = first.tool_choice
+        if choice == "required" and active == ():
+            raise ToolChoiceError("tool_choice='required' with active_tools=[]: no tool could be called")
         if choice not in ("auto", "none", "required"):
             registry[choice]
             if active is not None and choice not in active:
-                raise ValueError(f"tool_choice={choice!r} is not among active_tools={list(active)!r}")
+                raise ToolChoiceError(
+                    f"tool_choice={choice!r} is not among active_tools={list(active)!r}; "
+                    "add it to active_tools or choose another tool"
+                )
         later = first if choice in ("auto", "none") else dataclasses.replace(first, tool_choice="auto")
         return first, later, active
 
@@ -297,8 +303,8 @@ class Agent:
         emit: Emit | None,
     ) -> RunResult:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        if max_steps is not None and max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        if max_steps is not None:
+            _check_max_steps(max_steps)
         state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
         run = self._new_run(
             _as_messages(prompt), state, first, later, deps=deps, context=context, emit=emit, steps=[], usage=Usage()
@@ -331,6 +337,9 @@ class Agent:
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
             UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
+            ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
+                ``active_tools=[]``.
+            AgentSetupError: `max_steps` is below 1.
         """
         if self.mcp_servers:
             async with self._session():
@@ -474,6 +483,11 @@ class Agent:
         steps[-1] = dataclasses.replace(step, results=results)
         run.record(step.index, step.response, calls, results)
         return await run.run()
+
+
+def _check_max_steps(max_steps: int) -> None:
+    if not isinstance(max_steps, int) or max_steps < 1:
+        raise AgentSetupError(f"max_steps must be a whole number of model turns, at least 1; got {max_steps!r}")
 
 
 def _check_model(model: ModelLike | None) -> None:

@@ -17,20 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError, ModelRetry, ToolError, ToolInputError, ToolOutputError
+from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInputError, ToolOutputError
 from .registry import Registry
 from .tools import Tool
 
 __all__ = ["load_target", "main"]
-
-
-class CLIError(Exception):
-    """A failure reported as one line and exit status 1 (or 2 for usage)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        self.message = message
-        self.status = status
-        super().__init__(message)
 
 
 def load_object(target: str) -> Any:

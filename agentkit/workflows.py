@@ -27,7 +27,7 @@ from typing_extensions import ParamSpec, TypeVar
 
 from ._json_schema import JsonSchema
 from .context import ToolContext
-from .exceptions import AgentkitError, ModelRetry, ToolDefinitionError, ToolError, ToolInputError
+from .exceptions import ModelRetry, ToolDefinitionError, ToolError, ToolInputError, WorkflowStepError
 from .tools import Tool
 
 __all__ = ["Workflow", "WorkflowStepError"]
@@ -38,23 +38,6 @@ R2 = TypeVar("R2")
 
 StepCallback = Callable[[str, Any], None]
 """``on_step(step_name, output)``: called after each step with its validated result."""
-
-
-class WorkflowStepError(AgentkitError):
-    """A step of a workflow failed; `step` names it and the original error is the ``__cause__``."""
-
-    def __init__(self, workflow: str, step: str, index: int, message: str) -> None:
-        self.workflow = workflow
-        self.step = step
-        self.index = index
-        self.message = message
-        super().__init__(workflow, step, index, message)
-
-    def __str__(self) -> str:
-        return f"Workflow {self.workflow!r}, step {self.index + 1} ({self.step!r}): {self.message}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.workflow, self.step, self.index, self.message))
 
 
 def _as_step(step: Any) -> Tool[..., Any]:

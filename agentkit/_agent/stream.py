@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..events import AgentEvent
+from ..exceptions import UsageError
 from .results import RunResult
 
 __all__ = ["AgentStream", "Emit"]
@@ -43,7 +44,7 @@ class AgentStream:
     def result(self) -> RunResult:
         """The run's result, once every event has been consumed."""
         if self._result is None:
-            raise RuntimeError("the stream has not finished: iterate it to the end (or await get_result())")
+            raise UsageError("the stream has not finished: iterate it to the end (or await get_result())")
         return self._result
 
     async def get_result(self) -> RunResult:

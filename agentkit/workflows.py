@@ -28,7 +28,7 @@ from typing_extensions import ParamSpec, TypeVar
 from ._json_schema import JsonSchema
 from .context import ToolContext
 from .exceptions import ModelRetry, ToolDefinitionError, ToolError, ToolInputError, WorkflowStepError
-from .tools import Tool
+from .tools import ApprovalPolicy, Tool
 
 __all__ = ["Workflow", "WorkflowStepError"]
 
@@ -255,16 +255,9 @@ class Workflow(Generic[P, R]):
                     # model can fix its arguments, so it is a retry, not a crash.
                     raise ModelRetry(str(exc)) from exc
 
-            # A step that needs approval makes the whole workflow need it: the run stops before any step.
-            needs_approval = any(step.requires_approval is not False for step in self.steps)
             self._tool = _WorkflowTool(
-                run_workflow,
-                id=self.id,
-                description=self.description,
-                input_schema=dict(self.input_schema),
-                requires_approval=needs_approval,
+                self, run_workflow, id=self.id, description=self.description, input_schema=dict(self.input_schema)
             )
-            self._tool.workflow = self
         return self._tool
 
 
@@ -275,10 +268,47 @@ def _detail(message: str, value: Any) -> Any:
 
 
 class _WorkflowTool(Tool[..., Any]):
-    """A workflow as a tool: reports the workflow's output schema (each step validated its own result)."""
+    """A workflow as a tool: its output schema is the workflow's, and so is its approval.
 
-    workflow: Workflow[..., Any]
+    A step that needs approval makes the whole workflow need it (the run stops before any step runs),
+    decided at call time from the steps as they are then, so a policy set on a step after the workflow
+    was built still counts. The first step's policy (and one set on this tool) sees the first step's
+    validated arguments; a later step's policy cannot see its arguments before the earlier steps run, so
+    a later step with a policy makes every call need approval (fail closed).
+    """
+
+    def __init__(self, workflow: Workflow[..., Any], fn: Callable[..., Any], **options: Any) -> None:
+        self.workflow = workflow
+        self._own_policy: ApprovalPolicy = False
+        super().__init__(fn, **options)
 
     @property
     def output_schema(self) -> JsonSchema | None:
         return self.workflow.output_schema
+
+    @property
+    def requires_approval(self) -> ApprovalPolicy:
+        """True when a step (or this tool) always needs approval, False when none ever does, else a policy."""
+        policies = [self._own_policy, *(step.requires_approval for step in self.workflow.steps)]
+        if all(policy is False for policy in policies):
+            return False
+        if any(policy is True for policy in policies):
+            return True
+        return self.needs_approval
+
+    @requires_approval.setter
+    def requires_approval(self, value: ApprovalPolicy) -> None:
+        self._own_policy = value
+
+    def approval_arguments(
+        self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None
+    ) -> dict[str, Any]:
+        """The first step's view of `arguments`: the workflow's input is the first step's."""
+        return self.workflow.steps[0].approval_arguments(arguments, name=name or self.id)
+
+    def needs_approval(self, arguments: dict[str, Any]) -> bool:
+        first, *later = self.workflow.steps
+        own = self._own_policy
+        if (own(arguments) if callable(own) else own) or any(step.requires_approval is not False for step in later):
+            return True
+        return first.requires_approval is not False and first.needs_approval(arguments)

@@ -27,7 +27,7 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ModelAPIError, RetryLimitExceeded, ToolInputError
+from ..exceptions import ModelAPIError, RetryLimitExceeded
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
@@ -212,17 +212,7 @@ class RunLoop:
         """Whether `call` must be approved before it runs (recomputed, never read from a stored result)."""
         if call.name not in self.executor:
             return False  # nothing would run: the call becomes an unknown-tool error
-        item = self.executor[call.name]
-        if item.requires_approval is False:
-            return False
-        try:
-            kwargs = item.schema.validate_arguments(call.name, call.arguments)
-        except ToolInputError:
-            return False  # nothing would run: the call becomes an invalid-arguments error
-        try:
-            return item.needs_approval(kwargs)
-        except Exception:  # noqa: BLE001 - a failing policy must not let the call through
-            return True
+        return self.executor[call.name].needs_approval_for(call.arguments, name=call.name)
 
     def _pending(self, call: ToolCall) -> PendingApproval:
         arguments = display_arguments(call)

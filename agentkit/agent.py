@@ -31,7 +31,7 @@ from typing import Any, Union
 
 from ._agent.display import TranscriptEntry, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step
+from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
@@ -455,7 +455,8 @@ class Agent:
         unknown = sorted(set(decisions) - {c.id for c in calls})
         if unknown:
             raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-        state = dataclasses.replace(state, failures=dict(state.failures))
+        token = state.pause_token
+        state = dataclasses.replace(state, failures=dict(state.failures), pause_token=None)
         later = state.settings if state.settings.tool_choice in ("auto", "none") else None
         later = later or dataclasses.replace(state.settings, tool_choice="auto")
         steps = list(result.steps)
@@ -473,10 +474,11 @@ class Agent:
         missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
         if missing:
             raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-        if result._state is not None and result._state.resumed:
-            raise ApprovalError("this result was already resumed; continue from the result that resume returned")
-        if result._state is not None:
-            result._state.resumed = True  # a second resume could re-run calls or overturn a denial
+        # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
+        if token is None or not claim_pause(token):
+            raise ApprovalError(
+                "this result (or a copy of it) was already resumed; continue from the result that resume returned"
+            )
         denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
         step = steps[-1]
         results = await run.execute(calls, denied, step.index)

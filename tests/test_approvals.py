@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agentkit import ApprovalError, Registry, Tool, ToolInputError, Workflow, tool
+from agentkit import ApprovalError, Registry, Tool, ToolCall, ToolInputError, Workflow, tool
 from agentkit.agent import Agent
+from agentkit.events import ApprovalRequestedEvent, ToolCallEvent, ToolCallStartEvent
+from agentkit.messages import AssistantMessage, ToolResult, ToolResultsMessage, UserMessage
 
 from .agent_helpers import call, calls, scripted
 
@@ -217,3 +221,125 @@ def test_the_workflow_policy_sees_the_first_steps_shape_with_defaults() -> None:
     as_tool = Workflow("refund", [start, finish]).as_tool()
     assert as_tool.needs_approval_for({"account": "a"}) is True
     assert seen.shown == [{"account": "a", "amount": 500}]
+
+
+# ---- 3.1: one decision never authorises two calls -----------------------------------------------
+
+
+class Refunds:
+    def __init__(self) -> None:
+        self.paid: list[int] = []
+        ledger = self
+
+        @tool(requires_approval=lambda args: args["amount"] > 0)
+        def refund(amount: int) -> str:
+            ledger.paid.append(amount)
+            return f"refunded {amount}"
+
+        self.tool = refund
+
+
+async def test_two_calls_with_one_id_in_a_turn_need_two_decisions() -> None:
+    refunds = Refunds()
+    turn = calls(call("refund", {"amount": 1}, "c1"), call("refund", {"amount": 99_999}, "c1"))
+    model, script = scripted(turn, "done")
+    agent = Agent(model=model, tools=[refunds.tool])
+    paused = await agent.generate("refund")
+    ids = [p.call_id for p in paused.pending]
+    assert ids == ["c1", "c1_2"]  # the duplicate is renamed, deterministically
+    assert [p.arguments for p in paused.pending] == [{"amount": 1}, {"amount": 99_999}]
+    with pytest.raises(ApprovalError, match="no decision for the pending call"):
+        await agent.resume(paused, {"c1": True})  # one approval of 1 authorises nothing else
+    assert refunds.paid == []
+    done = await agent.resume(paused, {"c1": True, "c1_2": False})
+    assert refunds.paid == [1]
+    # history and results agree on the new ids, so every vendor links each result to its call
+    assert [c.id for c in done.steps[0].tool_calls] == ["c1", "c1_2"]
+    assert [r.call_id for r in done.steps[0].results] == ["c1", "c1_2"]
+    sent = script.seen[1]
+    assert [c.id for c in sent[-2].tool_calls] == ["c1", "c1_2"]  # type: ignore[union-attr]
+    assert [r.call_id for r in sent[-1].results] == ["c1", "c1_2"]  # type: ignore[union-attr]
+
+
+async def test_an_id_reused_from_an_earlier_turn_is_renamed() -> None:
+    refunds = Refunds()
+    model, _ = scripted(
+        calls(call("refund", {"amount": 1}, "c1")), calls(call("refund", {"amount": 99_999}, "c1")), "done"
+    )
+    agent = Agent(model=model, tools=[refunds.tool])
+    first = await agent.generate("refund")
+    second = await agent.resume(first, {"c1": True})
+    assert refunds.paid == [1]
+    assert second.status == "awaiting_approval" and [p.call_id for p in second.pending] == ["c1_2"]
+    with pytest.raises(ApprovalError, match="no pending call has the id"):
+        await agent.resume(second, {"c1": True})  # the old decision's id names nothing pending now
+    assert refunds.paid == [1]
+
+
+async def test_ids_stay_unique_against_the_given_history_and_empty_ids() -> None:
+    refunds = Refunds()
+    earlier = call("refund", {"amount": 1}, "c1")
+    history = [
+        UserMessage("first"),
+        calls(earlier),
+        ToolResultsMessage([ToolResult.error(earlier, "denied", "denied")]),
+        AssistantMessage("fine"),
+    ]
+    model, _ = scripted(calls(call("refund", {"amount": 2}, "c1")), "ok")
+    paused = await Agent(model=model, tools=[refunds.tool]).generate([*history, UserMessage("again")])
+    assert [p.call_id for p in paused.pending] == ["c1_2"]
+
+    model, _ = scripted(calls(ToolCall("", "refund", {"amount": 3}), ToolCall("", "refund", {"amount": 4})), "ok")
+    paused = await Agent(model=model, tools=[refunds.tool]).generate("go")
+    assert [p.call_id for p in paused.pending] == ["call_1", "call_2"]
+
+
+async def test_streamed_events_carry_the_renamed_ids() -> None:
+    refunds = Refunds()
+    turn = calls(call("refund", {"amount": 1}, "c1"), call("refund", {"amount": 2}, "c1"))
+    model, _ = scripted(turn, "done")
+    stream = Agent(model=model, tools=[refunds.tool]).stream("go")
+    events = [e async for e in stream]
+    starts = [e.call_id for e in events if isinstance(e, ToolCallStartEvent)]
+    whole = [e.call_id for e in events if isinstance(e, ToolCallEvent)]
+    asked = [e.call_id for e in events if isinstance(e, ApprovalRequestedEvent)]
+    assert starts == whole == asked == ["c1", "c1_2"]
+
+
+# ---- 3.4: a paused result resumes once, copies included ------------------------------------------
+
+
+@pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda r: pickle.loads(pickle.dumps(r)), copy.copy])
+async def test_a_copy_of_a_paused_result_cannot_run_the_call_again(duplicate: Any) -> None:
+    refunds = Refunds()
+    model, _ = scripted(calls(call("refund", {"amount": 7}, "c1")), "done", "again")
+    agent = Agent(model=model, tools=[refunds.tool])
+    paused = await agent.generate("refund")
+    twin = duplicate(paused)
+    await agent.resume(paused, {"c1": True})
+    assert refunds.paid == [7]
+    with pytest.raises(ApprovalError, match="already resumed"):
+        await agent.resume(twin, {"c1": True})
+    assert refunds.paid == [7]
+
+
+async def test_a_copy_resumed_first_uses_up_the_original() -> None:
+    refunds = Refunds()
+    model, _ = scripted(calls(call("refund", {"amount": 7}, "c1")), "done")
+    agent = Agent(model=model, tools=[refunds.tool])
+    paused = await agent.generate("refund")
+    await agent.resume(copy.deepcopy(paused), {"c1": False})
+    with pytest.raises(ApprovalError, match="already resumed"):
+        await agent.resume(paused, {"c1": True})  # a denial cannot be overturned through the original
+    assert refunds.paid == []
+
+
+async def test_a_rejected_resume_does_not_use_up_the_pause() -> None:
+    refunds = Refunds()
+    model, _ = scripted(calls(call("refund", {"amount": 7}, "c1")), "done")
+    agent = Agent(model=model, tools=[refunds.tool])
+    paused = await agent.generate("refund")
+    with pytest.raises(ApprovalError):
+        await agent.resume(copy.deepcopy(paused), {})
+    await agent.resume(paused, {"c1": True})
+    assert refunds.paid == [7]

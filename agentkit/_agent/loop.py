@@ -28,13 +28,13 @@ from ..events import (
     ToolResultEvent,
 )
 from ..exceptions import ModelAPIError, RetryLimitExceeded
-from ..messages import Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
+from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import ToolTransform
 from .display import display_arguments, error_text, merge_transforms, shape
-from .results import Approval, PendingApproval, RunResult, RunState, Step
+from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -83,6 +83,8 @@ class RunLoop:
         self.steps = steps
         self.usage = usage
         self._transforms: dict[str, ToolTransform | None] = {}
+        self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
+        """Every call id of the run so far (the given history included): new calls get fresh ones."""
 
     # ---- the loop --------------------------------------------------------------------------------
 
@@ -97,6 +99,7 @@ class RunLoop:
             else:
                 response = await self._stream_turn(settings, index)
             self.usage = self.usage + response.usage
+            response = self._with_unique_ids(response)
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
@@ -120,6 +123,7 @@ class RunLoop:
                             )
                         )
                 self._step_finish(index, response, len(calls))
+                self.state.pause_token = new_pause_token()
                 return self._finish("awaiting_approval", message.text, approvals)
             results = await self.execute(calls, {}, index)
             self.steps.append(Step(index, response, calls, results))
@@ -132,14 +136,19 @@ class RunLoop:
         assert emit is not None
         names: dict[int, str] = {}
         ids: dict[int, str | None] = {}
+        taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
         response: ModelResponse | None = None
         async for event in self.model.stream(self.convo, self.registry, settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
             elif isinstance(event, ToolCallStart):
+                call_id = event.call_id
+                if call_id is not None:
+                    call_id = _fresh_id(call_id, taken)
+                    taken.add(call_id)
                 names[event.index] = event.tool_name
-                ids[event.index] = event.call_id
-                emit(ToolCallStartEvent(event.call_id, event.tool_name, event.index, index))
+                ids[event.index] = call_id
+                emit(ToolCallStartEvent(call_id, event.tool_name, event.index, index))
             elif isinstance(event, ToolCallArgsDelta):
                 name = names.get(event.index, "")
                 # Partial JSON cannot be redacted by an `input` transform: deltas are shown only through
@@ -153,6 +162,24 @@ class RunLoop:
         if response is None:
             raise ModelAPIError(self.model.name, "the stream ended without a complete response")
         return response
+
+    def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
+        """`response` with every call id unique in the run.
+
+        A duplicate (in this turn or an earlier one) becomes ``<id>_2``, ``<id>_3``..., an empty id
+        ``call_1``, ... (the same renaming every time), so one approval decision can never stand for two
+        calls, and every result links to exactly one call in the history every vendor is sent.
+        """
+        calls = response.message.tool_calls
+        renamed: list[ToolCall] = []
+        for call in calls:
+            call_id = _fresh_id(call.id, self.call_ids)
+            self.call_ids.add(call_id)
+            renamed.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
+        if all(new is old for new, old in zip(renamed, calls, strict=True)):
+            return response
+        message = dataclasses.replace(response.message, tool_calls=renamed)
+        return dataclasses.replace(response, message=message)
 
     def record(self, index: int, response: ModelResponse, calls: list[ToolCall], results: list[ToolResult]) -> None:
         """Append the results to the conversation, report the step, and enforce the retry budgets."""
@@ -293,3 +320,12 @@ class RunLoop:
             self._transforms[key] = merge_transforms(own, self.agent.transform)
         merged = self._transforms[key]
         return getattr(merged, target) if merged is not None else None
+
+
+def _fresh_id(call_id: str, taken: set[str]) -> str:
+    if call_id and call_id not in taken:
+        return call_id
+    base, n = (call_id, 2) if call_id else ("call", 1)
+    while f"{base}_{n}" in taken:
+        n += 1
+    return f"{base}_{n}"

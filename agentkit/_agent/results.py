@@ -2,6 +2,8 @@
 
 from __future__ import annotations as _annotations
 
+import secrets
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,7 +11,27 @@ from ..events import RunStatus
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
 
-__all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step"]
+__all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step", "claim_pause", "new_pause_token"]
+
+# Pause tokens already resumed in this process. A copy of a paused result (copy.deepcopy, pickle) carries
+# the same token, so it cannot resume a second time either. One short string per resumed pause: a process
+# that resumes a million runs keeps about 100 MB, which is the price of single use without a store.
+_claimed: set[str] = set()
+_claimed_lock = threading.Lock()  # runs of other event loops (threads) may resume concurrently
+
+
+def new_pause_token() -> str:
+    """A fresh, unguessable token for one paused result."""
+    return secrets.token_hex(16)
+
+
+def claim_pause(token: str) -> bool:
+    """Mark `token` as resumed; False when it already was (by this result or any copy of it)."""
+    with _claimed_lock:
+        if token in _claimed:
+            return False
+        _claimed.add(token)
+        return True
 
 
 @dataclass
@@ -63,8 +85,8 @@ class RunState:
     settings: ModelSettings
     failures: dict[str, int]
     run_retries: int
-    resumed: bool = False
-    """Set once the run was resumed: a paused result continues at most once."""
+    pause_token: str | None = None
+    """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
 
 
 @dataclass

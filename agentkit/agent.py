@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Union
 
-from ._agent.display import TranscriptEntry, transcript
+from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
 from ._agent.sessions import MCPServerLike, MCPSessions
@@ -266,6 +266,7 @@ class Agent:
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
+        inherited: ToolTransform | None = None,
     ) -> RunLoop:
         registry = self.tools
         executor = registry.select(state.active_tools) if state.active_tools is not None else registry
@@ -289,6 +290,7 @@ class Agent:
             emit,
             steps,
             usage,
+            merge_transforms(self.transform, inherited),
         )
 
     async def _start(
@@ -301,13 +303,23 @@ class Agent:
         context: ToolContext[Any] | None,
         model_settings: ModelSettings | None,
         emit: Emit | None,
+        inherited: ToolTransform | None = None,
     ) -> RunResult:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
         if max_steps is not None:
             _check_max_steps(max_steps)
         state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
         run = self._new_run(
-            _as_messages(prompt), state, first, later, deps=deps, context=context, emit=emit, steps=[], usage=Usage()
+            _as_messages(prompt),
+            state,
+            first,
+            later,
+            deps=deps,
+            context=context,
+            emit=emit,
+            steps=[],
+            usage=Usage(),
+            inherited=inherited,
         )
         return await run.run()
 
@@ -393,6 +405,15 @@ class Agent:
                 return await self._start(
                     prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit
                 )
+
+        return AgentStream(start)
+
+    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+        """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
+
+        async def start(emit: Emit) -> RunResult:
+            async with self._session():
+                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
 
         return AgentStream(start)
 

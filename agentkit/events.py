@@ -118,11 +118,17 @@ class ToolErrorEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolProgressEvent:
-    """A value a running tool reported with `ToolContext.emit`."""
+    """A value a running tool reported with `ToolContext.emit`, shaped by ``transform.progress``.
+
+    For a tool whose input or output is redacted (an `input` / `output` transform) and that has no
+    `progress` transform, `data` is ``None`` and `transform_error` says why: progress could quote the
+    hidden values.
+    """
 
     call_id: str | None
     tool_name: str
     data: Any
+    transform_error: str | None = None
     kind: Literal["tool-progress"] = "tool-progress"
 
 

@@ -287,6 +287,15 @@ class ModelAPIError(AgentkitError):
     def __str__(self) -> str:
         return f"{self.model_name}: {self.message}"
 
+    @property
+    def summary(self) -> str:
+        """What failed, without the vendor's words (which may quote a key or a prompt): class and model.
+
+        What agentkit tells a model when a vendor error happens inside a tool, a workflow step or a
+        subagent; the full message stays on the exception for the application.
+        """
+        return f"{type(self).__name__} from model {self.model_name!r}"
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.model_name, self.message))
 
@@ -310,8 +319,20 @@ class ModelHTTPError(ModelAPIError):
         ``http_error``."""
         super().__init__(model_name, f"HTTP {status_code} ({self.kind}): {str(body)[:500]}")
 
+    @property
+    def summary(self) -> str:
+        """Class, model and status, without the body (which may quote a key): see `ModelAPIError.summary`."""
+        return f"{type(self).__name__} from model {self.model_name!r}: HTTP {self.status_code} ({self.kind})"
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` of `exc` as a model may read it; a vendor error gives its `summary` instead."""
+    if isinstance(exc, ModelAPIError):
+        return exc.summary
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _http_kind(status: int) -> str:

@@ -60,8 +60,10 @@ class ToolTransform:
     """What a display or transcript gets for each part of a tool call, separately from the model.
 
     Each field maps the raw value to what is shown; a field left `None` passes the value through,
-    except `input_delta`: partial argument text is suppressed unless a transform for it exists.
-    A transform that raises makes that target get nothing (never the raw value).
+    except `input_delta`: partial argument text is suppressed unless a transform for it exists. Once
+    `input` (or `output`) redacts, messages and progress that could quote the hidden values are withheld
+    unless an `error` (or `progress`) transform decides what to show. A transform that raises makes that
+    target get nothing (never the raw value).
     """
 
     input: Callable[[Any], Any] | None = None
@@ -70,6 +72,7 @@ class ToolTransform:
     error: Callable[[str], Any] | None = None
     approval: Callable[[Any], Any] | None = None
     suspension: Callable[[Any], Any] | None = None
+    progress: Callable[[Any], Any] | None = None
 
 
 def _check_timeout(qualname: str, timeout: float | None) -> float | None:

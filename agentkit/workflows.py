@@ -27,8 +27,15 @@ from typing_extensions import ParamSpec, TypeVar
 
 from ._json_schema import JsonSchema
 from .context import ToolContext
-from .exceptions import ModelRetry, ToolDefinitionError, ToolError, ToolInputError, WorkflowStepError
-from .tools import ApprovalPolicy, Tool
+from .exceptions import (
+    ModelRetry,
+    ToolDefinitionError,
+    ToolError,
+    ToolInputError,
+    WorkflowStepError,
+    describe_exception,
+)
+from .tools import ApprovalPolicy, Tool, ToolTransform
 
 __all__ = ["Workflow", "WorkflowStepError"]
 
@@ -38,6 +45,15 @@ R2 = TypeVar("R2")
 
 StepCallback = Callable[[str, Any], None]
 """``on_step(step_name, output)``: called after each step with its validated result."""
+
+
+_WITHHELD = "details withheld: step {step!r} redacts its values (a `transform`)"
+
+
+def _redacts(step: Tool[..., Any]) -> bool:
+    """Whether a step's display transform hides its values, so its error messages must not be passed on."""
+    rules = step.transform
+    return rules is not None and (rules.input is not None or rules.output is not None or rules.error is not None)
 
 
 def _as_step(step: Any) -> Tool[..., Any]:
@@ -204,17 +220,25 @@ class Workflow(Generic[P, R]):
                     kwargs = step.schema.validate_arguments(name, self._arguments_for(step, value))
             except ToolInputError as exc:
                 if index == 0:
-                    raise
+                    raise  # the caller's (or the model's) own arguments: the details help fix them
+                detail = _WITHHELD.format(step=name) if _redacts(step) else str(exc)
                 raise WorkflowStepError(
-                    self.id, name, index, f"rejected the result of {steps[index - 1].id!r}: {exc}"
+                    self.id, name, index, f"rejected the result of {steps[index - 1].id!r}: {detail}"
                 ) from exc
             try:
                 value = await step.run(kwargs, context, name=name)
                 value = step.schema.validate_output(name, value)
-            except (ModelRetry, ToolError):
-                raise
+            except (ModelRetry, ToolError) as exc:
+                if index == 0 or not _redacts(step):
+                    raise
+                raise type(exc)(f"step {name!r} failed; {_WITHHELD.format(step=name)}") from exc
             except Exception as exc:
-                raise WorkflowStepError(self.id, name, index, f"{type(exc).__name__}: {exc}") from exc
+                # A redacting step's message may quote the values it hides; a vendor error's body, a key.
+                if _redacts(step):
+                    message = f"{type(exc).__name__}; {_WITHHELD.format(step=name)}"
+                else:
+                    message = describe_exception(exc)
+                raise WorkflowStepError(self.id, name, index, message) from exc
             if on_step is not None:
                 on_step(name, value)
             if context is not None:
@@ -280,7 +304,32 @@ class _WorkflowTool(Tool[..., Any]):
     def __init__(self, workflow: Workflow[..., Any], fn: Callable[..., Any], **options: Any) -> None:
         self.workflow = workflow
         self._own_policy: ApprovalPolicy = False
+        self._own_transform: ToolTransform | None = None
         super().__init__(fn, **options)
+
+    @property
+    def transform(self) -> ToolTransform | None:
+        """One set on this tool, else the steps': the first step's for the input, the last's for the result.
+
+        Read at call time, like the approval. A later step's transform makes the workflow withhold that
+        step's error messages instead (see `Workflow.ainvoke`).
+        """
+        if self._own_transform is not None:
+            return self._own_transform
+        first, last = self.workflow.steps[0].transform, self.workflow.steps[-1].transform
+        if first is None and last is None:
+            return None
+        return ToolTransform(
+            input=first.input if first else None,
+            input_delta=first.input_delta if first else None,
+            approval=first.approval if first else None,
+            progress=first.progress if first else None,
+            output=last.output if last else None,
+        )
+
+    @transform.setter
+    def transform(self, value: ToolTransform | None) -> None:
+        self._own_transform = value
 
     @property
     def output_schema(self) -> JsonSchema | None:

@@ -17,7 +17,15 @@ from ..tools import Tool, ToolTransform
 if TYPE_CHECKING:
     from .results import RunResult
 
-__all__ = ["TranscriptEntry", "display_arguments", "error_text", "merge_transforms", "shape", "transcript"]
+__all__ = [
+    "TranscriptEntry",
+    "display_arguments",
+    "error_text",
+    "merge_transforms",
+    "progress_data",
+    "shape",
+    "transcript",
+]
 
 _TRANSFORM_FIELDS = tuple(f.name for f in dataclasses.fields(ToolTransform))
 
@@ -43,15 +51,42 @@ def shape(fn: Callable[[Any], Any] | None, value: Any, target: str) -> tuple[Any
         return None, f"transform {target!r} failed ({type(exc).__name__}); payload withheld"
 
 
-def error_text(result: ToolResult, input_redacted: bool) -> str:
-    """The error text a display shows.
+# error kinds whose message agentkit writes itself and that quote no argument or result value
+_SAFE_KINDS = frozenset({"timeout", "denied", "unknown_tool"})
+_RAISED_BY_KIND = {"retry": "ModelRetry", "tool_error": "ToolError", "invalid_output": "ToolOutputError"}
 
-    Validation messages quote the offending values: when the tool's input is redacted (an `input`
-    transform) and no `error` transform decides, they are not shown.
+
+def error_text(result: ToolResult, rules: ToolTransform) -> str:
+    """The error text a display shows (before the `error` transform, if any, shapes it).
+
+    Validation messages quote the offending values, and a tool's own exception message may quote its
+    arguments: when the tool's input is redacted (an `input` transform) and no `error` transform
+    decides, only the error's kind and the exception's type are shown. A redacted output (an `output`
+    transform) likewise withholds the message of an invalid result, which quotes that result.
     """
-    if input_redacted and result.error_kind == "invalid_arguments":
+    kind = result.error_kind
+    if rules.error is not None or kind in _SAFE_KINDS:
+        return result.text
+    if rules.input is not None:
+        hidden = "input"
+    elif rules.output is not None and kind == "invalid_output":
+        hidden = "output"
+    else:
+        return result.text
+    if kind == "invalid_arguments":
         return f"Invalid arguments for tool {result.name!r} (details withheld: the tool's input is redacted)."
-    return result.text
+    raised = result.exception_type or _RAISED_BY_KIND.get(kind or "", "an error")
+    return f"Tool {result.name!r} failed ({kind}: {raised}); details withheld: the tool's {hidden} is redacted."
+
+
+def progress_data(rules: ToolTransform, value: Any) -> tuple[Any, str | None]:
+    """A progress value as a display may see it: through ``rules.progress``, withheld if values are redacted."""
+    if rules.progress is not None:
+        return shape(rules.progress, value, "progress")
+    if rules.input is not None or rules.output is not None:
+        hidden = "input" if rules.input is not None else "output"
+        return None, f"progress withheld: the tool's {hidden} is redacted and it has no 'progress' transform"
+    return value, None
 
 
 def display_arguments(call: ToolCall) -> Any:
@@ -95,8 +130,7 @@ def transcript(
             outcome = answered.get(call.id)
             shown_output = shown_error = output_error = None
             if outcome is not None and outcome.is_error:
-                text = error_text(outcome, rules.error is None and rules.input is not None)
-                shown_error, output_error = shape(rules.error, text, "error")
+                shown_error, output_error = shape(rules.error, error_text(outcome, rules), "error")
             elif outcome is not None:
                 shown_output, output_error = shape(rules.output, outcome.output, "output")
             failures = tuple(e for e in (input_error, output_error) if e is not None)

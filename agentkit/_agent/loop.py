@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..context import ToolContext
@@ -33,7 +33,7 @@ from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import ToolTransform
-from .display import display_arguments, error_text, merge_transforms, shape
+from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
@@ -66,6 +66,7 @@ class RunLoop:
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
+        policy: ToolTransform | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
@@ -82,7 +83,9 @@ class RunLoop:
         self.emit = emit
         self.steps = steps
         self.usage = usage
-        self._transforms: dict[str, ToolTransform | None] = {}
+        self.policy = policy
+        """The agent's transform policy, merged with its supervisors' (a subagent's run inherits them)."""
+        self._rules: dict[str, ToolTransform] = {}
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
 
@@ -109,7 +112,7 @@ class RunLoop:
                 return self._finish("complete", message.text)
             if self.emit is not None:
                 for call in calls:
-                    shaped, error = shape(self._transform(call.name, "input"), display_arguments(call), "input")
+                    shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
                     self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
             pending = [call for call in calls if self.needs_approval(call)]
             if pending:
@@ -153,7 +156,7 @@ class RunLoop:
                 name = names.get(event.index, "")
                 # Partial JSON cannot be redacted by an `input` transform: deltas are shown only through
                 # an explicit `input_delta` transform.
-                delta_fn = self._transform(name, "input_delta")
+                delta_fn = self.rules(name).input_delta
                 if delta_fn is not None:
                     shaped, error = shape(delta_fn, event.delta, "input_delta")
                     emit(ToolCallDeltaEvent(ids.get(event.index), name, event.index, shaped, index, error))
@@ -243,8 +246,8 @@ class RunLoop:
 
     def _pending(self, call: ToolCall) -> PendingApproval:
         arguments = display_arguments(call)
-        transform = self._transform(call.name, "approval") or self._transform(call.name, "input")
-        payload, error = shape(transform, arguments, "approval")
+        rules = self.rules(call.name)
+        payload, error = shape(rules.approval or rules.input, arguments, "approval")
         return PendingApproval(call.id, call.name, arguments, payload, error)
 
     # ---- running tools ---------------------------------------------------------------------------
@@ -299,27 +302,28 @@ class RunLoop:
             elif isinstance(value, Forwarded):
                 emit(SubagentEvent(call.name, value.agent_id, call.id, value.event))
             else:
-                emit(ToolProgressEvent(call.id, call.name, value))
+                data, error = progress_data(self.rules(call.name), value)
+                emit(ToolProgressEvent(call.id, call.name, data, error))
 
-        return ProgressSink(on_progress, streaming=emit is not None)
+        return ProgressSink(on_progress, streaming=emit is not None, policy=self.policy)
 
     def _emit_result(self, result: ToolResult, index: int) -> None:
         assert self.emit is not None
+        rules = self.rules(result.name)
         if result.is_error:
-            error_fn = self._transform(result.name, "error")
-            text = error_text(result, error_fn is None and self._transform(result.name, "input") is not None)
-            shaped, error = shape(error_fn, text, "error")
+            shaped, error = shape(rules.error, error_text(result, rules), "error")
             self.emit(ToolErrorEvent(result.call_id, result.name, shaped, result.error_kind, index, error))
         else:
-            shaped, error = shape(self._transform(result.name, "output"), result.output, "output")
+            shaped, error = shape(rules.output, result.output, "output")
             self.emit(ToolResultEvent(result.call_id, result.name, shaped, index, error))
 
-    def _transform(self, key: str, target: str) -> Callable[[Any], Any] | None:
-        if key not in self._transforms:
+    def rules(self, key: str) -> ToolTransform:
+        """The display transforms for the tool under `key`: its own, field by field over the policy."""
+        rules = self._rules.get(key)
+        if rules is None:
             own = self.registry[key].transform if key in self.registry else None
-            self._transforms[key] = merge_transforms(own, self.agent.transform)
-        merged = self._transforms[key]
-        return getattr(merged, target) if merged is not None else None
+            rules = self._rules[key] = merge_transforms(own, self.policy) or ToolTransform()
+        return rules
 
 
 def _fresh_id(call_id: str, taken: set[str]) -> str:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import ToolContext
 from ..events import AgentEvent
-from ..exceptions import ToolError
+from ..exceptions import AgentkitError, ModelAPIError, ToolError
 from ..messages import Usage
-from ..tools import Tool
+from ..tools import Tool, ToolTransform
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -32,10 +32,15 @@ class SubagentUsage:
 
 @dataclass(frozen=True)
 class ProgressSink:
-    """`ToolContext.on_progress` for a call made by a run; `streaming` tells subagents to stream too."""
+    """`ToolContext.on_progress` for a call made by a run.
+
+    `streaming` tells a subagent to stream too; `policy` is the run's transform policy, which the
+    subagent's run applies beneath its own so the parent's redaction covers the forwarded events.
+    """
 
     deliver: Callable[[Any], None]
     streaming: bool
+    policy: ToolTransform | None = None
 
     def __call__(self, value: Any) -> None:
         self.deliver(value)
@@ -58,13 +63,23 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
         Args:
             prompt: The complete task for the agent, with every detail it needs.
         """
-        if isinstance(ctx.on_progress, ProgressSink) and ctx.on_progress.streaming:
-            stream = sub.stream(prompt, deps=ctx.deps)
-            async for event in stream:
-                ctx.emit(Forwarded(sub.id, event))
-            result = stream.result
-        else:
-            result = await sub.generate(prompt, deps=ctx.deps)
+        sink = ctx.on_progress
+        try:
+            if isinstance(sink, ProgressSink) and sink.streaming:
+                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy)
+                async for event in stream:
+                    ctx.emit(Forwarded(sub.id, event))
+                result = stream.result
+            else:
+                result = await sub.generate(prompt, deps=ctx.deps)
+        except ModelAPIError as exc:
+            # The vendor's body may quote a key or a prompt: the supervisor's model gets what failed only.
+            raise ToolError(f"Agent {sub.id!r} failed: {exc.summary}.") from exc
+        except AgentkitError:
+            raise  # agentkit's own messages (a retry budget, a missing API key's variable) are safe to pass on
+        except Exception as exc:
+            # Not mapped by agentkit (e.g. an SDK's own exception): its text may be the vendor's, so only the type.
+            raise ToolError(f"Agent {sub.id!r} failed: {type(exc).__name__}.") from exc
         ctx.emit(SubagentUsage(result.usage))
         if result.status == "awaiting_approval":
             names = ", ".join(repr(p.tool_name) for p in result.pending)

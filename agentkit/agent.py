@@ -161,8 +161,10 @@ class Agent:
         """This agent as a tool taking ``{"prompt": str}`` and returning its final text.
 
         Inside a streaming parent, the subagent streams too and its events reach the parent's stream as
-        `SubagentEvent`s. A subagent run that stops for approval fails the call (approvals cannot be
-        granted from inside another run): give the supervisor's tool `requires_approval` instead.
+        `SubagentEvent`s, shaped by the parent's transform policy beneath the subagent's own. A subagent
+        run that stops for approval fails the call (approvals cannot be granted from inside another run):
+        give the supervisor's tool `requires_approval` instead. A vendor error of the subagent's model
+        fails the call with what failed (class, model, status), never the vendor's body.
         """
         return subagent_tool(self)
 
@@ -435,8 +437,9 @@ class Agent:
         the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
 
         Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, or a
-                decision names a call that is not pending.
+            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
+                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
+                ``pickle``) was already resumed in this process. Nothing runs then.
         """
         async with self._session():
             return await self._resume(result, approvals, deps, context, None)

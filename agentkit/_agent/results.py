@@ -56,6 +56,7 @@ class Step:
 class PendingApproval:
     """A tool call waiting for a decision.
 
+    `call_id` is unique within the run (a duplicate id from the model was renamed, see the agents guide);
     `arguments` are the model's arguments as received (for the application deciding); `payload` is what
     a display should show, shaped by ``transform.approval`` (else ``transform.input``); ``None`` with
     `transform_error` set when that transform failed.

@@ -1,0 +1,24 @@
+// Bundles chat.mjs (and the parts of `ai` it uses) into the playground's static files, so users of
+// `agentkit dev` need no build step. Run after changing chat.mjs or the pinned `ai` version:
+//   npm ci --prefix js && node js/build-playground.mjs
+// and commit agentkit/playground/static/vendor/ai-chat.js.
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const version = JSON.parse(readFileSync(join(here, 'node_modules/ai/package.json'), 'utf8')).version;
+
+await build({
+  entryPoints: [join(here, 'chat.mjs')],
+  outfile: join(here, '../agentkit/playground/static/vendor/ai-chat.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'eof',
+  banner: { js: `// Built by js/build-playground.mjs from js/chat.mjs and the npm package ai@${version}. Do not edit.` },
+});
+console.log(`bundled ai@${version} into agentkit/playground/static/vendor/ai-chat.js`);

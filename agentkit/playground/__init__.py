@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..agent import Agent
 
-__all__ = ["create_app", "load_agent", "main", "serve"]
+__all__ = ["access_token", "create_app", "load_agent", "main", "serve"]
 
 _TOKEN_ENV = "AGENTKIT_DEV_TOKEN"
 
@@ -99,6 +99,26 @@ async def serve(agent: Agent, sock: socket.socket, *, token: str | None = None, 
         await server.serve(sockets=[sock])
 
 
+def access_token(host: str, *, allow_remote: bool, token: str | None = None) -> str | None:
+    """The token requests must carry, or ``None`` when none is needed.
+
+    The given one (or ``$AGENTKIT_DEV_TOKEN``); a random one for a non-loopback `host`; nothing on
+    loopback without one (the Host check guards it).
+
+    Raises:
+        _UsageError: `host` is not loopback and `allow_remote` is not set.
+    """
+    token = token or os.environ.get(_TOKEN_ENV) or None
+    if _is_loopback(host):
+        return token
+    if not allow_remote:
+        raise _UsageError(
+            f"--host {host} is not a loopback address: anyone who can reach it could run the agent's tools. "
+            "Pass --allow-remote to do it anyway (a token is then required)"
+        )
+    return token or secrets.token_urlsafe(24)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentkit dev", description="A local web page to talk to an agent and inspect its tools."
@@ -123,15 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentkit dev: error: the playground needs: pip install 'agentkit[ui]'", file=sys.stderr)
         return 1
     args = _parser().parse_args(argv)
-    token = args.token or os.environ.get(_TOKEN_ENV) or None
     try:
-        if not _is_loopback(args.host):
-            if not args.allow_remote:
-                raise _UsageError(
-                    f"--host {args.host} is not a loopback address: anyone who can reach it could run the agent's "
-                    "tools. Pass --allow-remote to do it anyway (a token is then required)"
-                )
-            token = token or secrets.token_urlsafe(24)
+        token = access_token(args.host, allow_remote=args.allow_remote, token=args.token)
         agent = _load(args.target, args.model)
         sock = _bind(args.host, args.port)
     except _UsageError as exc:

@@ -32,7 +32,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..ui import MemoryRunStore, RunStore, UIInputError
-from ..ui._vercel_input import ui_messages_to_history
+from ..ui._runs import exact_history
+from ..ui._vercel_input import conversation_input
 from ..ui.asgi import read_json, routes
 
 if TYPE_CHECKING:
@@ -76,12 +77,13 @@ def _agent_info(agent: Agent) -> dict[str, Any]:
     }
 
 
-def _payload(agent: Agent, vendor: str, body: Any) -> dict[str, Any]:
+async def _payload(agent: Agent, vendor: str, body: Any, store: RunStore) -> dict[str, Any]:
     from ..providers import get_provider
     from ..testing import request_payload
 
     messages = body.get("messages") if isinstance(body, dict) else None
-    history = ui_messages_to_history(messages) if isinstance(messages, list) and messages else []
+    # the exact history the server recorded (real arguments, not the page's display values)
+    history = await exact_history(conversation_input(messages), store) if isinstance(messages, list) else []
     prompt: Any = history or _PLACEHOLDER
     try:
         return {"vendor": vendor, "payload": request_payload(agent, prompt, provider=vendor), "note": None}
@@ -175,7 +177,7 @@ def create_app(
             vendor = body.get("vendor") if isinstance(body, dict) else None
             if not isinstance(vendor, str):
                 raise UIInputError("send {'vendor': name, 'messages': [...]}")
-            return JSONResponse(_payload(agent, vendor, body))
+            return JSONResponse(await _payload(agent, vendor, body, chosen))
         except UIInputError as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         except Exception as exc:  # noqa: BLE001 - shown in the page, one line

@@ -31,6 +31,7 @@ __all__ = [
     "RunInput",
     "RunStore",
     "UIInputError",
+    "exact_history",
     "start_stream",
 ]
 
@@ -104,6 +105,10 @@ class RunStore(Protocol):
         """Take the paused result away atomically (a second claim gets ``None``)."""
         ...
 
+    async def paused(self, run_id: str) -> RunResult | None:
+        """Look at a paused result without taking it."""
+        ...
+
     async def save_history(self, message_id: str, messages: list[Message]) -> None:
         """Record the neutral history as it stood when the UI was sent `message_id`."""
         ...
@@ -139,6 +144,10 @@ class MemoryRunStore:
     async def claim_paused(self, run_id: str) -> RunResult | None:
         """Take the paused result (no await inside: atomic on the event loop)."""
         return self._paused.pop(run_id, None)
+
+    async def paused(self, run_id: str) -> RunResult | None:
+        """The paused result, left in place."""
+        return self._paused.get(run_id)
 
     async def save_history(self, message_id: str, messages: list[Message]) -> None:
         """Record a finished run's history under the last message id the UI saw."""
@@ -209,6 +218,22 @@ async def _history(run_input: RunInput, store: RunStore) -> list[Message]:
     recorded = await store.history(anchor)
     if recorded is not None:
         return [*recorded, *run_input.tail]
+    return list(run_input.messages)
+
+
+async def exact_history(run_input: RunInput, store: RunStore) -> list[Message]:
+    """The history a new turn from `run_input` would start from, consuming nothing (for inspectors).
+
+    A paused anchor contributes its messages up to the pending calls (their outcome is not decided yet).
+    """
+    anchor = run_input.anchor_id
+    if anchor is not None:
+        paused = await store.paused(anchor)
+        if paused is not None:
+            return [*paused.messages, *run_input.tail]
+        recorded = await store.history(anchor)
+        if recorded is not None:
+            return [*recorded, *run_input.tail]
     return list(run_input.messages)
 
 

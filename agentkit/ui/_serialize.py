@@ -1,10 +1,11 @@
 """Stream events as JSON: `event_to_dict` / `event_to_json`, and `jsonable` for one display value.
 
-Payloads are dumped as JSON data (pydantic models, dataclasses, datetimes, UUIDs, sets, bytes as
-base64 ... through pydantic-core), never as reprs. The events already carry display-shaped payloads
-(`ToolTransform`); this module adds nothing and removes nothing but one rule, fail-closed like the
-transforms: a value that cannot be dumped becomes ``None`` and ``serialize_error`` names the field and
-the exception type, never the value or the exception's message (either could quote what was hidden).
+Payloads are dumped as JSON data through pydantic-core (pydantic models, dataclasses, datetimes, UUIDs,
+sets, bytes as URL-safe base64, NaN as null, ...), never as reprs. The events already carry
+display-shaped payloads (`ToolTransform`); this module adds nothing and removes nothing but one rule,
+fail-closed like the transforms: a value that cannot be dumped becomes ``None`` and ``serialize_error``
+names the field and the exception type, never the value or the exception's message (either could quote
+what was hidden).
 """
 
 from __future__ import annotations as _annotations

@@ -30,7 +30,7 @@ from ..messages import (
 )
 from ._runs import ClientToolResult, RunInput, UIInputError
 
-__all__ = ["parse_request", "ui_messages_to_history"]
+__all__ = ["conversation_input", "parse_request", "ui_messages_to_history"]
 
 _FINAL_STATES = frozenset({"output-available", "output-error", "output-denied"})
 
@@ -192,6 +192,13 @@ def parse_request(body: Any) -> RunInput:
         run_input = _decisions(last)
         run_input.thread_id = thread_id
         return run_input
+    run_input = conversation_input(messages)
+    run_input.thread_id = thread_id
+    return run_input
+
+
+def conversation_input(messages: Sequence[Any]) -> RunInput:
+    """A new turn on `messages`: the whole conversation converted, anchored on its last assistant message."""
     anchor: str | None = None
     tail_start = 0
     for position in range(len(messages) - 1, -1, -1):
@@ -201,4 +208,4 @@ def parse_request(body: Any) -> RunInput:
             break
     history = ui_messages_to_history(messages)
     tail = ui_messages_to_history(messages, tail_start) if anchor is not None else []
-    return RunInput(thread_id=thread_id, messages=history, anchor_id=anchor, tail=tail)
+    return RunInput(messages=history, anchor_id=anchor, tail=tail)

@@ -508,10 +508,8 @@ def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
 
 
 async def _refuse_if_pending(store: RunStore, thread_id: str) -> None:
-    key = _thread_key(thread_id)
-    paused = await store.claim_paused(key)
+    paused = await store.paused(_thread_key(thread_id))
     if paused is not None:
-        await store.save_paused(key, paused)  # only looked: it stays pending
         ids = [p.call_id for p in paused.pending]
         raise UIInputError(f"thread {thread_id!r} has open interrupts {ids}: answer them with 'resume' first", 409)
 

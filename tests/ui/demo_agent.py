@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentkit import AssistantMessage, Agent, ModelResponse, ToolCall, ToolResultsMessage, ToolTransform, Usage, tool
+from agentkit import Agent, AssistantMessage, ModelResponse, ToolCall, ToolResultsMessage, ToolTransform, Usage, tool
 from agentkit.messages import Message
 from agentkit.testing import FunctionInfo, FunctionModel
 

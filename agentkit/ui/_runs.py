@@ -205,7 +205,9 @@ async def _resume(
         detail = f"no decision for the pending call(s) {missing}" if missing else f"no pending call {unknown}"
         raise UIInputError(f"cannot resume run {run_id!r}: {detail}", 422)
     run_input.resumed = paused
-    return agent.resume_stream(paused, approvals, **run_options)
+    # a paused run keeps its own turn options (tool_choice, max_steps, ...): only these apply to a resume
+    resume_options = {key: run_options[key] for key in ("deps", "context") if key in run_options}
+    return agent.resume_stream(paused, approvals, **resume_options)
 
 
 async def _history(run_input: RunInput, store: RunStore) -> list[Message]:

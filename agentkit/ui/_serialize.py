@@ -12,13 +12,17 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
 from ..events import AgentEvent, SubagentEvent
 
-__all__ = ["display_text", "event_to_dict", "event_to_json", "jsonable"]
+__all__ = ["ErrorText", "display_text", "event_to_dict", "event_to_json", "jsonable", "masked_error_text", "shown"]
+
+ErrorText = Callable[[BaseException], str]
+"""What a UI is told about an exception that ended a run."""
 
 # Event fields that hold tool or display payloads: everything else is a str, int, None or a Usage.
 _PAYLOAD_FIELDS = frozenset({"input", "delta", "output", "error", "payload", "data"})
@@ -97,3 +101,15 @@ def display_text(value: Any, withheld: str | None = None) -> str:
     if problem is not None:
         return problem
     return json.dumps(data, ensure_ascii=False, allow_nan=False)
+
+
+def shown(value: Any, transform_error: str | None) -> tuple[Any, str | None]:
+    """An event's display value as JSON data, with why it is withheld (its transform failed, or it cannot be dumped)."""
+    if transform_error is not None:
+        return None, transform_error
+    return jsonable(value)
+
+
+def masked_error_text(exc: BaseException) -> str:
+    """The default text for a failed run: the exception's type only (its message could carry secrets)."""
+    return f"The agent run failed ({type(exc).__name__})."

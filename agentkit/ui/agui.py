@@ -101,7 +101,7 @@ from ..messages import (
     UserMessage,
 )
 from ._runs import RunInput, RunStore, UIInputError, new_id, start_stream
-from ._serialize import display_text, jsonable
+from ._serialize import ErrorText, display_text, jsonable, masked_error_text, shown
 
 if TYPE_CHECKING:
     from ..agent import Agent, Approval
@@ -123,18 +123,6 @@ APPROVAL_SCHEMA: dict[str, Any] = {
     "required": ["approved"],
 }
 """The ``responseSchema`` of an approval interrupt: what a ``resume`` entry's ``payload`` holds."""
-
-ErrorText = Callable[[BaseException], str]
-
-
-def _masked(exc: BaseException) -> str:
-    return f"The agent run failed ({type(exc).__name__})."
-
-
-def _shown(value: Any, transform_error: str | None) -> tuple[Any, str | None]:
-    if transform_error is not None:
-        return None, transform_error
-    return jsonable(value)
 
 
 def _agentkit(**values: Any) -> dict[str, Any]:
@@ -201,7 +189,7 @@ class _Scope:
         out = self.start_call(event.call_id, event.tool_name)
         metadata = None
         if not self.calls[event.call_id]:
-            data, problem = _shown(event.input, event.transform_error)
+            data, problem = shown(event.input, event.transform_error)
             arguments = json.dumps(data if isinstance(data, dict) else {}, ensure_ascii=False)
             metadata = _agentkit(transformError=problem) if problem is not None else None
             out.append(ToolCallArgsEvent(tool_call_id=event.call_id, delta=arguments, subagent_run_id=self.sub))
@@ -252,11 +240,11 @@ class _Scope:
             out += self.enter_step(event.step) + self.end_text() + self.end_call(event)
         elif isinstance(event, ToolResultEvent):
             out += self.enter_step(event.step) + self.finish_child(event.call_id, None)
-            data, problem = _shown(event.output, event.transform_error)
-            shown = display_text(data, f"Output withheld: {problem}.")
-            out += self.result(event.call_id, shown, _agentkit(transformError=problem) if problem else None)
+            data, problem = shown(event.output, event.transform_error)
+            content = display_text(data, f"Output withheld: {problem}.")
+            out += self.result(event.call_id, content, _agentkit(transformError=problem) if problem else None)
         elif isinstance(event, ToolErrorEvent):
-            data, problem = _shown(event.error, event.transform_error)
+            data, problem = shown(event.error, event.transform_error)
             text = display_text(data, f"Error withheld: {problem}.")
             out += self.enter_step(event.step) + self.finish_child(event.call_id, text)
             meta = _agentkit(error=True, errorKind=event.error_kind, transformError=problem)
@@ -321,7 +309,7 @@ class _Scope:
 
 
 def _interrupt(event: ApprovalRequestedEvent) -> Interrupt:
-    data, problem = _shown(event.payload, event.transform_error)
+    data, problem = shown(event.payload, event.transform_error)
     return Interrupt(
         id=event.call_id,
         reason="tool_call",
@@ -376,7 +364,7 @@ async def agui_events(
             await on_finish(scope.last_message)
     except Exception as exc:  # reported as RUN_ERROR, logged in full
         logger.exception("agent run failed while streaming AG-UI run %s", run_id)
-        yield RunErrorEvent(message=(on_error or _masked)(exc), code=type(exc).__name__)
+        yield RunErrorEvent(message=(on_error or masked_error_text)(exc), code=type(exc).__name__)
         return
     for item in scope.end_step():
         yield item

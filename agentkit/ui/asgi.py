@@ -31,7 +31,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("agentkit.ui.asgi needs Starlette: pip install 'agentkit[ui]'") from exc
 
 from ._runs import MemoryRunStore, RunStore, UIInputError
-from .vercel import UI_MESSAGE_STREAM_HEADERS, ErrorText, open_ui_message_stream
+from ._serialize import ErrorText
+from .vercel import UI_MESSAGE_STREAM_HEADERS, open_ui_message_stream
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -105,7 +106,8 @@ def routes(
         store: where paused runs and histories wait (default: a new `MemoryRunStore`).
         on_error: the text a UI is shown for an exception that ends a run (default: its type only, since
             messages can carry secrets); the exception is logged in full either way.
-        run_options: passed to `Agent.stream` / `Agent.resume_stream` (e.g. ``deps=...``).
+        run_options: passed to `Agent.stream` for new turns (``deps=``, ``max_steps=``, ...); a resume takes
+            only ``deps`` and ``context`` (the paused run keeps its own turn options).
     """
     chosen = store if store is not None else MemoryRunStore()
     if protocol == "vercel":

@@ -52,7 +52,7 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ._serialize import display_text, jsonable
+from ._serialize import ErrorText, display_text, jsonable, masked_error_text, shown
 from ._vercel_input import parse_request
 
 if TYPE_CHECKING:
@@ -85,17 +85,11 @@ DONE = "data: [DONE]\n\n"
 _FINISH_REASONS = {"complete": "stop", "awaiting_approval": "tool-calls", "max_steps": "other"}
 
 Chunk = dict[str, Any]
-ErrorText = Callable[[BaseException], str]
 
 
 def to_sse(chunk: Chunk) -> str:
     """One chunk as a server-sent event: ``data: <json>`` and a blank line."""
     return f"data: {json.dumps(chunk, ensure_ascii=False, allow_nan=False, separators=(',', ':'))}\n\n"
-
-
-def masked_error_text(exc: BaseException) -> str:
-    """The default ``errorText``: the exception's type only (its message could carry secrets)."""
-    return f"The agent run failed ({type(exc).__name__})."
 
 
 @dataclass
@@ -161,19 +155,12 @@ def _call_entry(tool_name: str, call_id: str, value: Any, transform_error: str |
 
 
 def _value(value: Any, transform_error: str | None) -> Any:
-    data, _ = _shown(value, transform_error)
+    data, _ = shown(value, transform_error)
     return data
 
 
-def _shown(value: Any, transform_error: str | None) -> tuple[Any, str | None]:
-    """A display value as JSON data, with the reason it was withheld (a failed transform or dump)."""
-    if transform_error is not None:
-        return None, transform_error
-    return jsonable(value)
-
-
 def _error_text(event: ToolErrorEvent) -> str:
-    data, problem = _shown(event.error, event.transform_error)
+    data, problem = shown(event.error, event.transform_error)
     if problem is not None:
         return f"Error withheld: {problem}."
     return display_text(data)
@@ -253,7 +240,7 @@ class _Translator:
                 out.append({"type": "tool-input-delta", "toolCallId": event.call_id, "inputTextDelta": delta})
         elif isinstance(event, ToolCallEvent):
             out += self.enter_step(event.step) + self.end_text() + self.announce(event.call_id, event.tool_name)
-            data, problem = _shown(event.input, event.transform_error)
+            data, problem = shown(event.input, event.transform_error)
             out.append(
                 {
                     "type": "tool-input-available",
@@ -264,7 +251,7 @@ class _Translator:
                 }
             )
         elif isinstance(event, ToolResultEvent):
-            data, problem = _shown(event.output, event.transform_error)
+            data, problem = shown(event.output, event.transform_error)
             out.append({"type": "tool-output-available", "toolCallId": event.call_id, "output": data})
             out[-1].update(_metadata(problem))
         elif isinstance(event, ToolErrorEvent):
@@ -273,7 +260,7 @@ class _Translator:
             else:
                 out.append({"type": "tool-output-error", "toolCallId": event.call_id, "errorText": _error_text(event)})
         elif isinstance(event, ApprovalRequestedEvent):
-            data, problem = _shown(event.payload, event.transform_error)
+            data, problem = shown(event.payload, event.transform_error)
             descriptor: dict[str, Any] = {"payload": data}
             if problem is not None:
                 descriptor["transformError"] = problem

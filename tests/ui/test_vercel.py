@@ -379,3 +379,43 @@ async def test_the_store_is_bounded() -> None:
 
 def test_text_delta_event_is_plain() -> None:
     assert TextDeltaEvent("x", 0).kind == "text-delta"
+
+
+async def test_run_options_reach_new_turns_and_resumes() -> None:
+    from agentkit import ToolContext, tool
+
+    seen: list[Any] = []
+
+    @tool(requires_approval=True)
+    def act(ctx: ToolContext[str]) -> str:
+        """Act."""
+        seen.append(ctx.deps)
+        return "acted"
+
+    def turn(messages: Any, info: Any) -> AssistantMessage | str:
+        if isinstance(messages[-1], ToolResultsMessage):
+            return "ok"
+        return AssistantMessage(tool_calls=[ToolCall("c1", "act", {})])
+
+    agent = Agent(model=FunctionModel(turn), tools=[act])
+    store = MemoryRunStore()
+    first = await open_ui_message_stream(agent, {"messages": [user("go")]}, store=store, deps="D", max_steps=3)
+    frames = [json.loads(f[6:]) for f in "".join([x async for x in first]).split("\n\n") if f.startswith("data: {")]
+    message_id = frames[0]["messageId"]
+    decided = {
+        "id": message_id,
+        "role": "assistant",
+        "parts": [
+            {
+                "type": "tool-act",
+                "toolCallId": "c1",
+                "state": "approval-responded",
+                "approval": {"id": "c1", "approved": True},
+            }
+        ],
+    }
+    second = await open_ui_message_stream(
+        agent, {"messages": [user("go"), decided]}, store=store, deps="D", max_steps=3
+    )
+    assert "".join([x async for x in second]).endswith(DONE)
+    assert seen == ["D"]

@@ -144,3 +144,13 @@ def test_access_token_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     assert access_token("192.0.2.10", allow_remote=True) != generated
     monkeypatch.setenv("AGENTKIT_DEV_TOKEN", "from-env")
     assert access_token("0.0.0.0", allow_remote=True) == "from-env"
+
+
+def test_agentkit_dev_goes_through_the_main_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentkit.cli import main as agentkit
+
+    assert agentkit(["dev", "tests/ui/demo_agent.py:agent", "--host", "0.0.0.0"]) == 2
+    assert capsys.readouterr().err.startswith("agentkit dev: error: --host 0.0.0.0 is not a loopback address")
+    with pytest.raises(SystemExit) as info:
+        agentkit(["dev", "--help"])
+    assert info.value.code == 0 and "--allow-remote" in capsys.readouterr().out

@@ -155,3 +155,20 @@ def test_jsonable_reports_instead_of_raising() -> None:
     assert jsonable({"a": Point(x=1)}) == ({"a": {"x": 1, "label": "p"}}, None)
     value, problem = jsonable(Secret())
     assert value is None and problem is not None and SECRET not in problem
+
+
+def test_every_event_class_has_to_dict_and_to_json() -> None:
+    event = ToolResultEvent("c1", "tool", Point(x=1), 0)
+    assert event.to_dict() == event_to_dict(event)
+    assert json.loads(event.to_json()) == event_to_dict(event)
+    nested = SubagentEvent("agent-a", "a", "c1", TextDeltaEvent("hi", 0))
+    assert nested.to_dict()["event"] == {"text": "hi", "step": 0, "kind": "text-delta"}
+    assert not hasattr(event, "__dict__")  # still slotted
+
+
+def test_transcript_entries_dump_with_jsonable() -> None:
+    from agentkit.agent import TranscriptEntry
+
+    entry = TranscriptEntry(0, "c1", "tool", {"p": Point(x=1)}, output=Box(Point(x=2), dt.date(2026, 1, 1)))
+    data, problem = jsonable(entry)
+    assert problem is None and data["output"] == {"point": {"x": 2, "label": "p"}, "when": "2026-01-01"}

@@ -108,3 +108,15 @@ def test_the_sdk_chat_client_denies_through_a_live_server(playground_url: str) -
     refund = next(p for p in assistant["parts"] if p["type"] == "tool-refund")
     assert refund["state"] == "output-denied"
     assert parts(assistant, "text")[-1]["text"] == "Understood: no refund was made."
+
+
+def test_the_committed_playground_bundle_is_what_the_build_makes(tmp_path: Path) -> None:
+    from agentkit.playground._app import STATIC
+
+    out = tmp_path / "ai-chat.js"
+    done = subprocess.run(
+        [node(), str(JS / "build-playground.mjs"), str(out)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    committed = STATIC / "vendor" / "ai-chat.js"
+    assert out.read_bytes() == committed.read_bytes(), "rebuild it: node js/build-playground.mjs, and commit"

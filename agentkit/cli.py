@@ -21,7 +21,7 @@ from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInpu
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["load_target", "main"]
+__all__ = ["CLIError", "load_target", "main"]
 
 
 def load_object(target: str) -> Any:
@@ -210,11 +210,19 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
     run_cmd.add_argument("--max-steps", type=int, default=8)
     run_cmd.set_defaults(run=_cmd_run)
+
+    # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
+    commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["dev"]:
+        from .playground import main as dev
+
+        return dev(arguments[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

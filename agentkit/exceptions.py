@@ -24,6 +24,7 @@ Exception
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
+│   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -69,6 +70,7 @@ __all__ = [
     "ToolInputError",
     "ToolOutputError",
     "ToolTimeoutError",
+    "UIInputError",
     "UnknownProviderError",
     "UnknownToolError",
     "UsageError",
@@ -390,6 +392,18 @@ class MCPConnectionError(AgentkitError, ConnectionError):
 
 class MCPLoadError(AgentkitError, ValueError):
     """`load_registry` could not turn a ``module:attribute`` target into a `Registry`."""
+
+
+class UIInputError(AgentkitError, ValueError):
+    """A request from a UI that cannot be mapped to a run; `status` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.status))
 
 
 class CLIError(AgentkitError):

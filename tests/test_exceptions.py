@@ -61,7 +61,12 @@ def _package_errors() -> dict[str, type[BaseException]]:
             continue
         module = importlib.import_module(name)
         for value in vars(module).values():
-            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__.startswith("agentkit"):
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and value.__module__.startswith("agentkit")
+                and not value.__name__.startswith("_")  # private control flow that never leaves its module
+            ):
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return found
 
@@ -102,6 +107,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
     from agentkit.cli import CLIError
     from agentkit.mcp import MCPConnectionError, MCPLoadError
     from agentkit.providers import InvalidToolNameError, InvalidToolNamesError, UnknownProviderError
+    from agentkit.ui import UIInputError
     from agentkit.workflows import WorkflowStepError
 
     for cls in (
@@ -113,6 +119,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
         InvalidToolNameError,
         InvalidToolNamesError,
         UnknownProviderError,
+        UIInputError,
         WorkflowStepError,
     ):
         assert getattr(exceptions, cls.__name__) is cls
@@ -130,6 +137,7 @@ def test_errors_with_fields_survive_pickling() -> None:
         exceptions.UnknownProviderError("opnai", ["openai"]),
         exceptions.InvalidToolNameError("a b", "openai", "^x$"),
         exceptions.WorkflowStepError("w", "s", 0, "m"),
+        exceptions.UIInputError("no run", 404),
     ]
     for error in samples:
         copy = pickle.loads(pickle.dumps(error))

@@ -19,6 +19,7 @@ from .exceptions import (
     ToolOutputError,
     ToolTimeoutError,
     UnknownToolError,
+    describe_exception,
 )
 from .messages import ToolCall, ToolResult
 from .tools import Tool, ToolOptions
@@ -208,16 +209,16 @@ class Registry(Mapping[str, Tool[..., Any]]):
         except ToolTimeoutError as exc:
             return ToolResult.error(call, str(exc), "timeout")
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
-            return ToolResult.error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}", "exception")
+            message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
+            return ToolResult.error(call, message, "exception", type(exc).__name__)
         try:
             value = schema.validate_output(call.name, value)
             content = item.model_content(value)
         except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output")
+            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            return ToolResult.error(
-                call, f"Tool {call.name!r} result could not be shown: {type(exc).__name__}: {exc}", "invalid_output"
-            )
+            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
+            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
         return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
     async def call_many(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._json_schema import JsonSchema
+from ._vendors import VENDORS, load
 from .context import ToolContext
 from .definitions import ToolDefinition
 from .exceptions import ModelRetry, ToolError, ToolOutputError
@@ -40,7 +41,6 @@ from .messages import (
 )
 from .models import Model, ModelSettings
 from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
-from .providers._vendors import VENDORS, load
 from .registry import Registry
 from .tools import Tool
 

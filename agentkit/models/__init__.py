@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Union
 
+from .._vendors import VENDORS, load
 from ..exceptions import ModelSetupError
-from ..providers._vendors import VENDORS, load
 from ._base import (
     Model,
     ModelSettings,

@@ -224,7 +224,7 @@ class SDKModel(OwnedClient, Model):
         """`api_key`, else the first of the vendor's key variables (the vendor table) that is set."""
         if api_key:
             return api_key
-        from ._vendors import VENDORS
+        from .._vendors import VENDORS
 
         env_vars = VENDORS[self.vendor].env_vars
         for var in env_vars:

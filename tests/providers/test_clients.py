@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agentkit import ModelAPIError, ModelSetupError, UserMessage
+from agentkit._vendors import VENDORS, load
 from agentkit.models import DEFAULT_LIMITS, Model, ModelSettings, RequestLimits
-from agentkit.providers._vendors import VENDORS, load
 
 from .client_common import LocalServer, make_registry
 

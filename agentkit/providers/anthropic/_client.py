@@ -1,7 +1,7 @@
 """Anthropic Messages through the official ``anthropic`` SDK (``AsyncAnthropic``), imported lazily.
 
 ```python
-from agentkit.models.anthropic import AnthropicModel
+from agentkit.providers.anthropic import AnthropicModel
 
 model = AnthropicModel("claude-sonnet-4-6")                  # ANTHROPIC_API_KEY from the environment
 local = AnthropicModel("qwen3", client=AsyncAnthropic(base_url="http://127.0.0.1:8080", api_key="x"))

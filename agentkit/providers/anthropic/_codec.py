@@ -3,7 +3,7 @@
 What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
 
 * a registry entry -> ``{name, description?, input_schema, strict?}`` (no wrapper), the schema in the
-  Anthropic dialect (`agentkit.dialects.anthropic`); ``strict: true`` only where the schema is strict;
+  Anthropic dialect (`agentkit.providers.anthropic._dialect`); ``strict: true`` only where the schema is strict;
 * ``tool_choice`` ``"auto"`` / ``"none"`` / ``"required"`` / a key -> ``{"type": "auto" | "none" | "any"
   | "tool", "name"?}``; ``parallel_tool_calls=False`` -> ``disable_parallel_tool_use: true`` inside it
   (not on ``none``, which does not take it);

@@ -6,7 +6,7 @@ lacks one (the SDK's ``InputSchemaTyped`` requires it). Nothing is lost.
 Strict (``strict: true`` on the tool; rules in ``shared/vendors/specs/constraints.json`` under
 ``anthropic_strict`` and platform.claude.com "JSON Schema limitations"):
 
-* the shared strict core (`agentkit.dialects.strict.make_strict`): every property required, optional
+* the shared strict core (`agentkit.providers._strict.make_strict`): every property required, optional
   ones nullable with their default moved into the description, ``additionalProperties: false`` on
   every object (Anthropic requires it), ``oneOf`` turned into ``anyOf``;
 * keywords strict does not support (numeric bounds, string lengths, array constraints beyond

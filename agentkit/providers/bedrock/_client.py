@@ -1,7 +1,7 @@
 """AWS Bedrock Runtime Converse / ConverseStream through boto3's ``bedrock-runtime`` client, imported lazily.
 
 ```python
-from agentkit.models.bedrock import BedrockModel
+from agentkit.providers.bedrock import BedrockModel
 
 model = BedrockModel("anthropic.claude-3-5-sonnet-20241022-v2:0")   # boto3's credential chain and region
 model = BedrockModel("amazon.nova-pro-v1:0", client=boto3.client("bedrock-runtime", region_name="eu-west-1"))

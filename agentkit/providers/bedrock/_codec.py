@@ -3,7 +3,7 @@
 What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2.json shapes):
 
 * a registry entry -> ``{"toolSpec": {name, description?, inputSchema: {"json": <schema>}, strict?}}``,
-  the schema in the Bedrock dialect (`agentkit.dialects.bedrock`: strict only when forced, because
+  the schema in the Bedrock dialect (`agentkit.providers.bedrock._dialect`: strict only when forced, because
   only some models support it); the fragment is ``{"toolConfig": {"tools": [...], "toolChoice"?}}``;
 * ``tool_choice``: ``"auto"`` -> no ``toolChoice`` (auto is the default, and some models refuse the
   field); ``"required"`` -> ``{"any": {}}``; a key -> ``{"tool": {"name"}}`` (Claude 3+ and Nova only);

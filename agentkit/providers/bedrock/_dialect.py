@@ -12,7 +12,7 @@ the payload does not know which model it is for. So:
   would fail the request, and that cannot be ruled out here;
 * ``strict=True`` produces the portable strict form: the shared core (every property required,
   optional ones nullable, ``additionalProperties: false``) plus Anthropic's strict subset, which is
-  what Claude models on Bedrock enforce (`agentkit.dialects.anthropic.anthropic_strict`). What that
+  what Claude models on Bedrock enforce (`agentkit.providers.anthropic._dialect.anthropic_strict`). What that
   subset cannot express is recorded, as rejected where Claude's strict mode would refuse it.
 """
 

@@ -5,7 +5,7 @@ What maps to what:
 * a tool -> ``{"type": "function", "function": {"name", "description"?, "parameters"}}``; names must match
   ``^[A-Za-z_][A-Za-z0-9_]*$`` (no dashes: use ``aliases=True`` for such keys).
 * strict -> the request-level ``strict_tools: true``, sent only when every tool in the request comes out
-  strict (`agentkit.dialects.cohere`); one tool that cannot be strict turns it off for the request.
+  strict (`agentkit.providers.cohere._dialect`); one tool that cannot be strict turns it off for the request.
 * ``tool_choice``: ``"auto"`` -> omitted, ``"none"`` -> ``"NONE"``, ``"required"`` -> ``"REQUIRED"``, a key ->
   the tool list filtered to that tool plus ``"REQUIRED"`` (Cohere has no specific-tool form).
 * ``active_tools``: no allowed-tools form, so the tool list is filtered. ``parallel_tool_calls=False``
@@ -18,7 +18,7 @@ What maps to what:
   a JSON array of objects one document each, other text a ``text`` block. No error flag: errors are a
   text block starting with ``"Error: "``. No images: they become a text placeholder.
 
-Whole conversations (what `agentkit.models.cohere.CohereModel` sends and reads):
+Whole conversations (what `agentkit.providers.cohere.CohereModel` sends and reads):
 
 * `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string or
   ``text`` / ``image_url`` blocks; `AssistantMessage` -> ``{"role": "assistant"}`` with ``tool_calls`` (wire

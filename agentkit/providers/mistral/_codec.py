@@ -18,7 +18,7 @@ What maps to what:
 * images in tool results: only models on tokenizer v15+ accept them. By default they become a text
   placeholder; ``MistralProvider(tool_result_images=True)`` sends ``image_url`` chunks instead.
 
-Whole conversations (what `agentkit.models.mistral.MistralModel` sends and reads):
+Whole conversations (what `agentkit.providers.mistral.MistralModel` sends and reads):
 
 * `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string or
   ``text`` / ``image_url`` chunks; `AssistantMessage` -> `assistant_message` (wire names, ids through

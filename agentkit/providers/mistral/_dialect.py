@@ -3,7 +3,7 @@
 Mistral validates ``function.parameters`` as a JSON Schema (Draft 7, mistral-common) and publishes no
 keyword subset, so non-strict schemas pass through unchanged. ``function.strict`` turns on
 constrained decoding; Mistral documents no limits for it, so the shared strict rewrite
-(`agentkit.dialects.strict.make_strict`: every property required, optional ones nullable,
+(`agentkit.providers._strict.make_strict`: every property required, optional ones nullable,
 ``additionalProperties: false``) is used with its default rules.
 """
 

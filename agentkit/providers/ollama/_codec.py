@@ -3,7 +3,7 @@
 What maps to what:
 
 * a tool -> ``{"type": "function", "function": {"name", "description"?, "parameters"}}``, the schema
-  rewritten by `agentkit.dialects.ollama` (``$ref``s inlined, what the server drops folded into
+  rewritten by `agentkit.providers.ollama._dialect` (``$ref``s inlined, what the server drops folded into
   descriptions). Ollama has no name rule; only an empty name is refused here.
 * ``tool_choice``: Ollama has none. ``"auto"`` sends the tools; ``"none"`` sends no tools at all (an empty
   fragment); ``"required"`` sends every tool but cannot force a call; a key sends only that tool, which

@@ -3,7 +3,7 @@
 What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §1):
 
 * a registry entry -> ``{"type": "function", "function": {name, description?, parameters, strict}}``,
-  parameters in the OpenAI dialect (`agentkit.dialects.openai`); ``strict`` is always sent explicitly;
+  parameters in the OpenAI dialect (`agentkit.providers.openai._dialect`); ``strict`` is always sent explicitly;
 * ``tool_choice`` ``"auto" | "none" | "required"`` as they are, a key -> ``{"type": "function",
   "function": {"name"}}``; ``active_tools`` -> ``{"type": "allowed_tools", "allowed_tools": {mode,
   tools}}`` so the ``tools`` list stays byte-stable for prompt caching; ``parallel_tool_calls`` as is;
@@ -16,7 +16,7 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §1):
 
 An empty registry gives ``{}``: the API rejects an empty ``tools`` array and a ``tool_choice`` without tools.
 
-Whole conversations (what `agentkit.models.openai.OpenAIChatModel` sends and reads):
+Whole conversations (what `agentkit.providers.openai.OpenAIChatModel` sends and reads):
 
 * `SystemMessage` -> ``{"role": "system"}`` in place; `UserMessage` -> ``{"role": "user"}`` with a string
   or ``text`` / ``image_url`` parts; `AssistantMessage` -> ``{"role": "assistant", "content",

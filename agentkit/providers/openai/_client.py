@@ -8,7 +8,7 @@ responses = OpenAIResponsesModel("gpt-5")
 local = OpenAIChatModel("local", client=AsyncOpenAI(base_url="http://127.0.0.1:8080/v1", api_key="x"))
 ```
 
-The request body is built by the provider (`agentkit.providers.openai_chat` / `openai_responses`) and
+The request body is built by the provider (`agentkit.providers.openai._chat` / `._responses`) and
 sent as it is through the SDK's own ``client.post(path, content=..., cast_to=..., stream_cls=...)``,
 the documented way to make a request the SDK does not transform. The SDK still does the rest: auth,
 retries with backoff, timeouts, error mapping, SSE decoding and parsing the response into its types.

@@ -5,7 +5,7 @@ is inlined. Strict (``strict: true``, constrained decoding) follows the structur
 (``../shared/vendors/specs/constraints.json``, ``dialects.openai_strict``):
 
 * every property required, optional ones nullable with their default moved into the description,
-  ``additionalProperties: false`` everywhere (`agentkit.dialects.strict.make_strict`);
+  ``additionalProperties: false`` everywhere (`agentkit.providers._strict.make_strict`);
 * ``$ref`` with sibling keywords is not accepted: the target is inlined under the siblings;
 * unsupported constraints (``not``, ``if``/``then``/``else``, ``dependentRequired``,
   ``dependentSchemas``, ``minLength``/``maxLength``, ``uniqueItems``, unsupported ``format`` values, ...)

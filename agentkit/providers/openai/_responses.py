@@ -3,7 +3,7 @@
 What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §2):
 
 * a registry entry -> the flat ``{"type": "function", name, description?, parameters, strict,
-  output_schema?}``, parameters in the OpenAI dialect (`agentkit.dialects.openai`). ``strict`` is
+  output_schema?}``, parameters in the OpenAI dialect (`agentkit.providers.openai._dialect`). ``strict`` is
   always sent: left out, the server tries strict on its own and may make optional fields mandatory.
   The tool's output schema goes to ``output_schema`` when the model receives the result as its JSON
   text (no ``to_model_output``; not for ``-> None``);
@@ -22,7 +22,7 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §2):
 An empty registry gives ``{}``. Reasoning models also need their ``reasoning`` output items sent back
 with the results; that is the caller's history, not part of this fragment.
 
-Whole conversations (what `agentkit.models.openai.OpenAIResponsesModel` sends and reads):
+Whole conversations (what `agentkit.providers.openai.OpenAIResponsesModel` sends and reads):
 
 * every `SystemMessage` -> ``instructions`` (joined by blank lines, in order); `UserMessage` ->
   ``{"role": "user", "content"}`` with a string or ``input_text`` / ``input_image`` parts;

@@ -136,8 +136,9 @@ class Tool(Generic[P, R]):
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
         self.is_async = self.schema.is_async
-        self._definitions: dict[str, ToolDefinition] = {}  # per key, while description and strict stay
-        self._holders: list[weakref.ref[Any]] = []  # the registries holding this tool, told of changes
+        # per key, while description and strict stay (one key is the rule: a dict only for a second)
+        self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
+        self._holders: tuple[weakref.ref[Any], ...] = ()  # the registries holding this tool, told of changes
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
@@ -228,27 +229,36 @@ class Tool(Generic[P, R]):
     def definition(self, key: str | None = None) -> ToolDefinition:
         """This tool as a model sees it under `key` (default: its `id`); the same object until an option changes."""
         name = self.id if key is None else key
-        found = self._definitions.get(name)
-        if found is None:
-            found = self._definitions[name] = ToolDefinition(
-                key=name,
-                description=self.description,
-                input_schema=self.input_schema,
-                output_schema=self.output_schema,
-                strict=self._strict,
-                output_json=self.to_model_output is None,
-            )
+        cached = self._definitions
+        if isinstance(cached, ToolDefinition):
+            if cached.key == name:
+                return cached
+        elif cached is not None and name in cached:
+            return cached[name]
+        found = ToolDefinition(
+            key=name,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            strict=self._strict,
+            output_json=self.to_model_output is None,
+        )
+        if cached is None:
+            self._definitions = found
+        elif isinstance(cached, ToolDefinition):
+            self._definitions = {cached.key: cached, name: found}
+        else:
+            cached[name] = found
         return found
 
     def _held_by(self, registry: Any) -> None:
         """Remember `registry` (weakly), so that changing an option tells it (`_payload_options_changed`)."""
-        self._holders = [ref for ref in self._holders if ref() is not None]
-        self._holders.append(weakref.ref(registry))
+        self._holders = (*(ref for ref in self._holders if ref() is not None), weakref.ref(registry))
 
     def _payload_options_changed(self) -> None:
         # What models are told about this tool changed: new definitions, and every registry holding it
         # moves to a new version, so caches keyed on either are invalidated in O(holders), not per request.
-        self._definitions = {}
+        self._definitions = None
         for ref in self._holders:
             registry = ref()
             if registry is not None:

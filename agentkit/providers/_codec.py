@@ -10,7 +10,6 @@ restoration, and reading SDK objects.
 from __future__ import annotations as _annotations
 
 import re
-import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +21,7 @@ from ..exceptions import RegistryError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry, closest
 from ..tools import Tool
-from ._dialect import Dialect, DialectResult, Loss
+from ._dialect import Dialect, DialectResult, Loss, PerDefinition
 from ._ids import IdRule
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
@@ -116,8 +115,7 @@ class Provider(ABC):
         # keyed by the identity of a definitions tuple (held, so the id cannot be reused)
         self._toolsets: dict[int, _ToolSet] = {}
         # one tool's entry per (wire name, strict), for as long as its definition lives
-        self._entries: weakref.WeakKeyDictionary[ToolDefinition, dict[tuple[str, bool | None], dict[str, Any]]]
-        self._entries = weakref.WeakKeyDictionary()
+        self._entries: PerDefinition[tuple[str, bool | None], dict[str, Any]] = PerDefinition()
 
     def _tools(self, tools: Tools) -> _ToolSet:
         """The cached view of `tools` (a registry's definitions are the same tuple while it is unchanged)."""
@@ -205,12 +203,11 @@ class Provider(ABC):
     ) -> dict[str, Any]:
         """One tool's entry in this vendor's tool list (cached per definition, wire name and strictness)."""
         definition = item if isinstance(item, ToolDefinition) else item.definition()
-        cache = self._entries.get(definition)
-        if cache is None:
-            cache = self._entries[definition] = {}
-        hit = cache.get((wire_name, strict))
+        hit = self._entries.get(definition, (wire_name, strict))
         if hit is None:
-            hit = cache[(wire_name, strict)] = self._tool_definition(definition, wire_name, strict)
+            hit = self._entries.put(
+                definition, (wire_name, strict), self._tool_definition(definition, wire_name, strict)
+            )
         return hit
 
     def parse_tool_calls(

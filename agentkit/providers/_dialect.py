@@ -4,11 +4,12 @@ from __future__ import annotations as _annotations
 
 import copy
 import json
+import sys
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._json_schema import JsonSchema
 
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loss:
     """One change a dialect made that the vendor's model will not see as the canonical schema says."""
 
@@ -47,7 +48,7 @@ class Loss:
         return f"{where}: {self.keyword} {self.change}" + (" (rejected by the vendor)" if self.rejected else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DialectResult:
     """A vendor's version of one schema, whether strict applies, and what was lost on the way."""
 
@@ -69,7 +70,7 @@ class LossLog:
 
     def add(self, path: str, keyword: str, change: str, *, rejected: bool = False) -> None:
         """Record one change."""
-        self.items.append(Loss(path, keyword, change, rejected))
+        self.items.append(Loss(sys.intern(path), keyword, change, rejected))  # paths repeat across tools
 
     def result(self, schema: JsonSchema, strict: bool) -> DialectResult:
         """Freeze the log into a `DialectResult`."""
@@ -87,16 +88,12 @@ class Dialect(ABC):
 
     def result(self, definition: ToolDefinition, strict: bool | None) -> DialectResult:
         """`rewrite` of the definition's input schema, computed once per (definition, strict)."""
-        cache: weakref.WeakKeyDictionary[ToolDefinition, dict[bool | None, DialectResult]] | None
-        cache = self.__dict__.get("_results")
+        cache: PerDefinition[bool | None, DialectResult] | None = self.__dict__.get("_results")
         if cache is None:
-            cache = self.__dict__["_results"] = weakref.WeakKeyDictionary()
-        per = cache.get(definition)
-        if per is None:
-            per = cache[definition] = {}
-        hit = per.get(strict)
+            cache = self.__dict__["_results"] = PerDefinition()
+        hit = cache.get(definition, strict)
         if hit is None:
-            hit = per[strict] = self.rewrite(definition.input_schema, strict=strict)
+            hit = cache.put(definition, strict, self.rewrite(definition.input_schema, strict=strict))
         return hit
 
     @abstractmethod
@@ -106,6 +103,44 @@ class Dialect(ABC):
         `strict`: True forces strict (recording what strict cannot express as rejected), False never
         strict, None strict when the schema allows it.
         """
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class PerDefinition(Generic[_K, _V]):
+    """Values per (tool definition, variant), kept while the definition lives.
+
+    Most definitions only ever have one variant, so that one is stored as a pair and a dict is made only
+    for a second: per tool, a cache entry is one weak reference and one small tuple.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[ToolDefinition, tuple[_K, _V] | dict[_K, _V]]
+        self._data = weakref.WeakKeyDictionary()
+
+    def get(self, definition: ToolDefinition, variant: _K) -> _V | None:
+        """The value for (`definition`, `variant`), or None."""
+        found = self._data.get(definition)
+        if found is None:
+            return None
+        if isinstance(found, tuple):
+            return found[1] if found[0] == variant else None
+        return found.get(variant)
+
+    def put(self, definition: ToolDefinition, variant: _K, value: _V) -> _V:
+        """Store `value` for (`definition`, `variant`) and return it."""
+        found = self._data.get(definition)
+        if found is None:
+            self._data[definition] = (variant, value)
+        elif isinstance(found, tuple):
+            self._data[definition] = {found[0]: found[1], variant: value}
+        else:
+            found[variant] = value
+        return value
 
 
 _T = TypeVar("_T")

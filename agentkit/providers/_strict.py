@@ -84,7 +84,12 @@ def make_nullable(node: JsonSchema) -> JsonSchema:
 
 
 def make_strict(
-    schema: JsonSchema, log: LossLog, rules: StrictRules | None = None, *, moves: Moves | None = None
+    schema: JsonSchema,
+    log: LossLog,
+    rules: StrictRules | None = None,
+    *,
+    moves: Moves | None = None,
+    share: bool = True,
 ) -> JsonSchema:
     """A strict-mode copy of `schema`; what strict cannot express is recorded in `log`.
 
@@ -94,6 +99,9 @@ def make_strict(
     ``required`` ...) are shared with the input, as read-only data. `moves` names keywords a vendor's
     precheck already recorded as moved into the description, by the identity of the input subschema
     they belong to; they are moved on the way, before anything else is done to that subschema.
+    With `share`, subschemas the rewrite leaves as they are (most leaves) are shared with the input
+    rather than copied, so a vendor keeps one copy of what it did not change; a caller that edits the
+    result in place passes ``share=False``.
 
     Losses recorded as ``rejected`` mean the vendor would refuse the schema in strict mode: a caller
     with ``strict=None`` then falls back to the non-strict schema.
@@ -102,7 +110,7 @@ def make_strict(
     root = inline_root_ref(schema)
     if not rules.allow_recursion and is_recursive(root):
         log.add("", "$ref", "recursive schema not supported in strict mode", rejected=True)
-    builder = _Builder(log, rules, moves or {})
+    builder = _Builder(log, rules, moves or {}, share)
     out: JsonSchema = builder.build(root, "")
     if rules.inline_ref_siblings and (builder.ref_siblings or "$defs" in out or "definitions" in out):
         out = inline_ref_siblings(out)
@@ -114,12 +122,14 @@ Moves = Mapping[int, Sequence[str]]
 
 
 class _Builder:
-    __slots__ = ("log", "moves", "ref_siblings", "rules", "special")
+    __slots__ = ("fresh", "log", "moves", "ref_siblings", "rules", "share", "special")
 
-    def __init__(self, log: LossLog, rules: StrictRules, moves: Moves) -> None:
+    def __init__(self, log: LossLog, rules: StrictRules, moves: Moves, share: bool) -> None:
         self.log = log
         self.rules = rules
         self.moves = moves
+        self.share = share
+        self.fresh: set[int] = set()  # copies strict_object already made (no need to copy them again)
         self.special = rules.describe | rules.drop | rules.reject
         self.ref_siblings = False
 
@@ -138,7 +148,12 @@ class _Builder:
         if not isinstance(original, dict):
             return original
         node = self.prepared(original)
-        node = dict(node) if node is original else node
+        if node is original and id(node) not in self.fresh:
+            if self.share and self.untouched(node):
+                if "$ref" in node and len(node) > 1:
+                    self.ref_siblings = True
+                return node
+            node = dict(node)
         self.visit(node, path)
         if "$ref" in node and len(node) > 1:
             self.ref_siblings = True
@@ -157,6 +172,13 @@ class _Builder:
             if isinstance(sub, dict):
                 node[key] = self.build(sub, f"{path}/{key}")
         return node
+
+    def untouched(self, node: JsonSchema) -> bool:
+        """Whether `visit` would leave `node` as it is: a leaf with nothing strict mode rewrites."""
+        if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node):
+            return False
+        kind = node.get("type")
+        return not (kind == "object" or (isinstance(kind, list) and "object" in kind))
 
     def visit(self, node: JsonSchema, path: str) -> None:
         rules, log = self.rules, self.log
@@ -201,6 +223,7 @@ class _Builder:
             props = raw or {}
             node.setdefault("properties", props)
         required = set(node.get("required", ()))
+        props_before = raw if isinstance(raw, dict) else {}
         for name, sub in list(props.items()):
             if not isinstance(sub, dict):
                 continue
@@ -212,11 +235,14 @@ class _Builder:
                 if "default" in sub and not rules.keep_default:
                     sub = dict(sub)
                     move_to_description(sub, "default", where, log, label="default")
-                props[name] = make_nullable(sub)  # meaning kept: a null coming back restores the default
+                props[name] = nullable = make_nullable(sub)  # meaning kept: a null coming back restores the default
+                if nullable is not sub or sub is not props_before.get(name):
+                    self.fresh.add(id(nullable))
             elif "default" in sub and not rules.keep_default:
                 sub = dict(sub)
                 move_to_description(sub, "default", where, log, label="default")
                 props[name] = sub
+                self.fresh.add(id(sub))
             else:
                 props[name] = sub
         node["required"] = list(props)

@@ -94,7 +94,7 @@ class CohereDialect(Dialect):
         if strict is False:
             return DialectResult(schema=base, strict=False)
         log = LossLog()
-        strict_schema = make_strict(base, log, STRICT_RULES)
+        strict_schema = make_strict(base, log, STRICT_RULES, share=False)  # _strict_extras edits it
         _strict_extras(strict_schema, log)
         if count_fields(strict_schema) > 200:
             log.add("", "properties", "more than 200 fields: over strict_tools' per-request limit", rejected=True)

@@ -173,6 +173,9 @@ _MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SINGLES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 _CHILDREN = frozenset((*_MAPS, *_LISTS, *_SINGLES))
+_RANK = {key: i for i, key in enumerate((*_MAPS, *_LISTS, *_SINGLES))}
+_MAP_KEYS = frozenset(_MAPS)
+_LIST_KEYS = frozenset(_LISTS)
 
 
 def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: str = "") -> None:
@@ -183,22 +186,26 @@ def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: st
     if not isinstance(schema, dict):
         return
     visit(schema, path)
-    if _CHILDREN.isdisjoint(schema):
-        return  # a leaf, as most subschemas are
-    for key in _MAPS:
+    for key in _children_of(schema):
         sub = schema.get(key)
-        if isinstance(sub, dict):
-            for name, child in sub.items():
-                walk_schemas(child, visit, f"{path}/{key}/{_escape(name)}")
-    for key in _LISTS:
-        sub = schema.get(key)
-        if isinstance(sub, list):
-            for i, child in enumerate(sub):
-                walk_schemas(child, visit, f"{path}/{key}/{i}")
-    for key in _SINGLES:
-        sub = schema.get(key)
-        if isinstance(sub, dict):
+        if key in _MAP_KEYS:
+            if isinstance(sub, dict):
+                for name, child in sub.items():
+                    walk_schemas(child, visit, f"{path}/{key}/{_escape(name)}")
+        elif key in _LIST_KEYS:
+            if isinstance(sub, list):
+                for i, child in enumerate(sub):
+                    walk_schemas(child, visit, f"{path}/{key}/{i}")
+        elif isinstance(sub, dict):
             walk_schemas(sub, visit, f"{path}/{key}")
+
+
+def _children_of(schema: JsonSchema) -> list[str] | tuple[()]:
+    """The keywords of `schema` that hold subschemas, in walking order (maps, lists, singles)."""
+    present = _CHILDREN.intersection(schema)
+    if not present:
+        return ()  # a leaf, as most subschemas are
+    return sorted(present, key=_RANK.__getitem__) if len(present) > 1 else list(present)
 
 
 def _escape(name: str) -> str:

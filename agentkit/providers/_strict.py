@@ -13,16 +13,16 @@ move into the description, what to drop, and what makes the vendor reject the sc
 from __future__ import annotations as _annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._json_schema import JsonSchema
 from ._dialect import (
     _CHILDREN,
-    _LISTS,
-    _MAPS,
-    _SINGLES,
+    _LIST_KEYS,
+    _MAP_KEYS,
     LossLog,
+    _children_of,
     _escape,
     describe,
     drop_keyword,
@@ -52,6 +52,12 @@ class StrictRules:
     """Whether ``default`` may stay in the schema (else it is moved into the description)."""
     inline_ref_siblings: bool = False
     """Whether a ``$ref`` beside other keywords is replaced by its (strict) target (OpenAI refuses it)."""
+
+    special: frozenset[str] = field(init=False, repr=False, compare=False)
+    """Every keyword the three sets above name (computed once: most subschemas hold none of them)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "special", self.describe | self.drop | self.reject)
 
 
 def _accepts_null(node: JsonSchema) -> bool:
@@ -130,7 +136,7 @@ class _Builder:
         self.moves = moves
         self.share = share
         self.fresh: set[int] = set()  # copies strict_object already made (no need to copy them again)
-        self.special = rules.describe | rules.drop | rules.reject
+        self.special = rules.special
         self.ref_siblings = False
 
     def prepared(self, node: JsonSchema) -> JsonSchema:
@@ -157,19 +163,17 @@ class _Builder:
         self.visit(node, path)
         if "$ref" in node and len(node) > 1:
             self.ref_siblings = True
-        if _CHILDREN.isdisjoint(node):
-            return node
-        for key in _MAPS:
-            sub = node.get(key)
-            if isinstance(sub, dict):
-                node[key] = {name: self.build(child, f"{path}/{key}/{_escape(name)}") for name, child in sub.items()}
-        for key in _LISTS:
-            sub = node.get(key)
-            if isinstance(sub, list):
-                node[key] = [self.build(child, f"{path}/{key}/{i}") for i, child in enumerate(sub)]
-        for key in _SINGLES:
-            sub = node.get(key)
-            if isinstance(sub, dict):
+        for key in _children_of(node):
+            sub = node[key]
+            if key in _MAP_KEYS:
+                if isinstance(sub, dict):
+                    node[key] = {
+                        name: self.build(child, f"{path}/{key}/{_escape(name)}") for name, child in sub.items()
+                    }
+            elif key in _LIST_KEYS:
+                if isinstance(sub, list):
+                    node[key] = [self.build(child, f"{path}/{key}/{i}") for i, child in enumerate(sub)]
+            elif isinstance(sub, dict):
                 node[key] = self.build(sub, f"{path}/{key}")
         return node
 

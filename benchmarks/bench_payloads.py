@@ -75,7 +75,7 @@ def agentkit_tools(size: int) -> Any:
         {k: Tool.from_json_schema(k, schema(i), description=f"Tool number {i}.") for i, k in enumerate(keys)}
     )
     for item in registry.values():
-        _ = item.input_schema  # schemas already built: only the payload is timed
+        _ = item.input_schema, item.output_schema  # schemas already built: only the payload is timed
     return registry
 
 

@@ -17,7 +17,7 @@ from .._vendors import VENDORS, load
 from ..exceptions import InvalidToolNamesError, UnknownProviderError
 from ..registry import Registry
 from ..tools import Tool
-from ._codec import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._codec import FormatOptions, Provider, StreamAccumulator, StreamDecoder, ToolCallDelta, ToolChoice, Tools, as_dict
 from ._dialect import Dialect, DialectResult, Loss
 from ._ids import IdRule
 from ._names import InvalidToolNameError, NameMap, NameRule, alias_for
@@ -36,8 +36,10 @@ __all__ = [
     "Provider",
     "ProviderLike",
     "StreamAccumulator",
+    "StreamDecoder",
     "ToolCallDelta",
     "ToolChoice",
+    "Tools",
     "UnknownProviderError",
     "alias_for",
     "as_dict",

@@ -60,11 +60,14 @@ def parse_docstring(obj: Any) -> ParsedDocstring:
     with no per-parameter text (a tool must not fail because of how its docstring is written).
     """
     try:
-        doc = inspect.getdoc(obj)
+        # The object's own docstring: `inspect.getdoc` would inherit one from a base class (BaseModel's,
+        # object.__call__'s), which describes the library, not the tool.
+        doc = obj.__doc__
     except Exception:  # noqa: BLE001 - a broken __doc__ property: no docstring
         return ParsedDocstring()
     if not doc or not isinstance(doc, str):
         return ParsedDocstring()
+    doc = inspect.cleandoc(doc)
     doc = _reindent_leading_section(doc)
     style = detect_style(doc)
     try:

@@ -23,7 +23,6 @@ import inspect
 import ipaddress
 import json
 import pathlib
-import sys
 import types
 import typing
 import uuid
@@ -34,6 +33,7 @@ from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_ori
 
 from typing_extensions import is_typeddict
 
+from ._callables import caller_locals, describe_callable, get_hints, substitute_self
 from ._docstrings import ParsedDocstring, parse_docstring
 from ._json_schema import JsonSchema, strip_titles
 from .context import ToolContext
@@ -64,53 +64,6 @@ class _Param(NamedTuple):
     name: str
     annotation: Any
     default: Any
-
-
-_EVALUATED: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
-
-
-def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
-    """Evaluate a string annotation in a module namespace, cached per (text, module)."""
-    key = (text, id(globalns))
-    hit = _EVALUATED.get(key)
-    if hit is not None and hit[1] is globalns:
-        return hit[0]
-    value = eval(text, globalns)
-    if len(_EVALUATED) < 4096:
-        _EVALUATED[key] = (value, globalns)  # the namespace is kept alive so its id cannot be reused
-    return value
-
-
-def _fast_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """`typing.get_type_hints(fn, include_extras=True)`, with string annotations cached.
-
-    Under ``from __future__ import annotations`` every annotation is a string; evaluating each through a
-    cache keeps decorating cheap. Anything unusual falls back to `typing.get_type_hints`.
-    """
-    globalns = getattr(fn, "__globals__", None)
-    annotations = getattr(fn, "__annotations__", None)
-    if not isinstance(globalns, dict) or not isinstance(annotations, dict):
-        return typing.get_type_hints(fn, include_extras=True)
-    hints = {}
-    for name, value in annotations.items():
-        if value is None:
-            value = type(None)
-        elif isinstance(value, str):
-            value = _evaluate(value, globalns)
-        if isinstance(value, (str, typing.ForwardRef)):
-            return typing.get_type_hints(fn, include_extras=True)
-        hints[name] = value
-    return hints
-
-
-def _caller_locals() -> dict[str, Any] | None:
-    """The local namespace of the nearest frame outside agentkit (where `@tool` was applied)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("agentkit."):
-        frame = frame.f_back  # type: ignore[assignment]
-    if frame is None or frame.f_locals is frame.f_globals:
-        return None
-    return dict(frame.f_locals)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -325,6 +278,11 @@ class _ExplicitSchema:
         return schema
 
 
+def _fallback_qualname(fn: Any) -> str:
+    owner = fn if isinstance(fn, type) else type(fn)
+    return f"{getattr(owner, '__module__', '?')}.{getattr(fn, '__qualname__', None) or owner.__qualname__}"
+
+
 class FunctionSchema:
     """Everything agentkit knows about a function's parameters and result.
 
@@ -339,19 +297,28 @@ class FunctionSchema:
         output_schema: SchemaSource | None = None,
     ) -> None:
         self.fn = fn
-        self.qualname = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-        self.is_async = inspect.iscoroutinefunction(fn)
+        info = describe_callable(fn)
+        if isinstance(info, str):
+            raise ToolDefinitionError(_fallback_qualname(fn), [info])
+        self.info = info
+        self.qualname = info.qualname
+        self.is_async = info.is_async
         problems: list[str] = []
         try:
             signature = inspect.signature(fn)
         except (TypeError, ValueError) as exc:
-            raise ToolDefinitionError(self.qualname, [f"its signature cannot be read ({exc})"]) from None
-        hints, unresolved = self._resolve_hints(fn)
+            raise ToolDefinitionError(
+                self.qualname,
+                [f"its signature cannot be read ({exc}); wrap it in a def with annotated parameters"],
+            ) from None
+        hints, unresolved = self._resolve_hints(info.hints_from)
         self._hints_pending = unresolved
         self.context_params: list[str] = []
         self.params: list[_Param] = []
         self.positional_only: list[str] = []
         for param in signature.parameters.values():
+            if param.name in info.bound:
+                continue  # fixed by functools.partial: the model neither sees nor overrides it
             annotation = hints.get(param.name, param.annotation)
             if param.kind is param.VAR_POSITIONAL:
                 problems.append(
@@ -407,16 +374,21 @@ class FunctionSchema:
         """Type hints with `Annotated` kept; ``(raw annotations, True)`` while forward refs are undefined."""
         self._localns: dict[str, Any] | None = None
         try:
-            return _fast_hints(fn), False
+            return self._with_self(get_hints(fn)), False
         except Exception:  # noqa: BLE001 - NameError mostly; anything else is reported when building
             pass
         # Names local to the function that defines the tool (classes declared in a test, say) are not in
         # the tool's globals: look them up where the decorator was applied, as pydantic does.
-        self._localns = _caller_locals()
+        self._localns = caller_locals()
         try:
-            return typing.get_type_hints(fn, localns=self._localns, include_extras=True), False
+            return self._with_self(get_hints(fn, self._localns or {})), False
         except Exception:  # noqa: BLE001 - a forward reference to something defined later: resolved on first use
             return dict(getattr(fn, "__annotations__", {})), True
+
+    def _with_self(self, hints: dict[str, Any]) -> dict[str, Any]:
+        """``Self`` in a method's hints stands for the class of the object the method is bound to."""
+        cls = self.info.self_type
+        return {name: substitute_self(tp, cls) for name, tp in hints.items()} if cls is not None else hints
 
     def _check_types(self) -> list[str]:
         problems = []
@@ -483,11 +455,11 @@ class FunctionSchema:
     @cached_property
     def docstring(self) -> ParsedDocstring:
         """The parsed docstring of the function."""
-        return parse_docstring(self.fn)
+        return parse_docstring(self.info.doc_from)
 
     def warn_unknown_documented_params(self) -> None:
         """Warn about docstring parameters the function does not have (a typo or a stale docstring)."""
-        known = {p.name for p in self.params} | set(self.context_params)
+        known = {p.name for p in self.params} | set(self.context_params) | self.info.bound
         for name in self.docstring.params:
             if name not in known:
                 warnings.warn(
@@ -500,7 +472,7 @@ class FunctionSchema:
         if not self._hints_pending:
             return
         try:
-            hints = typing.get_type_hints(self.fn, localns=self._localns, include_extras=True)
+            hints = self._with_self(get_hints(self.info.hints_from, self._localns or {}))
         except Exception as exc:  # noqa: BLE001
             raise ToolDefinitionError(
                 self.qualname,
@@ -535,8 +507,8 @@ class FunctionSchema:
 
         collect.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
         collect.__annotations__ = annotations
-        collect.__qualname__ = collect.__name__ = getattr(self.fn, "__name__", "tool")
-        collect.__module__ = getattr(self.fn, "__module__", __name__)
+        collect.__qualname__ = collect.__name__ = self.info.name or "tool"
+        collect.__module__ = getattr(self.info.hints_from, "__module__", None) or __name__
         try:
             return TypeAdapter[Any](collect)  # type: ignore[arg-type]  # a callable: pydantic's call schema
         except Exception as exc:  # noqa: BLE001 - reported as a definition error, with the function named

@@ -112,12 +112,19 @@ class Tool(Generic[P, R]):
         transform: ToolTransform | None = None,
         inline: bool = False,
     ) -> None:
-        if not callable(fn):
-            raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def)"])
-        functools.update_wrapper(self, fn)  # __name__, __doc__, __wrapped__
+        target: Any = fn
+        if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
+            raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def) or a callable object"])
         self.fn = fn
         self.schema = FunctionSchema(fn, input_schema=input_schema, output_schema=output_schema)
-        name = id if id is not None else getattr(fn, "__name__", None)
+        info = self.schema.info
+        # __name__, __doc__, __wrapped__ of what the tool really runs (a partial's function, an object's
+        # __call__); an instance's own attributes are not copied onto the tool.
+        functools.update_wrapper(self, fn, updated=() if not inspect.isfunction(fn) else functools.WRAPPER_UPDATES)
+        if info.name is not None:
+            self.__name__ = info.name
+        self.__doc__ = getattr(info.doc_from, "__doc__", None)
+        name = id if id is not None else info.name
         if not isinstance(name, str) or not name:
             raise ToolDefinitionError(self.schema.qualname, ["the tool needs a non-empty id=; pass id='my_tool'"])
         self.id: str = name

@@ -21,7 +21,6 @@ import enum
 import functools
 import inspect
 import ipaddress
-import json
 import pathlib
 import types
 import typing
@@ -33,9 +32,21 @@ from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_ori
 
 from typing_extensions import is_typeddict
 
+from ._attribute_docs import json_schema_of
 from ._callables import caller_locals, describe_callable, get_hints, substitute_self
 from ._docstrings import ParsedDocstring, parse_docstring
-from ._json_schema import JsonSchema, strip_titles
+from ._error_paths import details_from_pydantic
+from ._explicit import ExplicitSchema, SchemaSource
+from ._json_schema import JsonSchema, inline_root_ref, strip_titles
+from ._validation import (
+    _to_json,
+    _validation_error,
+    check_json_object,
+    json_of,
+    looks_like_object,
+    parse_json,
+    validate_json_strict,
+)
 from .context import ToolContext
 from .exceptions import AgentkitWarning, ErrorDetail, ToolDefinitionError, ToolInputError, ToolOutputError
 
@@ -44,8 +55,6 @@ if typing.TYPE_CHECKING:
 
 __all__ = ["FunctionSchema", "SchemaSource"]
 
-SchemaSource = Union[type[Any], Mapping[str, Any]]
-"""An explicit schema: a pydantic model, TypedDict or dataclass class, or a raw JSON Schema dict."""
 
 _EMPTY = inspect.Parameter.empty
 _SAFE_LEAVES: frozenset[Any] = frozenset(
@@ -153,134 +162,22 @@ def _with_plain_descriptions(annotation: Any) -> Any:
     return typing.cast(Any, Annotated)[args]
 
 
-@functools.lru_cache(maxsize=1)
-def _validation_error() -> type[Exception]:
-    """Pydantic's ValidationError, imported on first need (an ``except`` evaluates this only on error)."""
-    from pydantic_core import ValidationError
-
-    return ValidationError
-
-
-@functools.lru_cache(maxsize=1)
-def _to_json() -> Callable[..., bytes]:
-    from pydantic_core import to_json
-
-    return to_json
-
-
-def _json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
-    """Python arguments as JSON, or a `ToolInputError` for values JSON cannot hold."""
-    try:
-        return _to_json()(args)
-    except Exception as exc:  # noqa: BLE001 - PydanticSerializationError and kin: the caller's bad value
-        message = f"Arguments cannot be turned into JSON: {exc}"
-        raise ToolInputError(tool_name, [ErrorDetail("$", message, args, "json_type")]) from None
-
-
-def _looks_like_object(text: str | bytes | bytearray) -> bool:
-    stripped = text.lstrip()
-    return stripped[:1] in ("{", b"{")
-
-
-def _check_json_object(tool_name: str, text: str | bytes | bytearray) -> None:
-    """Raise a `ToolInputError` for JSON text that is not an object (or not JSON at all)."""
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", text, "json_invalid")]) from None
-    raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", value, "object_type")])
-
-
-def _json_path(loc: tuple[Any, ...]) -> str:
-    path = "$"
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif isinstance(part, str) and part.isidentifier():
-            path += f".{part}"
-        else:
-            path += f"[{json.dumps(str(part))}]"
-    return path
-
-
-def _details_from_pydantic(exc: Any) -> list[ErrorDetail]:
-    details = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
-        # `function-after[...]` and similar are validator names pydantic puts in loc; they are not paths.
-        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p and p.endswith("]"))))
-        kind = err["type"]
-        message = err["msg"]
-        if kind == "unexpected_keyword_argument":
-            kind, message = "unexpected_argument", "Unexpected argument: the tool has no parameter of this name"
-        details.append(ErrorDetail(path=_json_path(loc), message=message, value=err.get("input"), kind=kind))
-    return details
-
-
-def _details_from_jsonschema(errors: Any) -> list[ErrorDetail]:
-    return [
-        ErrorDetail(path=e.json_path, message=e.message, value=e.instance, kind=str(e.validator))
-        for e in sorted(errors, key=lambda e: list(e.absolute_path))
-    ]
-
-
-class _ExplicitSchema:
-    """An explicit `input_schema=`/`output_schema=`: a Python type validated by pydantic, or a raw dict."""
-
-    def __init__(self, source: SchemaSource, *, qualname: str, role: str) -> None:
-        self.source = source
-        self.python_type: type[Any] | None = None
-        if isinstance(source, Mapping):
-            from jsonschema import Draft202012Validator
-            from jsonschema.exceptions import SchemaError
-
-            try:
-                Draft202012Validator.check_schema(dict(source))
-            except SchemaError as exc:
-                raise ToolDefinitionError(
-                    qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {exc.message}"]
-                ) from None
-            self.validator: Any = Draft202012Validator(dict(source))
-            if role == "input_schema" and source.get("type") != "object":
-                raise ToolDefinitionError(
-                    qualname,
-                    ["input_schema= must describe an object (`type: object` at its root): models send named arguments"],
-                )
-        elif isinstance(source, type):
-            from pydantic import BaseModel
-
-            if not (issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)):
-                raise ToolDefinitionError(
-                    qualname,
-                    [
-                        f"{role}={source.__qualname__} is not a pydantic model, TypedDict, dataclass or JSON "
-                        "Schema dict; pass one of those"
-                    ],
-                )
-            self.python_type = source
-        else:
-            raise ToolDefinitionError(
-                qualname,
-                [f"{role}= must be a pydantic model, TypedDict, dataclass or JSON Schema dict, got {source!r}"],
-            )
-
-    @cached_property
-    def adapter(self) -> TypeAdapter[Any]:
-        from pydantic import TypeAdapter
-
-        return TypeAdapter[Any](self.python_type)  # type: ignore[arg-type]
-
-    @cached_property
-    def json_schema(self) -> JsonSchema:
-        if isinstance(self.source, Mapping):
-            return dict(self.source)
-        schema: JsonSchema = strip_titles(self.adapter.json_schema(mode="validation"))
-        return schema
-
-
 def _fallback_qualname(fn: Any) -> str:
     owner = fn if isinstance(fn, type) else type(fn)
     return f"{getattr(owner, '__module__', '?')}.{getattr(fn, '__qualname__', None) or owner.__qualname__}"
+
+
+def _json_object_text(tool_name: str, args: Mapping[str, Any] | str | bytes) -> str | bytes | bytearray:
+    """The arguments as JSON text of an object (Python mappings are serialised: the same strict rules apply)."""
+    if isinstance(args, (str, bytes, bytearray)):
+        text = args or "{}"
+        if not looks_like_object(text):
+            # a callable's schema would also take a JSON array (positional arguments): the JSON Schema does not
+            check_json_object(tool_name, text)
+        return text
+    if not isinstance(args, Mapping):
+        raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
+    return json_of(tool_name, args)
 
 
 class FunctionSchema:
@@ -352,12 +249,12 @@ class FunctionSchema:
             self.params.append(_Param(param.name, annotation, param.default))
         self.return_annotation: Any = hints.get("return", signature.return_annotation)
         self._explicit_input = (
-            _ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
+            ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
             if input_schema is not None
             else None
         )
         self._explicit_output = (
-            _ExplicitSchema(output_schema, qualname=self.qualname, role="output_schema")
+            ExplicitSchema(output_schema, qualname=self.qualname, role="output_schema")
             if output_schema is not None
             else None
         )
@@ -524,7 +421,7 @@ class FunctionSchema:
                     self.qualname, ["input_schema= must describe an object (`type: object` at its root)"]
                 )
             return schema
-        generated: JsonSchema = strip_titles(self._arguments_adapter.json_schema(mode="validation"))
+        generated: JsonSchema = strip_titles(json_schema_of(self._arguments_adapter, "validation"))
         properties = generated.setdefault("properties", {})
         # Docstring descriptions are added to the finished schema rather than as `Field(description=...)`
         # metadata: the same result, without pydantic merging field info for every parameter.
@@ -557,7 +454,7 @@ class FunctionSchema:
         adapter = self._output_adapter
         if adapter is None:
             return None
-        return strip_titles(adapter.json_schema(mode="serialization"))  # type: ignore[no-any-return]
+        return inline_root_ref(strip_titles(json_schema_of(adapter, "serialization")))
 
     # ---- per call --------------------------------------------------------------------------------
 
@@ -569,50 +466,54 @@ class FunctionSchema:
     def validate_arguments(self, tool_name: str, args: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
         """Validate the model's arguments; return the keyword arguments for the function.
 
+        Never blocks on a regex when the schema's patterns allow a linear-time engine; see
+        `needs_thread` for the ones that do not.
+
         Raises:
             ToolInputError: with every problem, each with its JSON path and offending value.
         """
         explicit = self._explicit_input
         if explicit is not None:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
-        try:
-            if isinstance(args, (str, bytes, bytearray)):
-                text = args or "{}"
-                if not _looks_like_object(text):
-                    # the call schema would also take a JSON array (positional arguments): the schema does not
-                    _check_json_object(tool_name, text)
-                return self._validate_json(text, strict=True)  # type: ignore[no-any-return]
-            if not isinstance(args, Mapping):
-                raise ToolInputError(
-                    tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, kind="object_type")]
-                )
-            # Through JSON, so Python inputs meet the same strict, schema-shaped rules as a model's.
-            return self._validate_json(_json_of(tool_name, args), strict=True)  # type: ignore[no-any-return]
-        except _validation_error() as exc:
-            raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+        return validate_json_strict(tool_name, self._validate_json, _json_object_text(tool_name, args))  # type: ignore[no-any-return]
+
+    @property
+    def needs_thread(self) -> bool:
+        """Whether validating may run a backtracking regex (a raw schema's look-around pattern, say).
+
+        Callers on an event loop validate such a tool on a worker thread, bounded by its timeout.
+        """
+        return any(
+            e is not None and e.raw is not None and e.raw.needs_thread
+            for e in (self._explicit_input, self._explicit_output)
+        )
 
     @staticmethod
-    def _validate_explicit(tool_name: str, explicit: _ExplicitSchema, args: Mapping[str, Any] | str | bytes) -> Any:
-        from pydantic import ValidationError
-
-        if explicit.python_type is not None:
+    def _validate_explicit(tool_name: str, explicit: ExplicitSchema, args: Mapping[str, Any] | str | bytes) -> Any:
+        if explicit.raw is None:
+            data = _json_object_text(tool_name, args)
             try:
-                if isinstance(args, (str, bytes, bytearray)):
-                    return explicit.adapter.validate_json(args or "{}", strict=True)
-                return explicit.adapter.validate_json(_json_of(tool_name, args), strict=True)
-            except ValidationError as exc:
-                raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+                value = validate_json_strict(tool_name, explicit.validate_json, data)
+            except ToolInputError as exc:
+                unknown = explicit.unknown_keys(tool_name, args if isinstance(args, Mapping) else data)
+                raise ToolInputError(tool_name, [*exc.errors, *unknown]) from None
+            unknown = explicit.unknown_keys(tool_name, args if isinstance(args, Mapping) else data)
+            if unknown:
+                raise ToolInputError(tool_name, unknown)
+            return value
         if isinstance(args, (str, bytes, bytearray)):
             try:
-                args = json.loads(args or "{}")
+                args = parse_json(args or "{}")
             except ValueError as exc:
                 raise ToolInputError(
                     tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")]
                 ) from None
-        errors = list(explicit.validator.iter_errors(args))
+        if not isinstance(args, Mapping):
+            raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
+        errors = explicit.raw.errors(args)
         if errors:
-            raise ToolInputError(tool_name, _details_from_jsonschema(errors))
-        return dict(args)  # type: ignore[arg-type]
+            raise ToolInputError(tool_name, errors)
+        return dict(args)
 
     def validate_output(self, tool_name: str, value: Any) -> Any:
         """Validate a result against the output schema; return the validated value.
@@ -621,10 +522,10 @@ class FunctionSchema:
             ToolOutputError: with every problem found.
         """
         explicit = self._explicit_output
-        if explicit is not None and explicit.python_type is None:
-            errors = list(explicit.validator.iter_errors(value))
+        if explicit is not None and explicit.raw is not None:
+            errors = explicit.raw.errors(value)
             if errors:
-                raise ToolOutputError(tool_name, _details_from_jsonschema(errors))
+                raise ToolOutputError(tool_name, errors)
             return value
         validate = self._output_validate
         if validate is None:
@@ -632,7 +533,7 @@ class FunctionSchema:
         try:
             return validate(value)
         except _validation_error() as exc:
-            raise ToolOutputError(tool_name, _details_from_pydantic(exc)) from None
+            raise ToolOutputError(tool_name, details_from_pydantic(exc, value)) from None
 
     @cached_property
     def _output_validate(self) -> Callable[[Any], Any] | None:

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._text import clip, shorten
+
 __all__ = [
     "AgentkitError",
     "AgentkitWarning",
@@ -119,7 +121,8 @@ class ErrorDetail:
     """A short machine-readable error type, e.g. ``missing`` or ``int_parsing``."""
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message} (got {self.value!r})"
+        # bounded: the value may be huge or nested thousands of levels deep
+        return f"{clip(self.path, 120)}: {clip(self.message, 2000)} (got {shorten(self.value)})"
 
 
 class _ValidationError(AgentkitError, ValueError):

@@ -187,6 +187,9 @@ class Tool(Generic[P, R]):
             def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
                 return fn(arguments)
 
+        # errors name the tool, not this helper's local function
+        target.__name__ = target.__qualname__ = id
+        target.__module__ = getattr(fn, "__module__", None) or "<json-schema>"
         return Tool(
             target,
             id=id,

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._json_schema import JsonSchema
+from .._json_schema import JsonSchema, inline_root_ref
 from ..messages import ToolCall
 from ..registry import Registry
 from ..tools import Tool
@@ -42,7 +42,8 @@ _DEFINITION_KEYWORDS = ("$defs", "definitions")
 
 
 def _is_object_schema(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") == "object"
+    # one rule for every result: an object at the root (a recursive model's bare root `$ref` included)
+    return inline_root_ref(dict(schema)).get("type") == "object"
 
 
 def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
@@ -58,7 +59,7 @@ def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
     if schema is None:
         return None
     if _is_object_schema(schema):
-        return schema
+        return inline_root_ref(schema)
     inner = {k: v for k, v in schema.items() if k not in _DEFINITION_KEYWORDS}
     wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     for keyword in _DEFINITION_KEYWORDS:

@@ -4,17 +4,20 @@ Checked when the tool is defined: against the draft 2020-12 meta-schema, and eve
 resolve inside the document (remote references are never fetched: no network at validation time).
 
 Validated with `jsonschema`, except that ``pattern`` and ``patternProperties`` (and the
-``additionalProperties`` that depends on them) are matched by a linear-time engine, the Rust
-``regex`` crate inside pydantic-core, as pydantic itself does: ``^(a+)+$`` cannot make a call
-backtrack for seconds. A pattern that engine cannot compile (look-arounds, backreferences) is
-matched by Python's `re`; such a schema is marked `needs_thread`, and callers validate it on a
-worker thread, bounded by the tool's timeout, never on the event loop.
+``additionalProperties``/``unevaluatedProperties`` that depend on them) are matched by a
+linear-time engine, the Rust ``regex`` crate inside pydantic-core, as pydantic itself does:
+``^(a+)+$`` cannot make a call backtrack for seconds. A pattern that engine cannot compile
+(look-arounds, backreferences) is matched by the `regex` module, which releases the GIL and stops
+after a budget (the tool's timeout, else `PATTERN_TIMEOUT`); such a schema is marked
+`needs_thread`, and callers validate it on a worker thread, never on the event loop. (Python's own
+`re` holds the GIL while it matches, so a worker thread alone would not free the loop.)
 """
 
 from __future__ import annotations as _annotations
 
+import contextlib
+import contextvars
 import functools
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -22,7 +25,7 @@ from ._error_paths import details_from_jsonschema
 from ._text import clip
 from .exceptions import ErrorDetail, ToolDefinitionError
 
-__all__ = ["RawSchema", "linear_pattern"]
+__all__ = ["PATTERN_TIMEOUT", "PatternTimeoutError", "RawSchema", "linear_pattern", "pattern_budget", "search"]
 
 # Keywords whose value is a map of name -> subschema, a subschema, or a list of subschemas (draft 2020-12
 # and the draft-7 forms still met in the wild).
@@ -51,16 +54,58 @@ def linear_pattern(pattern: str) -> bool:
     return _linear_matcher(pattern) is not None
 
 
+PATTERN_TIMEOUT = 5.0
+"""Seconds one backtracking pattern match may take when the tool sets no `timeout` of its own."""
+
+_BUDGET: contextvars.ContextVar[float] = contextvars.ContextVar("agentkit_pattern_budget", default=PATTERN_TIMEOUT)
+
+
+class PatternTimeoutError(Exception):
+    """A backtracking pattern did not finish matching within its budget."""
+
+    def __init__(self, pattern: str, seconds: float) -> None:
+        self.pattern = pattern
+        self.seconds = seconds
+        super().__init__(pattern, seconds)
+
+    def __str__(self) -> str:
+        return f"the value could not be matched against pattern {self.pattern!r} within {self.seconds:g} s"
+
+
+@contextlib.contextmanager
+def pattern_budget(seconds: float | None) -> Iterator[None]:
+    """Let backtracking pattern matches in this context take at most `seconds` (None: the default)."""
+    token = _BUDGET.set(seconds if seconds is not None else PATTERN_TIMEOUT)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
 @functools.lru_cache(maxsize=4096)
-def _python_matcher(pattern: str) -> Callable[[str], bool]:
-    compiled = re.compile(pattern)
-    return lambda text: compiled.search(text) is not None
+def _backtracking_matcher(pattern: str) -> Any:
+    import regex  # the `regex` module: look-arounds, backreferences, a timeout, and it releases the GIL
+
+    return regex.compile(pattern)
 
 
 def search(pattern: str, text: str) -> bool:
-    """``re.search(pattern, text)`` semantics, in linear time whenever the pattern allows it."""
+    """``re.search(pattern, text)`` semantics, in linear time whenever the pattern allows it.
+
+    Other patterns are matched by the `regex` module, which releases the GIL while it matches (so a
+    worker thread really is off the event loop) and stops after the current budget.
+
+    Raises:
+        PatternTimeoutError: a backtracking match ran past its budget (`pattern_budget`).
+    """
     matcher = _linear_matcher(pattern)
-    return (matcher or _python_matcher(pattern))(text)
+    if matcher is not None:
+        return matcher(text)
+    seconds = _BUDGET.get()
+    try:
+        return _backtracking_matcher(pattern).search(text, concurrent=True, timeout=seconds) is not None
+    except TimeoutError:
+        raise PatternTimeoutError(pattern, seconds) from None
 
 
 def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -92,43 +137,107 @@ def _walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, An
         stack.extend((f"{where}/{key}", sub) for key, sub in _subschemas(node))
 
 
-@functools.lru_cache(maxsize=1)
-def _linear_validator_class() -> Any:
-    from jsonschema import Draft202012Validator, validators
+def _error(message: str) -> Any:
     from jsonschema.exceptions import ValidationError
 
-    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[Any]:
-        if validator.is_type(instance, "string") and not search(patrn, instance):
-            yield ValidationError(f"{clip(repr(instance), 80)} does not match {patrn!r}")
+    return ValidationError(message)
 
-    def pattern_properties(validator: Any, value: Mapping[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
-        if not validator.is_type(instance, "object"):
-            return
-        for patrn, subschema in value.items():
-            for key, item in instance.items():
-                if search(patrn, key):
-                    yield from validator.descend(item, subschema, path=key, schema_path=patrn)
 
-    def additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if not validator.is_type(instance, "object"):
-            return
-        properties = schema.get("properties", {})
-        patterns = list(schema.get("patternProperties", {}))
-        extras = [k for k in instance if k not in properties and not any(search(p, k) for p in patterns)]
-        if validator.is_type(extra, "object"):
-            for key in extras:
-                yield from validator.descend(instance[key], extra, path=key)
-        elif not extra and extras:
-            names = ", ".join(repr(k) for k in sorted(extras, key=str)[:20])
-            if patterns:
-                yield ValidationError(f"{names} do not match any of the regexes: {', '.join(map(repr, patterns))}")
-            else:
-                yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
+def _pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not search(patrn, instance):
+        yield _error(f"{clip(repr(instance), 80)} does not match {patrn!r}")
+
+
+def _pattern_properties(validator: Any, value: Mapping[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for patrn, subschema in value.items():
+        for key, item in instance.items():
+            if search(patrn, key):
+                yield from validator.descend(item, subschema, path=key, schema_path=patrn)
+
+
+def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [k for k in instance if k not in properties and not any(search(p, k) for p in patterns)]
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif not extra and extras:
+        names = ", ".join(repr(k) for k in sorted(extras, key=str)[:20])
+        if patterns:
+            yield _error(f"{names} do not match any of the regexes: {', '.join(map(repr, patterns))}")
+        else:
+            yield _error(f"Additional properties are not allowed ({names} unexpected)")
+
+
+def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = set(_evaluated_keys(validator, instance, schema))
+    failing = [
+        key
+        for key in instance
+        if key not in evaluated
+        and next(validator.descend(instance[key], unevaluated, path=key, schema_path=key), None) is not None
+    ]
+    if failing:
+        names = ", ".join(repr(k) for k in sorted(failing, key=str)[:20])
+        what = "are not allowed" if unevaluated is False else "are not valid under the given schema"
+        yield _error(f"Unevaluated properties {what} ({names} unexpected)")
+
+
+@functools.lru_cache(maxsize=1)
+def _linear_validator_class() -> Any:
+    """Draft 2020-12 with every pattern matched by `search`."""
+    from jsonschema import Draft202012Validator, validators
 
     return validators.extend(
         Draft202012Validator,
-        {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties},
+        {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+            "unevaluatedProperties": _unevaluated_properties,
+        },
     )
+
+
+def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> Iterator[str]:
+    """The keys `schema` evaluates (jsonschema's rule for ``unevaluatedProperties``, with linear-time patterns)."""
+    if not isinstance(schema, Mapping):
+        return
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str):
+            resolved = validator._resolver.lookup(ref)
+            inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            yield from _evaluated_keys(inner, instance, resolved.contents)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        yield from (k for k in instance if k in properties)
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        sub = schema.get(keyword)
+        if sub is not None:
+            yield from (k for k, v in instance.items() if next(validator.descend(v, sub), None) is None)
+    for patrn in schema.get("patternProperties", {}) or {}:
+        yield from (k for k in instance if search(patrn, k))
+    for key, sub in (schema.get("dependentSchemas", {}) or {}).items():
+        if key in instance:
+            yield from _evaluated_keys(validator, instance, sub)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for sub in schema.get(keyword, []) or []:
+            if next(validator.descend(instance, sub), None) is None:
+                yield from _evaluated_keys(validator, instance, sub)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            yield from _evaluated_keys(validator, instance, schema["if"])
+            yield from _evaluated_keys(validator, instance, schema.get("then"))
+        else:
+            yield from _evaluated_keys(validator, instance, schema.get("else"))
 
 
 class RawSchema:
@@ -152,10 +261,9 @@ class RawSchema:
         if problems:
             raise ToolDefinitionError(qualname, problems)
         patterns = [p for _, node in _walk(self.schema) for p in _patterns_of(node)]
-        unevaluated = any("unevaluatedProperties" in node for _, node in _walk(self.schema))
-        self.needs_thread = any(not linear_pattern(p) for p in patterns) or (unevaluated and bool(patterns))
-        """Validation may run Python's backtracking `re` (or jsonschema's own pattern matching): run it on a
-        worker thread, bounded by the tool's timeout."""
+        self.needs_thread = any(not linear_pattern(p) for p in patterns)
+        """Validation may run a backtracking pattern match: run it on a worker thread, bounded by the
+        tool's timeout (`pattern_budget`)."""
         self.validator: Any = _linear_validator_class()(self.schema, registry=registry)
 
     def _resolver(self) -> tuple[Any, Any]:
@@ -196,6 +304,8 @@ class RawSchema:
             return details_from_jsonschema(self.validator.iter_errors(instance))
         except RecursionError:
             return [ErrorDetail("$", "The value is nested too deeply to be validated", instance, "too_deep")]
+        except PatternTimeoutError as exc:
+            return [ErrorDetail("$", f"{exc}; send a simpler value", instance, "pattern_timeout")]
 
 
 def _patterns_of(node: Mapping[str, Any]) -> list[str]:

@@ -16,11 +16,10 @@ from .exceptions import (
     ToolError,
     ToolInputError,
     ToolOutputError,
-    ToolTimeoutError,
     UnknownToolError,
 )
 from .messages import ToolCall, ToolResult
-from .tools import Tool, ToolOptions
+from .tools import Tool, ToolDeadlineError, ToolOptions
 
 __all__ = ["Registry"]
 
@@ -172,7 +171,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             )
         schema = item.schema
         try:
-            kwargs = schema.validate_arguments(call.name, call.arguments)
+            kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
         except ToolInputError as exc:
             return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
         ctx: ToolContext[Any] | None = None
@@ -185,12 +184,12 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return ToolResult.error(call, exc.message, "retry")
         except ToolError as exc:
             return ToolResult.error(call, exc.message, "tool_error")
-        except ToolTimeoutError as exc:
+        except ToolDeadlineError as exc:  # agentkit's deadline; a TimeoutError of the tool's own is an exception
             return ToolResult.error(call, str(exc), "timeout")
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
             return ToolResult.error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}", "exception")
         try:
-            value = schema.validate_output(call.name, value)
+            value = await item.avalidate_output(value, name=call.name)
             content = item.model_content(value)
         except ToolOutputError as exc:
             return ToolResult.error(call, str(exc), "invalid_output")

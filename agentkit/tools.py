@@ -12,12 +12,30 @@ from typing import Any, Generic, TypedDict, Union, overload
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from ._json_schema import JsonSchema
+from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
+from ._threads import ToolThreads, tool_threads
 from .context import ToolContext
-from .exceptions import ToolDefinitionError, ToolTimeoutError, UsageError
+from .exceptions import (
+    ErrorDetail,
+    ToolDefinitionError,
+    ToolInputError,
+    ToolOutputError,
+    ToolTimeoutError,
+    UsageError,
+)
 from .messages import ContentPart, ImagePart, TextPart
 
-__all__ = ["ApprovalPolicy", "Tool", "ToolOptions", "ToolTransform", "tool"]
+__all__ = [
+    "ApprovalPolicy",
+    "Tool",
+    "ToolDeadlineError",
+    "ToolOptions",
+    "ToolThreads",
+    "ToolTransform",
+    "tool",
+    "tool_threads",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -307,27 +325,88 @@ class Tool(Generic[P, R]):
         self, args: Mapping[str, Any] | str | bytes = "{}", *, context: ToolContext[Any] | None = None
     ) -> Any:
         """Async `invoke`: sync tools run in a worker thread unless `inline=True`."""
-        kwargs = self.schema.validate_arguments(self.id, args)
+        kwargs = await self.avalidate_arguments(args, name=self.id)
         value = await self.run(kwargs, context, name=self.id)
-        return self.schema.validate_output(self.id, value)
+        return await self.avalidate_output(value, name=self.id)
+
+    async def avalidate_arguments(self, args: Mapping[str, Any] | str | bytes, *, name: str) -> dict[str, Any]:
+        """`FunctionSchema.validate_arguments`, never blocking the event loop.
+
+        A schema whose patterns need a backtracking engine (`FunctionSchema.needs_thread`) is
+        validated on a worker thread, within the tool's `timeout`; past it, the arguments are refused.
+
+        Raises:
+            ToolInputError: the arguments do not fit (or could not be checked within the timeout).
+        """
+        if not self.schema.needs_thread:
+            return self.schema.validate_arguments(name, args)
+        try:
+            return await self._off_loop(self.schema.validate_arguments, name, args)
+        except _ValidationTimeout:
+            message = (
+                f"The arguments could not be validated within the tool's timeout of {self.timeout:g} s "
+                "(a pattern in its schema backtracks on them); send simpler values"
+            )
+            raise ToolInputError(name, [ErrorDetail("$", message, args, "validation_timeout")]) from None
+
+    async def avalidate_output(self, value: Any, *, name: str) -> Any:
+        """`FunctionSchema.validate_output`, never blocking the event loop (see `avalidate_arguments`).
+
+        Raises:
+            ToolOutputError: the result does not fit (or could not be checked within the timeout).
+        """
+        if not self.schema.needs_thread:
+            return self.schema.validate_output(name, value)
+        try:
+            return await self._off_loop(self.schema.validate_output, name, value)
+        except _ValidationTimeout:
+            message = f"The result could not be validated within the tool's timeout of {self.timeout:g} s"
+            raise ToolOutputError(name, [ErrorDetail("$", message, value, "validation_timeout")]) from None
+
+    async def _off_loop(self, check: Callable[[str, Any], T], name: str, value: Any) -> T:
+        # the budget is copied into the worker's context: a backtracking match stops by itself as well
+        with pattern_budget(self.timeout):
+            if self.timeout is None:
+                return await tool_threads().run(check, name, value)
+            try:
+                return await asyncio.wait_for(tool_threads().run(check, name, value), self.timeout)
+            except asyncio.TimeoutError:
+                raise _ValidationTimeout from None
 
     async def run(self, kwargs: dict[str, Any], context: ToolContext[Any] | None, *, name: str) -> Any:
-        """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`."""
-        if self._direct and self.timeout is None:
-            return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
-        if self.timeout is None:
-            return await self._run_unbounded(kwargs, context)
+        """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`.
+
+        Only agentkit's deadline is a `ToolTimeoutError` here: a `TimeoutError` the tool raises itself
+        (an upstream service timing out, another tool's timeout) is passed on as the tool's exception.
+        """
         try:
-            return await asyncio.wait_for(self._run_unbounded(kwargs, context), self.timeout)
+            if self._direct and self.timeout is None:
+                return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
+            if self.timeout is None:
+                return await self._run_unbounded(kwargs, context)
+            return await asyncio.wait_for(self._run_guarded(kwargs, context), self.timeout)
+        except _OwnTimeout as raised:
+            own = raised.error
+        except ToolDeadlineError as exc:
+            own = exc  # another tool's deadline, inside this one (ours is raised below, outside this `try`)
         except asyncio.TimeoutError:
-            raise ToolTimeoutError(name, self.timeout) from None
+            raise ToolDeadlineError(name, self.timeout or 0) from None
+        if isinstance(own, ToolDeadlineError):  # seen from here it is an exception of this tool
+            raise ToolTimeoutError(own.tool, own.timeout) from own
+        raise own  # outside the except block: the tool's exception keeps its own context
+
+    async def _run_guarded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
+        try:
+            return await self._run_unbounded(kwargs, context)
+        except (TimeoutError, asyncio.TimeoutError) as exc:  # the tool's own, not our deadline
+            raise _OwnTimeout(exc) from None
 
     async def _run_unbounded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
         if self.is_async:
             return await self._call_async(kwargs, context)
         if self.inline and self.timeout is None:  # a timeout needs a worker thread to be enforceable
             return self._call_sync(kwargs, context)
-        return await asyncio.to_thread(self._call_sync, kwargs, context)
+        return await tool_threads().run(self._call_sync, kwargs, context)
 
     def _arguments(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> tuple[list[Any], dict[str, Any]]:
         schema = self.schema
@@ -354,6 +433,19 @@ class Tool(Generic[P, R]):
         if self.to_model_output is not None:
             return _as_parts(self.to_model_output(value))
         return [TextPart(self.schema.dump_output_json(value))]
+
+
+class ToolDeadlineError(ToolTimeoutError):
+    """agentkit's own deadline for a call passed (a `ToolTimeoutError` the tool raised itself is not one)."""
+
+
+class _OwnTimeout(Exception):  # noqa: N818 - carries a tool's own TimeoutError through asyncio.wait_for
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class _ValidationTimeout(Exception):  # noqa: N818 - validation on a worker thread passed the tool's timeout
+    pass
 
 
 def _running_loop() -> bool:

@@ -34,6 +34,7 @@ from typing_extensions import is_typeddict
 
 from ._attribute_docs import json_schema_of
 from ._callables import caller_locals, describe_callable, get_hints, substitute_self
+from ._content import is_content, is_content_annotation
 from ._docstrings import ParsedDocstring, parse_docstring
 from ._error_paths import details_from_pydantic
 from ._explicit import ExplicitSchema, SchemaSource
@@ -167,6 +168,12 @@ def _fallback_qualname(fn: Any) -> str:
     return f"{getattr(owner, '__module__', '?')}.{getattr(fn, '__qualname__', None) or owner.__qualname__}"
 
 
+def _allows_text(annotation: Any) -> bool:
+    """Whether a content annotation lets a bare string through (``ImagePart | str``)."""
+    args = get_args(annotation)
+    return annotation is str or any(a is str for a in args)
+
+
 def _json_object_text(tool_name: str, args: Mapping[str, Any] | str | bytes) -> str | bytes | bytearray:
     """The arguments as JSON text of an object (Python mappings are serialised: the same strict rules apply)."""
     if isinstance(args, (str, bytes, bytearray)):
@@ -294,7 +301,7 @@ class FunctionSchema:
                 problem = self._schema_problem(param.annotation)
                 if problem:
                     problems.append(f"parameter {param.name!r}: {problem}")
-        if self._explicit_output is None and self.return_annotation is not _EMPTY:
+        if self._explicit_output is None and self.return_annotation is not _EMPTY and not self.returns_content:
             ret = self._awaited(self.return_annotation)
             if _needs_schema_check(ret):
                 problem = self._schema_problem(ret)
@@ -439,16 +446,24 @@ class FunctionSchema:
         if self._explicit_output is not None:
             return self._explicit_output.adapter if self._explicit_output.python_type is not None else None
         self._finish_hints()
-        if self.return_annotation is _EMPTY:
+        if self.return_annotation is _EMPTY or self.returns_content:
             return None
         try:
             return TypeAdapter(self.return_annotation)
         except Exception as exc:  # noqa: BLE001 - reported as a definition error naming the function
             raise ToolDefinitionError(self.qualname, [f"its return annotation cannot be schema'd: {exc}"]) from None
 
+    @property
+    def returns_content(self) -> bool:
+        """Whether the result is parts for the model (``-> ImagePart``, ``-> list[ContentPart]``, ...), not data."""
+        return self._explicit_output is None and is_content_annotation(self.return_annotation)
+
     @cached_property
     def output_schema(self) -> JsonSchema | None:
-        """JSON Schema of the result; ``{"type": "null"}`` for ``-> None``; `None` without an annotation."""
+        """JSON Schema of the result; ``{"type": "null"}`` for ``-> None``; `None` without an annotation.
+
+        Also `None` for results that are content for the model (parts: see `returns_content`).
+        """
         if self._explicit_output is not None:
             return self._explicit_output.json_schema
         adapter = self._output_adapter
@@ -527,6 +542,11 @@ class FunctionSchema:
             if errors:
                 raise ToolOutputError(tool_name, errors)
             return value
+        if self.returns_content:
+            if is_content(value) or (isinstance(value, str) and _allows_text(self.return_annotation)):
+                return value
+            message = "Expected an ImagePart, a TextPart, or a list of parts (and text), as the annotation says"
+            raise ToolOutputError(tool_name, [ErrorDetail("$", message, value, "content_type")])
         validate = self._output_validate
         if validate is None:
             return value

@@ -5,12 +5,13 @@ from __future__ import annotations as _annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._content import as_parts, is_content
 from ._json_schema import JsonSchema
 from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
@@ -24,7 +25,7 @@ from .exceptions import (
     ToolTimeoutError,
     UsageError,
 )
-from .messages import ContentPart, ImagePart, TextPart
+from .messages import ContentPart, TextPart
 
 __all__ = [
     "ApprovalPolicy",
@@ -429,9 +430,15 @@ class Tool(Generic[P, R]):
     # ---- what the model receives -----------------------------------------------------------------
 
     def model_content(self, value: Any) -> list[ContentPart]:
-        """What the model receives for a validated result: `to_model_output` applied, else JSON text."""
+        """What the model receives for a validated result.
+
+        `to_model_output` applied if set; else parts (an `ImagePart`, a list of parts and text) as they
+        are; anything else as JSON text.
+        """
         if self.to_model_output is not None:
-            return _as_parts(self.to_model_output(value))
+            return as_parts(self.to_model_output(value))
+        if is_content(value):
+            return as_parts(value)
         return [TextPart(self.schema.dump_output_json(value))]
 
 
@@ -454,22 +461,6 @@ def _running_loop() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _as_parts(value: Any) -> list[ContentPart]:
-    if isinstance(value, (TextPart, ImagePart)):
-        return [value]
-    if isinstance(value, str):
-        return [TextPart(value)]
-    if (
-        isinstance(value, Sequence)
-        and not isinstance(value, (bytes, bytearray))
-        and all(isinstance(v, (TextPart, ImagePart, str)) for v in value)
-    ):
-        return [TextPart(v) if isinstance(v, str) else v for v in value]
-    from pydantic_core import to_json
-
-    return [TextPart(to_json(value, fallback=repr).decode())]
 
 
 @overload

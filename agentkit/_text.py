@@ -8,11 +8,13 @@ whole in an error message would send it straight back, and `repr` of a deep valu
 from __future__ import annotations as _annotations
 
 import difflib
+import functools
+import json
 import reprlib
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["clip", "closest", "shorten"]
+__all__ = ["clip", "closest", "json_text", "shorten"]
 
 MAX_NAME_FOR_SUGGESTIONS = 256
 """Names longer than this get no "did you mean" (difflib is quadratic; no real name is that long)."""
@@ -67,3 +69,53 @@ def closest(name: Any, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
             if len(pool) >= MAX_CANDIDATES:
                 break
     return difflib.get_close_matches(name, pool, n=n, cutoff=cutoff)
+
+
+def json_text(value: Any, *, sort_keys: bool = False, ensure_ascii: bool = True, compact: bool = False) -> str:
+    """`json.dumps(value)` that also encodes values nested deeper than Python recurses (iteratively).
+
+    A model may send arguments thousands of levels deep; they are data to be refused by validation,
+    and whatever writes them back (a hash, a stream delta, the next request) must not raise
+    `RecursionError`. Leaves that are not JSON become their ``str``.
+    """
+    separators = (",", ":") if compact else (", ", ": ")
+    try:
+        return json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=separators, default=str)
+    except RecursionError:
+        return _dumps_iteratively(value, sort_keys, ensure_ascii, separators)
+
+
+def _dumps_iteratively(value: Any, sort_keys: bool, ensure_ascii: bool, separators: tuple[str, str]) -> str:
+    item_sep, key_sep = separators
+    out: list[str] = []
+    stack: list[Any] = [value]
+    leaf = functools.partial(json.dumps, ensure_ascii=ensure_ascii, default=str)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Literal):
+            out.append(node.text)
+        elif isinstance(node, dict):
+            items = sorted(node.items(), key=lambda kv: str(kv[0])) if sort_keys else list(node.items())
+            stack.append(_Literal("}"))
+            for index in range(len(items) - 1, -1, -1):
+                key, item = items[index]
+                stack.append(item)
+                stack.append(_Literal(("" if index == 0 else item_sep) + leaf(str(key)) + key_sep))
+            out.append("{")
+        elif isinstance(node, (list, tuple)):
+            stack.append(_Literal("]"))
+            for index in range(len(node) - 1, -1, -1):
+                stack.append(node[index])
+                if index:
+                    stack.append(_Literal(item_sep))
+            out.append("[")
+        else:
+            out.append(leaf(node))
+    return "".join(out)
+
+
+class _Literal:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text

@@ -101,7 +101,7 @@ class UnknownToolError(RegistryError, KeyError):
     def __str__(self) -> str:
         hint = f" Did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
         listing = ", ".join(repr(k) for k in self.known) or "none"
-        return f"No tool is registered under {self.key!r}.{hint} Registered keys: {listing}."
+        return f"No tool is registered under {shorten(self.key, 100)}.{hint} Registered keys: {listing}."
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.key, self.known, self.suggestions))

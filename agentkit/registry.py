@@ -3,12 +3,12 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._text import closest, shorten
 from .context import ToolContext
 from .exceptions import (
     ModelRetry,
@@ -25,11 +25,6 @@ __all__ = ["Registry"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def closest(key: str, keys: Iterable[str], n: int = 3) -> list[str]:
-    """The keys most like `key`, best first (for "did you mean" hints)."""
-    return difflib.get_close_matches(key, list(keys), n=n, cutoff=0.5)
 
 
 def _as_tool(value: Any, where: str) -> Tool[..., Any]:
@@ -162,11 +157,12 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
         item = self._tools.get(call.name)
         if item is None:
-            hint = closest(call.name, self._tools)
+            hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
             suggestion = f" Did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
             return ToolResult.error(
                 call,
-                f"Unknown tool {call.name!r}.{suggestion} Available tools: {', '.join(self._tools) or 'none'}.",
+                f"Unknown tool {shorten(call.name, 100)}.{suggestion} "
+                f"Available tools: {', '.join(self._tools) or 'none'}.",
                 "unknown_tool",
             )
         schema = item.schema

@@ -171,7 +171,10 @@ async def test_a_backtracking_pattern_never_holds_the_event_loop() -> None:
     result = call.result()
     assert ticks >= 3  # the loop kept running while the pattern was being matched
     assert result.error_kind == "invalid_arguments"
-    assert "could not be validated within the tool's timeout of 0.2 s" in result.text
+    # whichever stops first, the tool's deadline or the match's own budget (the same 0.2 s), says so
+    assert "could not be validated within the tool's timeout of 0.2 s" in result.text or (
+        "could not be matched against pattern" in result.text and "within 0.2 s" in result.text
+    )
     ok = await Registry([made]).call(ToolCall("2", "evil", {"s": "aaaa"}))
     assert ok.output == {"s": "aaaa"}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._json_schema import JsonSchema, inline_root_ref
+from .._text import clip
 from ..messages import ToolCall
 from ..registry import Registry
 from ..tools import Tool
@@ -132,7 +133,7 @@ def create_server(
 
     async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         if params.name not in registry:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
         if _needs_approval(registry[params.name], call):
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).

@@ -5,12 +5,12 @@ Vendor modules are imported on first use, so ``import agentkit`` loads none of t
 
 from __future__ import annotations as _annotations
 
-import difflib
 import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
+from .._text import closest, shorten
 from ..dialects import DialectResult, Loss
 from ..exceptions import AgentkitError
 from ..registry import Registry
@@ -68,9 +68,9 @@ class UnknownProviderError(AgentkitError, LookupError):
         super().__init__(name, known)
 
     def __str__(self) -> str:
-        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.7)
+        close = closest(self.name, self.known, n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        return f"Unknown provider {self.name!r}.{hint} Known providers: {', '.join(self.known)}."
+        return f"Unknown provider {shorten(self.name, 80)}.{hint} Known providers: {', '.join(self.known)}."
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.name, self.known))

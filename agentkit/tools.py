@@ -7,7 +7,7 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypedDict, Union, overload
+from typing import Any, Generic, TypedDict, Union, cast, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
@@ -41,6 +41,11 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T")
+P2 = ParamSpec("P2")
+R2 = TypeVar("R2")
+# Covariant in the result: a tool of an `async def` (whose result pyright types as `CoroutineType`)
+# is a `Tool[P, Coroutine[...]]`, so `invoke`/`ainvoke` unwrap the awaited type under both checkers.
+R_co = TypeVar("R_co", covariant=True)
 
 ApprovalPolicy = Union[bool, Callable[[dict[str, Any]], bool]]
 """`requires_approval=`: always, never, or decided from the call's validated arguments."""
@@ -103,7 +108,7 @@ def tools_generation() -> int:
     return _GENERATION[0]
 
 
-class Tool(Generic[P, R]):
+class Tool(Generic[P, R_co]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
     Beyond the call, a tool has:
@@ -118,7 +123,7 @@ class Tool(Generic[P, R]):
 
     def __init__(
         self,
-        fn: Callable[P, R],
+        fn: Callable[P, R_co],
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         description: str | None = None,
@@ -167,9 +172,10 @@ class Tool(Generic[P, R]):
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
     @classmethod
-    def from_function(cls, fn: Callable[P, R], **options: Unpack[ToolOptions]) -> Tool[P, R]:
+    def from_function(cls, fn: Callable[P2, R2], **options: Unpack[ToolOptions]) -> Tool[P2, R2]:
         """Make a tool of `fn` without decorator syntax; same options as `@tool`."""
-        return cls(fn, **options)
+        made: Tool[P2, R2] = cast(Any, cls)(fn, **options)  # `cls` is bound to the class's own P, R_co
+        return made
 
     @classmethod
     def from_json_schema(
@@ -219,7 +225,7 @@ class Tool(Generic[P, R]):
             timeout=timeout,
         )
 
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co:
         """Call the function itself: same arguments, same result, no validation."""
         return self.fn(*args, **kwargs)
 

@@ -116,3 +116,20 @@ async def test_registry_call_with_a_catastrophic_pattern_returns_quickly() -> No
     )
     result = await Registry([made]).call(ToolCall("1", "re", {"s": "a" * 100 + "!"}))
     assert result.error_kind == "invalid_arguments" and "does not match" in result.text
+
+
+def test_importing_a_definition_never_backtracks_on_its_defaults() -> None:
+    definition = {
+        "name": "evil",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "s": {"type": "string", "pattern": EVIL, "default": "a" * 40 + "!"},
+                "t": {"type": "string", "pattern": "^(?=a)(a|aa)+$", "default": "a" * 60 + "!"},
+            },
+        },
+    }
+    made = tool_from_definition(definition, warn=False)  # Python's `re` would take minutes on these defaults
+    properties = made.input_schema["properties"]
+    assert "default" not in properties["s"] and "Default:" in properties["s"]["description"]
+    assert "default" not in properties["t"]

@@ -25,7 +25,7 @@ from ._error_paths import details_from_jsonschema
 from ._text import clip
 from .exceptions import ErrorDetail, ToolDefinitionError
 
-__all__ = ["PATTERN_TIMEOUT", "PatternTimeoutError", "RawSchema", "linear_pattern", "pattern_budget", "search"]
+__all__ = ["PATTERN_TIMEOUT", "RawSchema", "linear_pattern", "pattern_budget", "search"]
 
 # Keywords whose value is a map of name -> subschema, a subschema, or a list of subschemas (draft 2020-12
 # and the draft-7 forms still met in the wild).
@@ -60,7 +60,7 @@ PATTERN_TIMEOUT = 5.0
 _BUDGET: contextvars.ContextVar[float] = contextvars.ContextVar("agentkit_pattern_budget", default=PATTERN_TIMEOUT)
 
 
-class PatternTimeoutError(Exception):
+class _PatternTimeout(Exception):  # noqa: N818 - never leaves agentkit: it becomes an ErrorDetail
     """A backtracking pattern did not finish matching within its budget."""
 
     def __init__(self, pattern: str, seconds: float) -> None:
@@ -96,7 +96,7 @@ def search(pattern: str, text: str) -> bool:
     worker thread really is off the event loop) and stops after the current budget.
 
     Raises:
-        PatternTimeoutError: a backtracking match ran past its budget (`pattern_budget`).
+        _PatternTimeout: a backtracking match ran past its budget (`pattern_budget`).
     """
     matcher = _linear_matcher(pattern)
     if matcher is not None:
@@ -105,7 +105,7 @@ def search(pattern: str, text: str) -> bool:
     try:
         return _backtracking_matcher(pattern).search(text, concurrent=True, timeout=seconds) is not None
     except TimeoutError:
-        raise PatternTimeoutError(pattern, seconds) from None
+        raise _PatternTimeout(pattern, seconds) from None
 
 
 def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -304,7 +304,7 @@ class RawSchema:
             return details_from_jsonschema(self.validator.iter_errors(instance))
         except RecursionError:
             return [ErrorDetail("$", "The value is nested too deeply to be validated", instance, "too_deep")]
-        except PatternTimeoutError as exc:
+        except _PatternTimeout as exc:
             return [ErrorDetail("$", f"{exc}; send a simpler value", instance, "pattern_timeout")]
 
 

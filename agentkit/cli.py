@@ -17,20 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError, ModelRetry, ToolError, ToolInputError, ToolOutputError
+from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInputError, ToolOutputError
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["load_target", "main"]
-
-
-class CLIError(Exception):
-    """A failure reported as one line and exit status 1 (or 2 for usage)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        self.message = message
-        self.status = status
-        super().__init__(message)
+__all__ = ["CLIError", "load_target", "main"]
 
 
 def load_object(target: str) -> Any:
@@ -219,11 +210,19 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
     run_cmd.add_argument("--max-steps", type=int, default=8)
     run_cmd.set_defaults(run=_cmd_run)
+
+    # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
+    commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["dev"]:
+        from .playground import main as dev
+
+        return dev(arguments[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -107,6 +107,9 @@ class ToolResult:
     error_kind: str | None = None
     """For errors: ``unknown_tool``, ``invalid_arguments``, ``retry``, ``tool_error``, ``exception``,
     ``invalid_output``, ``timeout`` or ``denied``."""
+    exception_type: str | None = None
+    """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
+    can name it when the message itself must be withheld."""
 
     @property
     def text(self) -> str:
@@ -114,9 +117,16 @@ class ToolResult:
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
     @classmethod
-    def error(cls, call: ToolCall, message: str, kind: str) -> ToolResult:
+    def error(cls, call: ToolCall, message: str, kind: str, exception_type: str | None = None) -> ToolResult:
         """An error result for `call` whose content is `message`."""
-        return cls(call_id=call.id, name=call.name, content=(TextPart(message),), is_error=True, error_kind=kind)
+        return cls(
+            call_id=call.id,
+            name=call.name,
+            content=(TextPart(message),),
+            is_error=True,
+            error_kind=kind,
+            exception_type=exception_type,
+        )
 
 
 # ---- a provider-neutral conversation -----------------------------------------------------------------

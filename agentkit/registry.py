@@ -13,13 +13,15 @@ from .context import ToolContext
 from .exceptions import (
     ModelRetry,
     RegistryError,
+    ToolDeadlineError,
     ToolError,
     ToolInputError,
     ToolOutputError,
     UnknownToolError,
+    describe_exception,
 )
 from .messages import ToolCall, ToolResult
-from .tools import Tool, ToolDeadlineError, ToolOptions
+from .tools import Tool, ToolOptions
 
 __all__ = ["Registry"]
 
@@ -183,16 +185,16 @@ class Registry(Mapping[str, Tool[..., Any]]):
         except ToolDeadlineError as exc:  # agentkit's deadline; a TimeoutError of the tool's own is an exception
             return ToolResult.error(call, str(exc), "timeout")
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
-            return ToolResult.error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}", "exception")
+            message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
+            return ToolResult.error(call, message, "exception", type(exc).__name__)
         try:
             value = await item.avalidate_output(value, name=call.name)
             content = item.model_content(value)
         except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output")
+            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            return ToolResult.error(
-                call, f"Tool {call.name!r} result could not be shown: {type(exc).__name__}: {exc}", "invalid_output"
-            )
+            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
+            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
         return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
     async def call_many(

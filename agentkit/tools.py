@@ -19,6 +19,7 @@ from ._threads import ToolThreads, tool_threads
 from .context import ToolContext
 from .exceptions import (
     ErrorDetail,
+    ToolDeadlineError,
     ToolDefinitionError,
     ToolInputError,
     ToolOutputError,
@@ -48,7 +49,8 @@ R2 = TypeVar("R2")
 R_co = TypeVar("R_co", covariant=True)
 
 ApprovalPolicy = Union[bool, Callable[[dict[str, Any]], bool]]
-"""`requires_approval=`: always, never, or decided from the call's validated arguments."""
+"""`requires_approval=`: always, never, or decided from the call's validated arguments with defaults applied,
+as a dict of argument name -> value (`Tool.approval_arguments` builds it)."""
 
 
 class ToolOptions(TypedDict, total=False):
@@ -68,7 +70,8 @@ class ToolOptions(TypedDict, total=False):
     timeout: float | None
     """Seconds a call may run before it becomes a timeout error."""
     requires_approval: ApprovalPolicy
-    """Whether a call must be approved first (a bool or a function of the validated arguments)."""
+    """Whether a call must be approved first (a bool, or a function of the validated arguments with
+    defaults applied: see `Tool.approval_arguments`)."""
     to_model_output: Callable[[Any], Any] | None
     """Maps the result to what the model receives (text, `ImagePart`, or a list of parts)."""
     transform: ToolTransform | None
@@ -82,8 +85,10 @@ class ToolTransform:
     """What a display or transcript gets for each part of a tool call, separately from the model.
 
     Each field maps the raw value to what is shown; a field left `None` passes the value through,
-    except `input_delta`: partial argument text is suppressed unless a transform for it exists.
-    A transform that raises makes that target get nothing (never the raw value).
+    except `input_delta`: partial argument text is suppressed unless a transform for it exists. Once
+    `input` (or `output`) redacts, messages and progress that could quote the hidden values are withheld
+    unless an `error` (or `progress`) transform decides what to show. A transform that raises makes that
+    target get nothing (never the raw value).
     """
 
     input: Callable[[Any], Any] | None = None
@@ -92,6 +97,7 @@ class ToolTransform:
     error: Callable[[str], Any] | None = None
     approval: Callable[[Any], Any] | None = None
     suspension: Callable[[Any], Any] | None = None
+    progress: Callable[[Any], Any] | None = None
 
 
 def _check_timeout(qualname: str, timeout: float | None) -> float | None:
@@ -278,9 +284,44 @@ class Tool(Generic[P, R_co]):
         return self.schema.output_schema
 
     def needs_approval(self, arguments: dict[str, Any]) -> bool:
-        """Whether a call with these (validated) arguments must be approved before it runs."""
+        """The policy's answer for `arguments` already in its shape (see `approval_arguments`)."""
         policy = self.requires_approval
         return bool(policy(arguments)) if callable(policy) else bool(policy)
+
+    def approval_arguments(
+        self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None
+    ) -> dict[str, Any]:
+        """What the approval policy sees for a call's raw `arguments`: validated, defaults applied.
+
+        A dict of argument name -> value; for an explicit pydantic/dataclass/TypedDict ``input_schema``,
+        that type's fields. See the approvals section of the agents guide.
+
+        Raises:
+            ToolInputError: the arguments do not fit the input schema (such a call never runs).
+        """
+        from ._approval import policy_arguments
+
+        return policy_arguments(self.schema, self.schema.validate_arguments(name or self.id, arguments))
+
+    def needs_approval_for(self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None) -> bool:
+        """Whether a call with these raw arguments (a mapping or JSON text) must be approved before it runs.
+
+        The one decision every path uses (agent loop, resume, workflows, MCP server, CLI). False for
+        arguments that do not validate (the call never runs: it becomes an invalid-arguments error);
+        True when the policy raises, or when validation fails in any other way (fail closed).
+        """
+        if self.requires_approval is False:
+            return False
+        try:
+            shaped = self.approval_arguments(arguments, name=name)
+        except ToolInputError:
+            return False
+        except Exception:  # noqa: BLE001 - an arguments check that crashes must not let the call through
+            return True
+        try:
+            return self.needs_approval(shaped)
+        except Exception:  # noqa: BLE001 - a failing policy must not let the call through
+            return True
 
     # ---- validated entry points ------------------------------------------------------------------
 
@@ -446,10 +487,6 @@ class Tool(Generic[P, R_co]):
         if is_content(value):
             return as_parts(value)
         return [TextPart(self.schema.dump_output_json(value))]
-
-
-class ToolDeadlineError(ToolTimeoutError):
-    """agentkit's own deadline for a call passed (a `ToolTimeoutError` the tool raised itself is not one)."""
 
 
 class _OwnTimeout(Exception):  # noqa: N818 - carries a tool's own TimeoutError through asyncio.wait_for

@@ -84,16 +84,6 @@ def mcp_tools(registry: Registry) -> list[mcp_types.Tool]:
     ]
 
 
-def _needs_approval(item: Any, call: ToolCall) -> bool:
-    """Whether `call` needs approval; a policy that fails or cannot see valid arguments says yes."""
-    if item.requires_approval is False:
-        return False
-    try:
-        return bool(item.needs_approval(call.arguments_dict()))
-    except Exception:  # noqa: BLE001 - fail closed: an unapprovable call never runs
-        return True
-
-
 def create_server(
     registry: Registry,
     *,
@@ -135,7 +125,8 @@ def create_server(
         if params.name not in registry:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
-        if _needs_approval(registry[params.name], call):
+        # The policy sees the validated arguments with defaults applied, as on every other path.
+        if registry[params.name].needs_approval_for(call.arguments, name=params.name):
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)

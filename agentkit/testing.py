@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._generate import generate_arguments
 from ._json_schema import JsonSchema
-from ._text import closest
+from ._text import closest, json_text
 from .context import ToolContext
 from .exceptions import ModelRetry, ToolError, ToolOutputError, UnknownToolError
 from .messages import (
@@ -219,7 +219,7 @@ class FunctionModel(Model):
                 index = len(calls) + len(whole)
                 whole[index] = piece
                 yield ToolCallStart(index, piece.id, piece.name)
-                args = piece.arguments if isinstance(piece.arguments, str) else json.dumps(piece.arguments)
+                args = piece.arguments if isinstance(piece.arguments, str) else json_text(piece.arguments)
                 yield ToolCallArgsDelta(index, args, args)
             else:
                 if piece.index not in calls:

@@ -144,3 +144,19 @@ def test_the_iterative_json_encoder_writes_what_json_dumps_writes(
 def test_json_text_of_a_value_deeper_than_python_recurses() -> None:
     text = json_text({"tree": _deep_list()}, compact=True)
     assert text == '{"tree":' + "[" * DEPTH + "1" + "]" * DEPTH + "}"
+
+
+async def test_a_function_models_stream_of_deep_arguments_is_an_error_result() -> None:
+    from agentkit.testing import FunctionModel
+
+    async def stream(messages: Any, info: Any) -> Any:
+        if len(messages) == 1:
+            yield ToolCall("c1", "take_any", {"tree": _deep_list()})
+        else:
+            yield "done"
+
+    agent = Agent(model=FunctionModel(stream_fn=stream), tools=[take_any])
+    events = agent.stream("go")
+    _ = [event async for event in events]
+    assert events.result.text == "done"
+    assert events.result.tool_results[0].error_kind == "invalid_arguments"

@@ -453,10 +453,13 @@ class FunctionSchema:
         except Exception as exc:  # noqa: BLE001 - reported as a definition error naming the function
             raise ToolDefinitionError(self.qualname, [f"its return annotation cannot be schema'd: {exc}"]) from None
 
-    @property
+    @cached_property
     def returns_content(self) -> bool:
         """Whether the result is parts for the model (``-> ImagePart``, ``-> list[ContentPart]``, ...), not data."""
-        return self._explicit_output is None and is_content_annotation(self.return_annotation)
+        if self._explicit_output is not None:
+            return False
+        self._finish_hints()
+        return is_content_annotation(self.return_annotation)
 
     @cached_property
     def output_schema(self) -> JsonSchema | None:
@@ -490,9 +493,14 @@ class FunctionSchema:
         explicit = self._explicit_input
         if explicit is not None:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
+        if isinstance(args, str) and args[:1] == "{":  # the common case, in one call into pydantic-core
+            try:
+                return self._validate_json(args, strict=True)  # type: ignore[no-any-return]
+            except _validation_error():
+                pass  # the slow path below says why (and accepts integral floats as integers)
         return validate_json_strict(tool_name, self._validate_json, _json_object_text(tool_name, args))  # type: ignore[no-any-return]
 
-    @property
+    @cached_property
     def needs_thread(self) -> bool:
         """Whether validating may run a backtracking regex (a raw schema's look-around pattern, say).
 

@@ -169,7 +169,10 @@ class Registry(Mapping[str, Tool[..., Any]]):
             )
         schema = item.schema
         try:
-            kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
+            if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
+                kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
+            else:
+                kwargs = schema.validate_arguments(call.name, call.arguments)
         except ToolInputError as exc:
             return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
         ctx: ToolContext[Any] | None = None
@@ -188,7 +191,10 @@ class Registry(Mapping[str, Tool[..., Any]]):
             message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
             return ToolResult.error(call, message, "exception", type(exc).__name__)
         try:
-            value = await item.avalidate_output(value, name=call.name)
+            if schema.needs_thread:
+                value = await item.avalidate_output(value, name=call.name)
+            else:
+                value = schema.validate_output(call.name, value)
             content = item.model_content(value)
         except ToolOutputError as exc:
             return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)

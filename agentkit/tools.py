@@ -26,7 +26,7 @@ from .exceptions import (
     ToolTimeoutError,
     UsageError,
 )
-from .messages import ContentPart, TextPart
+from .messages import ContentPart, ImagePart, TextPart
 
 __all__ = [
     "ApprovalPolicy",
@@ -484,9 +484,12 @@ class Tool(Generic[P, R_co]):
         """
         if self.to_model_output is not None:
             return as_parts(self.to_model_output(value))
-        if is_content(value):
+        if isinstance(value, _MAYBE_CONTENT) and is_content(value):  # one isinstance for plain data
             return as_parts(value)
         return [TextPart(self.schema.dump_output_json(value))]
+
+
+_MAYBE_CONTENT = (TextPart, ImagePart, list, tuple)
 
 
 class _OwnTimeout(Exception):  # noqa: N818 - carries a tool's own TimeoutError through asyncio.wait_for

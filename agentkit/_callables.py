@@ -55,6 +55,16 @@ def _self_type_of(method: Any) -> type[Any] | None:
 
 def describe_callable(fn: Any) -> CallableInfo | str:
     """Where `fn`'s annotations, docstring and name are; a sentence saying why when it cannot be a tool."""
+    if type(fn) is types.FunctionType:  # the common case, first
+        return CallableInfo(
+            hints_from=fn,
+            doc_from=fn,
+            name=fn.__name__,
+            qualname=f"{fn.__module__}.{fn.__qualname__}",
+            bound=frozenset(),
+            self_type=None,
+            is_async=inspect.iscoroutinefunction(fn) or _marked_async(fn),
+        )
     if isinstance(fn, functools.partial):
         inner = describe_callable(fn.func)
         if isinstance(inner, str):

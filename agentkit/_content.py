@@ -9,6 +9,7 @@ such parts. An unannotated tool that returns parts is treated the same way.
 
 from __future__ import annotations as _annotations
 
+import functools
 import types
 from collections.abc import Sequence
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -48,6 +49,18 @@ def _leaves(tp: Any) -> list[Any] | None:
 
 def is_content_annotation(tp: Any) -> bool:
     """Whether a return annotation says "parts for the model": parts (and text beside them) only."""
+    try:
+        return _is_content_annotation_cached(tp)
+    except TypeError:  # unhashable metadata inside Annotated
+        return _is_content_annotation(tp)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_content_annotation_cached(tp: Any) -> bool:
+    return _is_content_annotation(tp)
+
+
+def _is_content_annotation(tp: Any) -> bool:
     leaves = _leaves(tp)
     if not leaves:
         return False

@@ -9,11 +9,11 @@ The vendors' model clients live with the rest of each vendor in ``agentkit.provi
 
 from __future__ import annotations as _annotations
 
-import difflib
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Union
 
+from .._text import closest, shorten
 from .._vendors import VENDORS, load
 from ..exceptions import ModelSetupError
 from ._base import (
@@ -71,10 +71,10 @@ def infer_model(model: ModelLike) -> Model:
     vendor, sep, name = model.partition(":")
     row = VENDORS.get(vendor)
     if row is None:
-        close = difflib.get_close_matches(vendor, list(VENDORS), n=2, cutoff=0.7)
+        close = closest(vendor, list(VENDORS), n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c + ':') for c in close)}?" if close else ""
         raise ModelSetupError(
-            f"Unknown model vendor {vendor!r} in {model!r}.{hint} Known prefixes: "
+            f"Unknown model vendor {shorten(vendor, 80)} in {shorten(model, 120)}.{hint} Known prefixes: "
             f"{', '.join(v + ':' for v in KNOWN_VENDORS)} and "
             + ", ".join(repr(v) for v, r in VENDORS.items() if not r.needs_model_name)
             + "."

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
@@ -336,6 +337,6 @@ class OllamaStreamAccumulator(StreamDecoder):
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):
                 self._set_args(index, arguments)
-                arguments = json.dumps(dict(arguments))
+                arguments = json_text(dict(arguments))
             out.append(self._append(index, arguments if isinstance(arguments, str) else ""))
         return out

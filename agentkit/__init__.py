@@ -38,6 +38,7 @@ from .exceptions import (
     UsageError,
     UsageLimitExceeded,
 )
+from .instrumentation import InstrumentationSettings, instrument, is_instrumented, uninstrument
 from .messages import (
     AssistantMessage,
     ContentPart,
@@ -70,6 +71,7 @@ __all__ = [
     "ErrorDetail",
     "FunctionSchema",
     "ImagePart",
+    "InstrumentationSettings",
     "Message",
     "ModelAPIError",
     "ModelHTTPError",
@@ -102,5 +104,8 @@ __all__ = [
     "UserMessage",
     "Workflow",
     "__version__",
+    "instrument",
+    "is_instrumented",
     "tool",
+    "uninstrument",
 ]

@@ -38,7 +38,8 @@ from ._agent.subagents import subagent_tool
 from .context import ToolContext
 from .events import RunStatus
 from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
-from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
+from .instrumentation import Instrument, check_instrument
+from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
 from .tools import Tool, ToolTransform
@@ -90,6 +91,11 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        mask_error_details: when a tool raises, tell the model a generic text instead of the exception's
+            type and message (a tool's or registry's own setting wins). `ToolError` and `ModelRetry`
+            messages always go through. See the errors guide.
+        instrument: OpenTelemetry tracing of this agent's runs: None follows `agentkit.instrument` (and a
+            traced parent run); True traces; False never; an `InstrumentationSettings` traces with those.
     """
 
     def __init__(
@@ -110,6 +116,8 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -127,6 +135,10 @@ class Agent:
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)
+        self.mask_error_details = mask_error_details
+        """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
+        self.instrument: Instrument = check_instrument(instrument)
+        """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
@@ -145,7 +157,7 @@ class Agent:
         base = tools if isinstance(tools, Registry) else Registry(tools)
         if not self.agents and not self.workflows:
             return base  # the caller's own registry: later additions stay visible
-        registry = Registry(dict(base.items()))
+        registry = Registry(dict(base.items()), mask_error_details=base.mask_error_details)
         for key, sub in self.agents.items():
             registry.add(f"agent-{key}", sub.as_tool())
         for key, workflow in self.workflows.items():
@@ -269,6 +281,7 @@ class Agent:
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> RunLoop:
         registry = self.tools
         executor = registry.select(state.active_tools) if state.active_tools is not None else registry
@@ -293,6 +306,7 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            subagent_responses,
         )
 
     async def _start(
@@ -494,6 +508,7 @@ class Agent:
             emit=emit,
             steps=steps,
             usage=result.usage,
+            subagent_responses=list(result._subagent_responses),
         )
         missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
         if missing:

@@ -80,6 +80,8 @@ class ToolOptions(TypedDict, total=False):
     """Shapes what displays and transcripts receive."""
     inline: bool
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
+    mask_error_details: bool | None
+    """Tell the model a generic text instead of this tool's exception (None: as its registry or agent says)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ class Tool(Generic[P, R_co]):
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
+        mask_error_details: bool | None = None,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -167,6 +170,9 @@ class Tool(Generic[P, R_co]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
+        self.mask_error_details = mask_error_details
+        """When this tool raises, tell the model a generic text instead of the exception's type and message
+        (None: as the registry, else the agent, says). `ToolError` and `ModelRetry` messages always go through."""
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -551,7 +557,7 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``.
+            ``transform``, ``inline``, ``mask_error_details``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -28,11 +28,13 @@ from ..events import (
     ToolResultEvent,
 )
 from ..exceptions import ModelAPIError, RetryLimitExceeded
+from ..instrumentation import tracing_for
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import ToolTransform
+from . import observe
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
@@ -67,6 +69,7 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
@@ -83,9 +86,12 @@ class RunLoop:
         self.emit = emit
         self.steps = steps
         self.usage = usage
+        self.subagent_responses = subagent_responses if subagent_responses is not None else []
         self.policy = policy
         """The agent's transform policy, merged with its supervisors' (a subagent's run inherits them)."""
         self._rules: dict[str, ToolTransform] = {}
+        self.tracing = tracing_for(agent.instrument)
+        """The tracer of this run (None: not traced); see `agentkit.instrumentation`."""
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
 
@@ -93,14 +99,23 @@ class RunLoop:
 
     async def run(self) -> RunResult:
         """Take model turns until the run ends; return its result."""
+        if self.tracing is None and self.agent.instrument is not False:
+            return await self._run()
+        return await observe.agent_run(self, self._run())  # traced, or untraced below a traced parent
+
+    async def _run(self) -> RunResult:
         while len(self.steps) < self.state.max_steps:
             index = len(self.steps)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
             if self.emit is None:
-                response = await self.model.request(self.convo, self.registry, settings)
+                turn = self.model.request(self.convo, self.registry, settings)
             else:
-                response = await self._stream_turn(settings, index)
+                turn = self._stream_turn(settings, index)
+            if self.tracing is not None or observe.debugging():  # a span and/or DEBUG records
+                response = await observe.model_turn(self, settings, index, turn)
+            else:
+                response = await turn
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
             message = response.message
@@ -200,6 +215,7 @@ class RunLoop:
             if kind in _RETRYABLE:
                 count = failures[result.name] = failures.get(result.name, 0) + 1
                 state.run_retries += 1
+                observe.log_retry(self, result, count)
                 if count > self.agent.retries:
                     over = (
                         f"Tool {result.name!r} failed {count} times in a row ({kind}); "
@@ -229,6 +245,7 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
+            _subagent_responses=self.subagent_responses,
         )
 
     def _finish(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
@@ -286,7 +303,14 @@ class RunLoop:
             )
             if self.cancelled is not None:
                 ctx.cancelled = self.cancelled
-        result = await executor.call(call, deps=self.deps, context=ctx)
+        run = executor.call(
+            call,
+            deps=self.deps,
+            context=ctx,
+            mask_error_details=self.agent.mask_error_details,
+            redact_input=self.rules(call.name).input is not None,
+        )
+        result = await (run if self.tracing is None else self.tracing.tool(self, call, run))
         if self.emit is not None:
             self._emit_result(result, index)
         return result
@@ -297,6 +321,7 @@ class RunLoop:
         def on_progress(value: Any) -> None:
             if isinstance(value, SubagentUsage):
                 self.usage = self.usage + value.usage  # a subagent's tokens count in the parent's run
+                self.subagent_responses.extend(value.responses)  # and so does its cost
             elif emit is None:
                 return
             elif isinstance(value, Forwarded):

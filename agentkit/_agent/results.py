@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import secrets
 import threading
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from ..events import RunStatus
@@ -108,6 +109,23 @@ class RunResult:
     pending: list[PendingApproval] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
+    _subagent_responses: list[ModelResponse] = field(default_factory=list, repr=False, compare=False)
+    """The model responses of the subagents this run called (their usage is in `usage` already)."""
+
+    @property
+    def responses(self) -> list[ModelResponse]:
+        """Every model response of the run: its own steps' in order, then those of the subagents it called."""
+        return [step.response for step in self.steps] + self._subagent_responses
+
+    def cost(self) -> Decimal | None:
+        """The run's estimated price in USD (subagents included), from the ``genai-prices`` table.
+
+        None when any request's price is unknown (a model or endpoint the table does not know, a local
+        server, a test model): a partial sum would understate. See `agentkit.costs`.
+        """
+        from ..costs import total_cost
+
+        return total_cost(self.responses)
 
     @property
     def tool_calls(self) -> list[ToolCall]:

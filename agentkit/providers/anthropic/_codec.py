@@ -279,8 +279,8 @@ class AnthropicProvider(Provider):
             sent, choice = keys, "none"  # nothing may be called, but tool blocks in history need tools
         if options.strict is None:
             plan = _plan(self, by_key_defs, sent, options.strict)
-            if plan.fallbacks:
-                logger.info(
+            if plan.fallbacks:  # a fallback, logged at DEBUG like the loop's requests and retries
+                logger.debug(
                     "anthropic: %d tools sent non-strict (strict budget per request), first: %r",
                     len(plan.fallbacks),
                     plan.fallbacks[0].key,

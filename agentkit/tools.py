@@ -53,6 +53,9 @@ class ToolOptions(TypedDict, total=False):
     """Shapes what displays and transcripts receive."""
     inline: bool
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class Tool(Generic[P, R]):
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
+        background: bool = False,
     ) -> None:
         if not callable(fn):
             raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def)"])
@@ -141,6 +145,9 @@ class Tool(Generic[P, R]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
@@ -423,7 +430,7 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``.
+            ``transform``, ``inline``, ``background``.
     """
     if fn is not None:
         if isinstance(fn, str):

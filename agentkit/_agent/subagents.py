@@ -84,6 +84,11 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
         if result.status == "awaiting_approval":
             names = ", ".join(repr(p.tool_name) for p in result.pending)
             raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")
+        if result.status in ("suspended", "awaiting_client"):
+            names = ", ".join(repr(p.tool_name) for p in result.pending)
+            raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} wait for input, not available here.")
+        if result.status == "cancelled":
+            raise ToolError(f"Agent {sub.id!r} was cancelled.")
         return result.text
 
     description = sub.description or sub.instructions or f"Ask the agent {sub.name!r} to do a task."

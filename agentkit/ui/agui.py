@@ -531,8 +531,8 @@ async def open_agui_stream(
 
     async def on_finish(last_message: str | None) -> None:
         result = stream.result
-        if result.status == "awaiting_approval":
-            await store.save_paused(_thread_key(thread_id), result)
+        if result.paused:
+            await store.save_paused(_thread_key(thread_id), result.snapshot())
         elif last_message is not None:
             await store.save_history(last_message, result.messages)
 

@@ -82,7 +82,12 @@ UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {
 DONE = "data: [DONE]\n\n"
 """The last server-sent event of a UI message stream."""
 
-_FINISH_REASONS = {"complete": "stop", "awaiting_approval": "tool-calls", "max_steps": "other"}
+_FINISH_REASONS = {
+    "complete": "stop",
+    "awaiting_approval": "tool-calls",
+    "awaiting_client": "tool-calls",
+    "max_steps": "other",
+}
 
 Chunk = dict[str, Any]
 
@@ -385,8 +390,8 @@ async def open_ui_message_stream(
 
     async def on_finish() -> None:
         result = stream.result
-        if result.status == "awaiting_approval":
-            await store.save_paused(message_id, result)
+        if result.paused:
+            await store.save_paused(message_id, result.snapshot())
         else:
             await store.save_history(message_id, result.messages)
 

@@ -30,17 +30,22 @@ from ..messages import (
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
+    from ..models import ModelSettings
     from ..tools import Tool
 
 __all__ = [
     "decode_messages",
+    "decode_response",
+    "decode_settings",
     "decode_pending",
     "decode_results",
     "decode_steps",
     "dump_output",
     "encode_messages",
     "encode_pending",
+    "encode_response",
     "encode_results",
+    "encode_settings",
     "encode_steps",
     "restore_outputs",
 ]
@@ -229,3 +234,45 @@ def _validate(kind: str, data: Any, where: str) -> Any:
         first = exc.errors()[0]
         location = ".".join(str(part) for part in first["loc"])
         raise SnapshotError(f"the snapshot's {where} is malformed at {location or '$'}: {first['msg']}") from None
+
+
+def encode_settings(settings: ModelSettings) -> dict[str, Any]:
+    """`ModelSettings` as JSON data."""
+    data = dataclasses.asdict(settings)
+    data["active_tools"] = list(settings.active_tools) if settings.active_tools is not None else None
+    data["extra"] = dict(settings.extra)
+    return data
+
+
+def decode_settings(data: Any) -> ModelSettings:
+    """`ModelSettings` from JSON data."""
+    from ..models import ModelSettings
+
+    if not isinstance(data, Mapping):
+        raise SnapshotError("settings must be an object")
+    fields = dict(data)
+    active = fields.get("active_tools")
+    fields["active_tools"] = tuple(active) if active is not None else None
+    try:
+        return ModelSettings(**fields)
+    except TypeError as exc:
+        raise SnapshotError(f"settings are malformed: {exc}") from None
+
+
+def encode_response(response: ModelResponse, tools: Tools) -> dict[str, Any]:
+    """A model turn as JSON data (the vendor's `raw` object is not kept)."""
+    return {
+        "message": encode_messages([response.message], tools)[0],
+        "usage": _adapter("usage").dump_python(response.usage),
+        "finish_reason": response.finish_reason,
+        "model_name": response.model_name,
+    }
+
+
+def decode_response(data: Mapping[str, Any]) -> ModelResponse:
+    """A model turn from JSON data."""
+    message = decode_messages([data["message"]])[0]
+    if not isinstance(message, AssistantMessage):
+        raise SnapshotError("a model response must hold an assistant message")
+    usage = _validate("usage", data.get("usage", {}), "usage")
+    return ModelResponse(message, usage, data.get("finish_reason"), data.get("model_name"))

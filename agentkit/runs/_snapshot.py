@@ -25,15 +25,16 @@ from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
 from ..events import RunStatus
 from ..exceptions import ResumeError, SnapshotError
 from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage, Usage
-from ..models import ModelSettings
 from ._codec import (
     decode_messages,
     decode_pending,
     decode_results,
+    decode_settings,
     decode_steps,
     encode_messages,
     encode_pending,
     encode_results,
+    encode_settings,
     encode_steps,
     restore_outputs,
 )
@@ -41,7 +42,17 @@ from ._codec import (
 if TYPE_CHECKING:
     from ..tools import Tool
 
-__all__ = ["FORMAT", "VERSION", "RunSnapshot", "SnapshotKey", "fingerprint", "restore", "snapshot_of"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "RunSnapshot",
+    "SnapshotKey",
+    "fingerprint",
+    "restore",
+    "result_document",
+    "result_from_document",
+    "snapshot_of",
+]
 
 FORMAT = "agentkit.run-snapshot"
 VERSION = 1
@@ -231,8 +242,19 @@ def snapshot_of(
             "this result was copied or unpickled, so it no longer knows its tools: use agent.snapshot(result)"
         )
     signing = _keys(key if key is not None else state.signing_key)
+    document = result_document(result, tools)
+    if signing:
+        document["signature"] = _sign(document, signing[0])
+    return RunSnapshot(document)
+
+
+def result_document(result: RunResult, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
+    """Any run result as a snapshot-shaped JSON document (unsigned; ``pause_id`` is None unless paused)."""
+    state = result._state
+    if state is None:
+        raise ResumeError("this result has no run state to write (it was not returned by a run)")
     messages = result.messages
-    document: dict[str, Any] = {
+    return {
         "format": FORMAT,
         "version": VERSION,
         "agent_id": result.agent_id,
@@ -251,16 +273,10 @@ def snapshot_of(
         "pending": encode_pending(result.pending),
         "tools": {k: fingerprint(t) for k, t in tools.items()},
     }
-    if signing:
-        document["signature"] = _sign(document, signing[0])
-    return RunSnapshot(document)
 
 
 def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
-    import dataclasses
-
-    settings = dataclasses.asdict(state.settings)
-    settings["active_tools"] = list(state.settings.active_tools) if state.settings.active_tools is not None else None
+    settings = encode_settings(state.settings)
     background: dict[str, Any] = {}
     for call_id, done in state.background.items():
         if done is None:
@@ -295,21 +311,29 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
         raise SnapshotError(
             f"the snapshot belongs to agent {document['agent_id']!r}, not {agent_id!r}: resume it with that agent"
         )
+    return result_from_document(document, tools)
+
+
+def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult:
+    """The `RunResult` a document of `result_document` describes, outputs re-validated against `tools`.
+
+    Raises:
+        SnapshotError: changed tools or a malformed document.
+    """
     messages = decode_messages(document["messages"])
     pending = decode_pending(document["pending"])
     _check_tools(document["tools"], messages, pending, tools)
     steps = decode_steps(document["steps"], messages)
     state = _decode_state(document["state"], document, tools)
     restore_outputs(messages, steps, tools)
-    usage = Usage(**document["usage"])
     return RunResult(
         text=str(document.get("text", "")),
         status=document["status"],
         steps=steps,
         messages=messages,
-        usage=usage,
+        usage=Usage(**document["usage"]),
         pending=pending,
-        agent_id=agent_id,
+        agent_id=str(document["agent_id"]),
         _state=state,
     )
 
@@ -347,10 +371,7 @@ def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, To
     if not isinstance(data, Mapping):
         raise SnapshotError("the snapshot's 'state' must be an object")
     try:
-        raw_settings = dict(data["settings"])
-        active = raw_settings.get("active_tools")
-        raw_settings["active_tools"] = tuple(active) if active is not None else None
-        settings = ModelSettings(**raw_settings)
+        settings = decode_settings(data["settings"])
         background: dict[str, ToolResult | None] = {
             call_id: decode_results([done], f"state.background[{call_id!r}]")[0] if done is not None else None
             for call_id, done in dict(data.get("background", {})).items()
@@ -362,7 +383,7 @@ def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, To
             settings=settings,
             failures={str(k): int(v) for k, v in dict(data["failures"]).items()},
             run_retries=int(data["run_retries"]),
-            pause_token=str(document["pause_id"]),
+            pause_token=str(document["pause_id"]) if document.get("pause_id") is not None else None,
             run_id=str(document["run_id"]),
             background=background,
             registry=tools,

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from temporalio.common import RetryPolicy
 
+from .._text import closest
 from ..agent import Agent, Approval, Prompt, _as_messages
 from ..exceptions import AgentSetupError, ResumeError, ToolError
-from ..registry import closest
 from ..runs._codec import decode_pending, encode_messages
 
 if TYPE_CHECKING:

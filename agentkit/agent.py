@@ -36,7 +36,6 @@ from contextvars import ContextVar
 from typing import Any, Union
 
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
-from ._agent.hooks import current_hooks
 from ._agent.loop import RunLoop
 from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
 from ._agent.results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
@@ -366,8 +365,7 @@ class Agent:
         if max_steps is not None:
             _check_max_steps(max_steps)
         state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
-        state.run_id = current_hooks.get().new_pause_id()
-        state.signing_key = self._snapshot_key()
+        state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
         run = self._new_run(
             _as_messages(prompt),
             state,

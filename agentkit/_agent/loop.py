@@ -38,7 +38,7 @@ from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolR
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
-from ..tools import ToolTransform
+from ..tools import Tool, ToolTransform
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
@@ -95,8 +95,7 @@ class RunLoop:
         given = cancel if cancel is not None else (context.cancelled if context is not None else None)
         self.cancel_given = given is not None
         """Whether the caller holds the cancellation event (then a pending model request is raced with it)."""
-        self.cancelled = given if given is not None else asyncio.Event()
-        """The run's cancellation event: every tool call sees it as `ToolContext.cancelled`."""
+        self._cancelled = given
         self.hooks = current_hooks.get()
         self.emit = emit
         self.steps = steps
@@ -109,16 +108,27 @@ class RunLoop:
 
     # ---- the loop --------------------------------------------------------------------------------
 
+    @property
+    def cancelled(self) -> asyncio.Event:
+        """The run's cancellation event (the caller's, or made on first use): every tool sees it in its context."""
+        if self._cancelled is None:
+            self._cancelled = asyncio.Event()
+        return self._cancelled
+
     async def run(self) -> RunResult:
         """Take model turns until the run ends or pauses; return its result."""
         while len(self.steps) < self.state.max_steps:
-            if self.cancelled.is_set():
+            if self._cancelled is not None and self._cancelled.is_set():
                 return self._finish("cancelled", self._last_text())
             index = len(self.steps)
-            self.join_background(index)
+            if self.state.background:
+                self.join_background(index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
-            response = await self._turn(settings, index)
+            if self.emit is None and not self.cancel_given:
+                response: ModelResponse | None = await self.model.request(self.convo, self.registry, settings)
+            else:
+                response = await self._turn(settings, index)
             if response is None:
                 return self._finish("cancelled", self._last_text())
             self.usage = self.usage + response.usage
@@ -129,30 +139,14 @@ class RunLoop:
             if not calls:
                 self.steps.append(Step(index, response, [], []))
                 self._step_finish(index, response, 0)
-                if self.state.background:
-                    if not self.hooks.durable:
-                        return self._finish("awaiting_background", message.text, self._background_pending())
-                    await self.wait_background()  # a durable engine outlives its workers: wait, then go on
-                    continue
-                return self._finish("complete", message.text)
-            if self.emit is not None:
-                for call in calls:
-                    shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                    self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+                if not self.state.background:
+                    return self._finish("complete", message.text)
+                if not self.hooks.durable:
+                    return self._finish("awaiting_background", message.text, self._background_pending())
+                await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+                continue
             self.steps.append(Step(index, response, calls, []))
-            pending = [call for call in calls if self.needs_approval(call)]
-            if pending:
-                approvals = [self._pending(call) for call in pending]
-                if self.emit is not None:
-                    for item in approvals:
-                        self.emit(
-                            ApprovalRequestedEvent(
-                                item.call_id, item.tool_name, item.payload, index, item.transform_error
-                            )
-                        )
-                self._step_finish(index, response, len(calls))
-                return self._pause("awaiting_approval", message.text, list(approvals))
-            paused = await self.run_turn(index, {}, {}, {})
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
             if paused is not None:
                 return paused
         if self.state.background and self.hooks.durable:
@@ -161,6 +155,24 @@ class RunLoop:
         if self.state.background:
             return self._finish("awaiting_background", self._last_text(), self._background_pending())
         return self._finish("max_steps", self._last_text())
+
+    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult | None:
+        """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
+        if self.emit is not None:
+            for call in calls:
+                shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+        pending = [call for call in calls if self.needs_approval(call)]
+        if not pending:
+            return None
+        approvals = [self._pending(call) for call in pending]
+        if self.emit is not None:
+            for item in approvals:
+                self.emit(
+                    ApprovalRequestedEvent(item.call_id, item.tool_name, item.payload, index, item.transform_error)
+                )
+        self._step_finish(index, response, len(calls))
+        return self._pause("awaiting_approval", response.message.text, list(approvals))
 
     def _last_text(self) -> str:
         return self.steps[-1].text if self.steps else ""
@@ -200,7 +212,8 @@ class RunLoop:
             else:
                 results[outcome.call_id] = outcome
         ordered = [results[call.id] for call in calls if call.id in results]
-        step = self.steps[-1] = dataclasses.replace(step, results=ordered)
+        # a new Step: a resumed turn's old one still belongs to the paused result
+        step = self.steps[-1] = Step(step.index, step.response, calls, ordered)
         if interrupts:
             pending = [self._interrupted(item, index) for item in interrupts]
             self._step_finish(index, step.response, len(calls))
@@ -294,6 +307,12 @@ class RunLoop:
         if self.emit is not None:
             self.emit(StepFinishEvent(index, response.finish_reason, calls, dataclasses.replace(response.usage)))
 
+    def run_id(self) -> str:
+        """The run's id, made when first needed (a pause, a background call) and kept across its pauses."""
+        if not self.state.run_id:
+            self.state.run_id = self.hooks.new_pause_id()
+        return self.state.run_id
+
     def _result(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
         return RunResult(
             text=text,
@@ -308,12 +327,14 @@ class RunLoop:
 
     def _finish(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
         if status in ("cancelled", "awaiting_background"):
+            self.run_id()
             self.state.pause_token = self.hooks.new_pause_id()  # resumable: one pause, one claim
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
         return self._result(status, text, pending)
 
     def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult:
+        self.run_id()
         self.state.pause_token = self.hooks.new_pause_id()
         return self._finish(status, text, pending)
 
@@ -365,8 +386,9 @@ class RunLoop:
             self._emit_result(result, index)
         return result
 
-    def _context(self, call: ToolCall, answers: Mapping[str, Any]) -> ToolContext[Any] | None:
-        item = self.executor.get(call.name)
+    def _context(
+        self, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
+    ) -> ToolContext[Any] | None:
         if item is None or not item.schema.context_params:
             return None
         ctx: ToolContext[Any] = ToolContext(
@@ -382,7 +404,7 @@ class RunLoop:
 
     async def _call(self, call: ToolCall, index: int, answers: Mapping[str, Any]) -> Outcome:
         item = self.executor.get(call.name)
-        ctx = self._context(call, answers)
+        ctx = self._context(item, call, answers)
         if item is not None and item.background and call.id not in answers:
             result = self._start_background(call, ctx)
         else:
@@ -423,7 +445,7 @@ class RunLoop:
                     call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
                 )
 
-        BACKGROUND[(self.state.run_id, call.id)] = asyncio.ensure_future(work())
+        BACKGROUND[(self.run_id(), call.id)] = asyncio.ensure_future(work())
         self.state.background[call.id] = None
         return background_started(call)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -102,8 +102,8 @@ class RunState:
     """The run's id, the same across its pauses (background calls are found by it)."""
     background: dict[str, ToolResult | None] = field(default_factory=dict)
     """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
-    signing_key: Any = field(default=None, repr=False, compare=False)
-    """The agent's snapshot key(s), for `RunResult.snapshot`; never pickled or copied."""
+    signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
     registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
     """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
 

@@ -72,7 +72,7 @@ def _prepare(
     state = dataclasses.replace(
         state, failures=dict(state.failures), background=dict(state.background), pause_token=None
     )
-    state.signing_key = agent._snapshot_key()
+    state.signing_key = agent._snapshot_key
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
     later = later or dataclasses.replace(state.settings, tool_choice="auto")
     steps = list(result.steps)

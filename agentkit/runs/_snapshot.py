@@ -241,7 +241,9 @@ def snapshot_of(
         raise ResumeError(
             "this result was copied or unpickled, so it no longer knows its tools: use agent.snapshot(result)"
         )
-    signing = _keys(key if key is not None else state.signing_key)
+    if key is None and state.signing_key is not None:
+        key = state.signing_key()
+    signing = _keys(key)
     document = result_document(result, tools)
     if signing:
         document["signature"] = _sign(document, signing[0])

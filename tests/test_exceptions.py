@@ -138,6 +138,7 @@ def test_errors_with_fields_survive_pickling() -> None:
         exceptions.InvalidToolNameError("a b", "openai", "^x$"),
         exceptions.WorkflowStepError("w", "s", 0, "m"),
         exceptions.UIInputError("no run", 404),
+        exceptions.SnapshotError("the tools changed", ["refund"]),
     ]
     for error in samples:
         copy = pickle.loads(pickle.dumps(error))

@@ -473,12 +473,14 @@ class Agent:
 
         return AgentStream(start)
 
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+    def _stream_for_parent(
+        self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
+    ) -> AgentStream:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
             async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
+                return await self._start(prompt, None, None, None, deps, None, None, emit, policy, cancel=cancel)
 
         return AgentStream(start)
 

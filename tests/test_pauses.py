@@ -321,3 +321,46 @@ async def test_a_running_background_call_cannot_be_resumed_elsewhere() -> None:
         await agent.resume(RunSnapshot.from_json(text))
     release.set()
     await task
+
+
+async def test_cancelling_a_supervisor_stops_its_subagent_and_its_workflow_between_steps() -> None:
+    from agentkit import Workflow
+
+    started, requests = asyncio.Event(), []
+
+    async def slow(messages: list[Message], info: FunctionInfo) -> str:
+        requests.append(1)
+        started.set()
+        await asyncio.sleep(30)  # the subagent's model request: abandoned when the parent is cancelled
+        return "never"
+
+    helper = Agent(id="helper", model=FunctionModel(slow), store=MemoryRunStore())
+    model, script = scripted(calls(call("agent-helper", {"prompt": "dig"})), "summary")
+    supervisor = Agent(id="boss", model=model, agents={"helper": helper}, store=MemoryRunStore())
+    cancel = asyncio.Event()
+    run = asyncio.ensure_future(supervisor.generate("go", cancel=cancel))
+    await started.wait()
+    cancel.set()
+    result = await asyncio.wait_for(run, 5)
+    assert result.status == "cancelled" and result.tool_results[0].text == "Agent 'helper' was cancelled."
+
+    ran: list[str] = []
+
+    @tool
+    def first(ctx: ToolContext[Any], n: int) -> int:
+        """Step one: cancels the run while it works."""
+        ran.append("first")
+        ctx.cancelled.set()
+        return n + 1
+
+    @tool
+    def second(n: int) -> int:
+        """Step two: must not start."""
+        ran.append("second")
+        return n * 2
+
+    model, _ = scripted(calls(call("workflow-double", {"n": 1})), "unreachable")
+    agent = Agent(model=model, workflows={"double": Workflow("double", [first, second])}, store=MemoryRunStore())
+    result = await agent.generate("go")
+    assert ran == ["first"] and result.status == "cancelled"
+    assert "cancelled before step 'second'" in result.tool_results[0].text

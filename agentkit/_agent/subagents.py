@@ -66,12 +66,12 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
         sink = ctx.on_progress
         try:
             if isinstance(sink, ProgressSink) and sink.streaming:
-                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy)
+                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy, cancel=ctx.cancelled)
                 async for event in stream:
                     ctx.emit(Forwarded(sub.id, event))
                 result = stream.result
             else:
-                result = await sub.generate(prompt, deps=ctx.deps)
+                result = await sub.generate(prompt, deps=ctx.deps, cancel=ctx.cancelled)  # the parent's cancel stops it
         except ModelAPIError as exc:
             # The vendor's body may quote a key or a prompt: the supervisor's model gets what failed only.
             raise ToolError(f"Agent {sub.id!r} failed: {exc.summary}.") from exc

@@ -72,3 +72,32 @@ async def test_tool_annotations_are_kept_and_drive_an_approval_policy(tmp_path: 
     assert paused.status == "awaiting_approval" and [p.call_id for p in paused.pending] == ["c_cancel_all"]
     done = await agent.resume(paused, {"c_cancel_all": False})
     assert ledger_lines(ledger) == [] and [r.error_kind for r in done.tool_results] == [None, "denied"]
+
+
+async def test_a_served_tool_that_suspends_asks_the_client_and_a_client_run_answers_it(tmp_path: Path) -> None:
+    from agentkit import Registry
+    from agentkit.mcp import serving_http
+
+    from .durable_helpers import make_tools
+
+    ledger = str(tmp_path / "ledger.txt")
+    served = Registry([t for t in make_tools(ledger) if t.id in ("book", "note")])
+    async with serving_http(served) as url:
+        # an MCP client without elicitation support: the call fails cleanly and the server stays up
+        from mcp.client.streamable_http import streamable_http_client
+
+        from .mcp_fixtures.helpers import session_in_task
+
+        async with session_in_task(lambda: streamable_http_client(url)) as bare:
+            failed = await bare.call_tool("book", {"flight": "LH1"})
+            assert failed.is_error and "could not be asked for" in failed.content[0].text
+            still = await bare.call_tool("note", {"text": "still up"})
+            assert not still.is_error
+        # an agentkit run on the client side turns the server's question into its own suspension
+        model, _ = scripted(calls(call("book", {"flight": "LH1"})), "booked it")
+        agent = Agent(id="client-side", model=model, mcp_servers=[MCPServer.http(url)], store=MemoryRunStore())
+        paused = await agent.generate("book")
+        assert paused.status == "suspended" and paused.pending[0].request["message"] == "Which seat on LH1?"  # type: ignore[union-attr]
+        done = await agent.resume(paused, {"c_book": {"row": 3, "letter": "F"}})
+    assert done.status == "complete" and done.tool_results[0].output == {"result": "booked LH1 seat 3F"}
+    assert ledger_lines(ledger) == ["book LH1 3F", "note still up"]

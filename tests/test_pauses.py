@@ -364,3 +364,29 @@ async def test_cancelling_a_supervisor_stops_its_subagent_and_its_workflow_betwe
     result = await agent.generate("go")
     assert ran == ["first"] and result.status == "cancelled"
     assert "cancelled before step 'second'" in result.tool_results[0].text
+
+
+async def test_a_workflow_step_that_suspends_pauses_the_run_and_the_workflow_starts_again() -> None:
+    from agentkit import Workflow
+
+    ran: list[str] = []
+
+    @tool
+    def quote(item: str) -> int:
+        """Step one: price an item."""
+        ran.append("quote")
+        return 42
+
+    @tool
+    def confirm(ctx: ToolContext[Any], price: int) -> str:
+        """Step two: ask the user to confirm the price."""
+        ok = ctx.suspend({"question": f"Pay {price}?"}, schema={"type": "boolean"})
+        ran.append(f"confirm {ok}")
+        return "paid" if ok else "not paid"
+
+    model, _ = scripted(calls(call("workflow-buy", {"item": "lamp"})), "done")
+    agent = Agent(model=model, workflows={"buy": Workflow("buy", [quote, confirm])}, store=MemoryRunStore())
+    paused = await agent.generate("buy a lamp")
+    assert paused.status == "suspended" and paused.pending[0].request == {"question": "Pay 42?"}  # type: ignore[union-attr]
+    done = await agent.resume(paused, {"c_workflow-buy": True})
+    assert done.tool_results[0].output == "paid" and ran == ["quote", "quote", "confirm True"]

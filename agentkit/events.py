@@ -203,6 +203,8 @@ class ClientToolCallEvent(_Event):
     input: Any
     step: int
     transform_error: str | None = None
+    output_schema: Any = None
+    """The JSON Schema the caller's output must fit (``None``: any JSON value)."""
     kind: Literal["client-tool-call"] = "client-tool-call"
 
 

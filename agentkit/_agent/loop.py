@@ -431,7 +431,7 @@ class RunLoop:
             return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)
         payload, error = shape(rules.input, arguments, "input")
         if self.emit is not None:
-            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error))
+            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
         return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
 
     def _start_background(self, call: ToolCall, ctx: ToolContext[Any] | None) -> ToolResult:

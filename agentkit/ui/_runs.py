@@ -15,6 +15,7 @@ both in this process, `SQLiteRunStore` on disk for every worker process of the m
 from __future__ import annotations as _annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,9 @@ class RunInput:
     """Answers to suspended calls (`ToolContext.suspend`), by call id."""
     resumed: RunSnapshot | None = None
     """Set by `start_stream` to the paused run it claimed (e.g. to report only the new run's usage)."""
+    settle: Callable[[RunSnapshot], None] | None = field(default=None, repr=False)
+    """For protocols whose answers only make sense against the paused run (AG-UI's resume entries): fills
+    `approvals`, `client_results` and `data` from it, once claimed (raising `UIInputError` for bad ones)."""
 
     @property
     def is_resume(self) -> bool:
@@ -112,7 +116,6 @@ async def start_stream(agent: Agent, run_input: RunInput, store: RunStore, **run
 async def _resume(
     agent: Agent, run_input: RunInput, run_id: str, store: RunStore, run_options: dict[str, Any]
 ) -> AgentStream:
-    answers = run_input.answers()
     paused = await store.claim_paused(run_id)
     if paused is None:
         raise UIInputError(
@@ -120,6 +123,13 @@ async def _resume(
             "or another worker: give every worker one shared RunStore, e.g. SQLiteRunStore)",
             409,
         )
+    if run_input.settle is not None:
+        try:
+            run_input.settle(paused)
+        except UIInputError:
+            await store.save_paused(run_id, paused)
+            raise
+    answers = run_input.answers()
     pending = {p.call_id for p in paused.pending if p.kind != "background"}
     missing = sorted(pending - set(answers))
     unknown = sorted(set(answers) - pending)

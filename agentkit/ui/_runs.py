@@ -129,6 +129,10 @@ async def _resume(
         except UIInputError:
             await store.save_paused(run_id, paused)
             raise
+    for item in paused.pending:  # a UI that answers a suspension through a tool output (Vercel's addToolOutput)
+        if item.kind == "suspension" and item.call_id in run_input.client_results:
+            client = run_input.client_results.pop(item.call_id)
+            run_input.data[item.call_id] = client.output
     answers = run_input.answers()
     pending = {p.call_id for p in paused.pending if p.kind != "background"}
     missing = sorted(pending - set(answers))

@@ -44,6 +44,7 @@ from ..events import (
     FinishEvent,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -277,6 +278,12 @@ class _Translator:
                     "approvalDescriptor": descriptor,
                 }
             )
+        elif isinstance(event, SuspendedEvent):
+            data, problem = shown(event.payload, event.transform_error)
+            asked = {"toolCallId": event.call_id, "toolName": event.tool_name, "payload": data, "schema": event.schema}
+            if problem is not None:
+                asked["transformError"] = problem
+            out.append({"type": "data-agentkit-suspension", "id": f"suspension_{event.call_id}", "data": asked})
         elif isinstance(event, ToolProgressEvent):
             data, problem = jsonable(event.data)
             progress = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}

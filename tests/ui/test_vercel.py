@@ -452,3 +452,36 @@ async def test_run_options_reach_new_turns_and_resumes() -> None:
     )
     assert "".join([x async for x in second]).endswith(DONE)
     assert seen == ["D"]
+
+
+async def test_a_suspension_is_a_data_part_answered_by_the_tool_output() -> None:
+    from agentkit import ToolContext, tool
+
+    @tool
+    def book(ctx: ToolContext[Any], flight: str) -> str:
+        """Book a seat (asks which)."""
+        return f"seat {ctx.suspend({'question': 'Which seat?'}, schema={'type': 'string'})}"
+
+    def turn(messages: list[Any], info: Any) -> AssistantMessage | str:
+        last = messages[-1]
+        return (
+            last.results[0].text
+            if isinstance(last, ToolResultsMessage)
+            else AssistantMessage(tool_calls=[ToolCall("c_b", "book", {"flight": "X"})])
+        )
+
+    store, agent = MemoryRunStore(), Agent(model=FunctionModel(turn), tools=[book], store=MemoryRunStore())
+    first = await drain(agent, {"messages": [user("book")]}, store)
+    assert first[-1]["messageMetadata"]["agentkit"]["status"] == "suspended"
+    (asked,) = of_type(first, "data-agentkit-suspension")
+    assert asked["data"] == {
+        "toolCallId": "c_b",
+        "toolName": "book",
+        "payload": {"question": "Which seat?"},
+        "schema": {"type": "string"},
+    }
+    answer = {"type": "tool-book", "toolCallId": "c_b", "state": "output-available", "input": {}, "output": "7C"}
+    reply = {"id": first[0]["messageId"], "role": "assistant", "parts": [{"type": "step-start"}, answer]}
+    second = await drain(agent, {"messages": [user("book"), reply]}, store)
+    assert second[-1]["messageMetadata"]["agentkit"]["status"] == "complete"
+    assert "seat 7C" in "".join(c["delta"] for c in of_type(second, "text-delta"))

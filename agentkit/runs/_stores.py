@@ -16,7 +16,6 @@ from __future__ import annotations as _annotations
 import asyncio
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -29,6 +28,8 @@ from ..messages import Message
 from ._codec import decode_messages, encode_messages
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from ._snapshot import RunSnapshot
 
 __all__ = ["MemoryRunStore", "RunStore", "SQLiteRunStore", "default_store", "default_store_path"]
@@ -165,6 +166,8 @@ class SQLiteRunStore:
         return f"SQLiteRunStore({self.path!r})"
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3  # on first use: `import agentkit` stays cheap
+
         # A connection must not cross a fork: a child process opens its own.
         if self._connection is not None and self._pid == os.getpid():
             return self._connection

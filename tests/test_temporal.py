@@ -203,3 +203,28 @@ def test_setup_mistakes_are_named() -> None:
 
     with pytest.raises(AgentSetupError, match="MCP servers"):
         TemporalAgent(Agent(id="y-t", model="test", mcp_servers=[Server()]))
+
+
+async def test_a_finished_run_still_answers_and_a_used_up_budget_fails_the_workflow(client: Any) -> None:
+    from temporalio.client import WorkflowFailureError
+
+    from agentkit import ModelRetry
+
+    model, _ = scripted("hello")
+    durable = TemporalAgent(Agent(id="short-t", model=model), task_queue="short-t")
+
+    @tool
+    def flaky(n: int) -> int:
+        """Always asks to retry."""
+        raise ModelRetry("try again")
+
+    looping, _ = scripted(*[calls(call("flaky", {"n": i}, id=f"f{i}")) for i in range(10)])
+    stuck = TemporalAgent(Agent(id="stuck-t", model=looping, tools=[flaky], retries=1), task_queue="short-t")
+    async with durable.worker(client):
+        run = await durable.start(client, "hi")
+        assert (await run.result()).text == "hello"
+        assert (await run.wait()).status == "complete"  # after the end: from the workflow's last state
+        failing = await stuck.start(client, "loop")
+        with pytest.raises(WorkflowFailureError) as info:
+            await failing.result()
+    assert "RetryLimitExceeded" in repr(info.value.cause) or "retries" in str(info.value.cause)

@@ -214,7 +214,12 @@ class TemporalRun:
 
     async def wait(self) -> RunState:
         """Wait until the run pauses (for approval, data or a client) or ends; its state then."""
-        data = await self.handle.execute_update("wait")
+        from temporalio.service import RPCError
+
+        try:
+            data = await self.handle.execute_update("wait")
+        except RPCError:  # the workflow has ended: an update cannot reach it, a query still can
+            return await self.state()
         return RunState(data["status"], decode_pending(data["pending"]))
 
     async def resume(self, answers: Mapping[str, Any]) -> None:

@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from .._agent.resume import check_resume, resume_run
     from .._client_tool import ClientTool
     from ..context import ToolContext
-    from ..exceptions import ClientCallRequested, ResumeError, ToolSuspended
+    from ..exceptions import AgentkitError, ClientCallRequested, ResumeError, ToolSuspended
     from ..messages import Message, ModelResponse, ToolCall, ToolResult
     from ..models import Model, ModelSettings
     from ..registry import Registry
@@ -104,9 +104,13 @@ def _tool_caller(durable: TemporalAgent) -> Any:
     return call_tool
 
 
-@workflow.defn(name="agentkit.AgentRun")
+@workflow.defn(name="agentkit.AgentRun", failure_exception_types=[AgentkitError])
 class AgentRunWorkflow:
-    """One agent run; input ``{"agent", "messages", "max_steps", "tool_choice", "active_tools"}``."""
+    """One agent run; input ``{"agent", "messages", "max_steps", "tool_choice", "active_tools"}``.
+
+    An agentkit error in the loop (a retry budget used up, bad run options) fails the workflow, with the
+    error as its cause, instead of retrying the workflow task forever.
+    """
 
     def __init__(self) -> None:
         self._paused: RunResult | None = None

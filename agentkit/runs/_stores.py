@@ -75,7 +75,8 @@ class MemoryRunStore:
 
     Past `max_entries` of paused runs (or of histories) the oldest go first. Claims are never forgotten
     (one short string per resumed pause), so a pause cannot be resumed twice for the store's lifetime.
-    Nothing is shared with other processes: use `SQLiteRunStore` for that.
+    Claims hold per store object: give every agent that may resume the same runs the same store. Nothing
+    is shared with other processes: use `SQLiteRunStore` for that.
     """
 
     def __init__(self, max_entries: int = 1000, *, key: Any = None) -> None:

@@ -20,6 +20,7 @@ from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
     AgentkitWarning,
@@ -87,6 +88,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolContext",
+    "ToolDefinition",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",

@@ -16,6 +16,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._agent.display import display_arguments, error_text, shape
+from .exceptions import ClientCallRequested, ToolSuspended
 from .messages import (
     AssistantMessage,
     ImagePart,
@@ -155,9 +156,21 @@ class Tracing:
             shown, _ = shape(rules.input, display_arguments(call), "input")
             attributes["gen_ai.tool.call.arguments"] = _json(shown)
         with self.tracer.start_as_current_span(
-            f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"execute_tool {call.name}",
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
         ) as span:
-            result = await run
+            try:
+                result = await run
+            except (ToolSuspended, ClientCallRequested) as signal:  # a pause, not a failure
+                span.set_attribute("agentkit.tool.paused", type(signal).__name__)
+                raise
+            except BaseException as exc:
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                raise
             if result.is_error:
                 span.set_attribute("error.type", result.exception_type or result.error_kind or "error")
                 span.set_attribute("agentkit.tool.error_kind", result.error_kind or "error")

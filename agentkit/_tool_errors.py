@@ -30,6 +30,7 @@ import contextlib
 import logging
 import traceback
 from collections.abc import Mapping
+from contextvars import ContextVar, Token
 from typing import Any
 
 from .exceptions import ToolInputError, ToolOutputError, describe_exception
@@ -37,17 +38,41 @@ from .messages import ToolCall, ToolResult
 
 __all__ = [
     "Scrubber",
+    "enter_calls",
     "failure",
     "invalid_arguments",
     "log_output_error",
     "logger",
+    "leave_calls",
     "masked_text",
+    "run_policy",
     "signal",
     "scrubbed_traceback",
     "unknown_tool",
 ]
 
 logger = logging.getLogger("agentkit.tools")
+
+# The policy of the run the current task belongs to: (mask_error_details, every input redacted). An agent run
+# sets it for its tool calls, whichever way they are made (in process, through a durable engine's hooks, in
+# the background); `Registry.call` arguments given explicitly win over it.
+_RUN_POLICY: ContextVar[tuple[bool | None, bool]] = ContextVar("agentkit_tool_error_policy", default=(None, False))
+
+
+def enter_calls(mask: bool | None, redact_input: bool) -> Token[tuple[bool | None, bool]]:
+    """Set the error policy for the tool calls of the current run (a token for `leave_calls`)."""
+    return _RUN_POLICY.set((mask, redact_input))
+
+
+def leave_calls(token: Token[tuple[bool | None, bool]]) -> None:
+    """Undo `enter_calls`."""
+    _RUN_POLICY.reset(token)
+
+
+def run_policy() -> tuple[bool | None, bool]:
+    """The current run's ``(mask_error_details, redact_input)``; ``(None, False)`` outside a run."""
+    return _RUN_POLICY.get()
+
 
 _LEVELS = {
     "exception": logging.ERROR,

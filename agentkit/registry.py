@@ -172,7 +172,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         mask_error_details: bool | None = None,
-        redact_input: bool = False,
+        redact_input: bool | None = None,
     ) -> ToolResult:
         """Run one tool call and return its result. Never raises for the model's mistakes.
 
@@ -187,9 +187,11 @@ class Registry(Mapping[str, Tool[..., Any]]):
             deps: dependencies for the `ToolContext` built for this call.
             context: a context to copy for this call (its deps, agent, cancellation, progress sink).
             mask_error_details: tell the model a generic text instead of an exception's type and message,
-                unless the tool or this registry says otherwise (they win; default: not masked).
+                unless the tool or this registry says otherwise (they win). Default: the agent's setting
+                when called by an agent run, else not masked.
             redact_input: the call's input is hidden from displays (beyond the tool's own ``input``
-                transform, which counts too): no error text or log record quotes the arguments.
+                transform, which counts too): no error text or log record quotes the arguments. Default:
+                whether the calling agent run's transform policy redacts inputs.
         """
         item = self._tools.get(call.name)
         if item is None:
@@ -199,6 +201,10 @@ class Registry(Mapping[str, Tool[..., Any]]):
             text = f"Unknown tool {shorten(call.name, 100)}.{suggestion} Available tools: {available}."
             return failures.unknown_tool(call, text)
         schema = item.schema
+        if mask_error_details is None or redact_input is None:
+            run_mask, run_redacts = failures.run_policy()
+            mask_error_details = run_mask if mask_error_details is None else mask_error_details
+            redact_input = run_redacts if redact_input is None else redact_input
         redacted = redact_input or (item.transform is not None and item.transform.input is not None)
         try:
             if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout

@@ -82,6 +82,9 @@ class ToolOptions(TypedDict, total=False):
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
     mask_error_details: bool | None
     """Tell the model a generic text instead of this tool's exception (None: as its registry or agent says)."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ class Tool(Generic[P, R_co]):
         transform: ToolTransform | None = None,
         inline: bool = False,
         mask_error_details: bool | None = None,
+        background: bool = False,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -173,6 +177,9 @@ class Tool(Generic[P, R_co]):
         self.mask_error_details = mask_error_details
         """When this tool raises, tell the model a generic text instead of the exception's type and message
         (None: as the registry, else the agent, says). `ToolError` and `ModelRetry` messages always go through."""
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -557,7 +564,7 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``, ``mask_error_details``.
+            ``transform``, ``inline``, ``background``, ``mask_error_details``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import genai_prices
 
-from agentkit import Agent, AssistantMessage, ModelResponse, ToolCall, Usage
+from agentkit import Agent, AssistantMessage, ModelResponse, ToolCall, Usage, UserMessage, tool
 from agentkit.costs import estimate_cost, response_cost, total_cost
 from agentkit.testing import FunctionModel
 
@@ -96,3 +97,45 @@ async def test_a_run_costs_its_requests_and_its_subagents_requests() -> None:
 async def test_a_test_model_run_has_no_cost() -> None:
     result = await Agent(model="test").generate("hi")
     assert result.cost() is None
+
+
+async def test_a_paused_runs_snapshot_keeps_what_its_cost_and_ids_need() -> None:
+    from agentkit import RunSnapshot
+    from agentkit.runs import MemoryRunStore
+
+    @tool(requires_approval=True)
+    def refund(order: str) -> str:
+        """Refund an order."""
+        return "refunded"
+
+    def worker_turn(messages: list[object], info: object) -> ModelResponse:
+        return _answer("claude-sonnet-4-5", Usage(3_000, 500, 1, cache_write_tokens=1_000), provider="anthropic")
+
+    worker = Agent(id="worker", model=FunctionModel(worker_turn))
+
+    def boss_turn(messages: list[Any], info: object) -> ModelResponse:
+        last = messages[-1]
+        if isinstance(last, UserMessage):
+            calls = [ToolCall("c1", "agent-worker", {"prompt": "check"})]
+        elif last.results[0].name == "agent-worker":
+            calls = [ToolCall("c2", "refund", {"order": "42"})]
+        else:
+            return _answer("gpt-4o", USAGE)
+        response = _answer("gpt-4o", Usage(1_000, 100, 1, cache_read_tokens=400, reasoning_tokens=30))
+        response.message.tool_calls = calls
+        response.request_id, response.response_id = "req_1", "chatcmpl-1"
+        return response
+
+    store = MemoryRunStore()
+    boss = Agent(id="boss", model=FunctionModel(boss_turn), agents={"worker": worker}, tools=[refund], store=store)
+    paused = await boss.generate("go")
+    assert paused.status == "awaiting_approval"
+    before = paused.cost()
+    assert before is not None and before > 0
+    loaded = RunSnapshot.from_json(paused.snapshot().to_json())
+    assert loaded.usage == paused.usage  # the cache and reasoning details too
+    done = await boss.resume(loaded, {"c2": True})
+    first = done.steps[0].response
+    assert (first.request_id, first.response_id, first.provider_name) == ("req_1", "chatcmpl-1", "openai")
+    assert len(done.responses) == 4  # three steps of its own, one of the subagent (from the snapshot)
+    assert done.cost() == before + table_price(USAGE, "gpt-4o", "openai")

@@ -93,9 +93,10 @@ class Tracing:
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes
         ) as span:
             result = await body
-            span.set_attributes(_usage(result.usage))
-            span.set_attribute("agentkit.run.status", result.status)
-            span.set_attribute("agentkit.run.steps", len(result.steps))
+            ended = _usage(result.usage)
+            ended["agentkit.run.status"] = result.status
+            ended["agentkit.run.steps"] = len(result.steps)
+            span.set_attributes(ended)
             if self.content:
                 span.set_attribute("gen_ai.output.messages", _json([_text_message("assistant", result.text)]))
             return result

@@ -59,9 +59,15 @@ logger = logging.getLogger("agentkit.tools")
 _RUN_POLICY: ContextVar[tuple[bool | None, bool]] = ContextVar("agentkit_tool_error_policy", default=(None, False))
 
 
-def enter_calls(mask: bool | None, redact_input: bool) -> Token[tuple[bool | None, bool]]:
-    """Set the error policy for the tool calls of the current run (a token for `leave_calls`)."""
-    return _RUN_POLICY.set((mask, redact_input))
+def enter_calls(mask: bool | None, redact_input: bool) -> Token[tuple[bool | None, bool]] | None:
+    """Set the error policy for the tool calls of the current run: a token for `leave_calls`.
+
+    None when that policy is in force already (most runs: the default one), so there is nothing to reset.
+    """
+    wanted = (mask or None, redact_input)
+    if _RUN_POLICY.get() == wanted:
+        return None
+    return _RUN_POLICY.set(wanted)
 
 
 def leave_calls(token: Token[tuple[bool | None, bool]]) -> None:

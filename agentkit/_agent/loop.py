@@ -13,6 +13,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Mapping
+from contextvars import Token
 from typing import TYPE_CHECKING, Any, Union
 
 from .._tool_errors import enter_calls, leave_calls
@@ -110,6 +111,8 @@ class RunLoop:
         self._rules: dict[str, ToolTransform] = {}
         self.tracing = tracing_for(agent.instrument)
         """The tracer of this run (None: not traced); see `agentkit.instrumentation`."""
+        self.observed = self.tracing is not None or observe.debugging()
+        """Whether someone looks at this run's model requests (tracing, or DEBUG records): decided per run."""
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
 
@@ -122,16 +125,22 @@ class RunLoop:
             self._cancelled = asyncio.Event()
         return self._cancelled
 
-    async def run(self) -> RunResult:
-        """Take model turns until the run ends or pauses; return its result."""
+    def run(self) -> Awaitable[RunResult]:
+        """Take model turns until the run ends or pauses; return (an awaitable of) its result."""
         # the error policy of this run's tool calls, then its trace (`observe`: spans, DEBUG records)
         policy = enter_calls(self.agent.mask_error_details, self.policy is not None and self.policy.input is not None)
+        if policy is None and self.tracing is None and self.agent.instrument is not False:
+            return self._run()  # nothing to set up or undo: the loop itself, without another coroutine around it
+        return self._run_within(policy)
+
+    async def _run_within(self, policy: Token[Any] | None) -> RunResult:
         try:
             if self.tracing is None and self.agent.instrument is not False:
                 return await self._run()
             return await observe.agent_run(self, self._run())  # traced, or untraced below a traced parent
         finally:
-            leave_calls(policy)
+            if policy is not None:
+                leave_calls(policy)
 
     async def _run(self) -> RunResult:
         while len(self.steps) < self.state.max_steps:
@@ -193,11 +202,6 @@ class RunLoop:
 
     def _last_text(self) -> str:
         return self.steps[-1].text if self.steps else ""
-
-    @property
-    def observed(self) -> bool:
-        """Whether someone looks at this run's model requests: tracing on, or DEBUG records wanted."""
-        return self.tracing is not None or observe.debugging()
 
     async def _turn(self, settings: ModelSettings, index: int) -> ModelResponse | None:
         """One model request (streamed when the run streams); ``None`` when the run was cancelled meanwhile."""

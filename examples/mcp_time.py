@@ -1,6 +1,6 @@
 """MCP in both directions, offline: the real `mcp-server-time` as a registry, and a registry served back.
 
-Needs `pip install 'agentkit[mcp]' mcp-server-time`. Nothing leaves this machine: the time server is
+Needs `pip install 'agentkit-tools[mcp]' mcp-server-time`. Nothing leaves this machine: the time server is
 spawned over stdio, and agentkit's own server listens on 127.0.0.1.
 """
 

@@ -89,3 +89,22 @@ def test_the_all_extra_covers_what_the_examples_import() -> None:
             assert IMPORT_TO_DISTRIBUTION.get(module, module) in available, (example.name, module)
     # what agentkit.testing imports lazily for check_tool_contract
     assert {"hypothesis", "hypothesis-jsonschema"} <= available
+
+
+def test_install_hints_name_the_distribution() -> None:
+    """Regression: error messages and docs said ``pip install 'agentkit[mcp]'``, which installs another project."""
+    wrong = re.compile(r"pip install ['\"]?agentkit(\[|['\"]|\s|$)")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("agentkit", "docs", "examples")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in (".py", ".md")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if wrong.search(line)
+    ]
+    offenders += [
+        f"README.md:{n}"
+        for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1)
+        if wrong.search(line)
+    ]
+    assert offenders == []

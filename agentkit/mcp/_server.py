@@ -4,15 +4,12 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-import importlib
-import importlib.util
 import itertools
-import os
 import sys
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import _loader
 from .._json_schema import JsonSchema
 from ..messages import ToolCall
 from ..registry import Registry
@@ -305,60 +302,19 @@ def serve(
 # ---- loading a registry by name ----------------------------------------------------------------------
 
 
-def _import_target(module_ref: str) -> Any:
-    if module_ref.endswith(".py") or os.sep in module_ref or "/" in module_ref:
-        file = Path(module_ref).resolve()
-        if not file.is_file():
-            raise MCPLoadError(f"No such file: {module_ref}")
-        spec = importlib.util.spec_from_file_location(file.stem, file)
-        if spec is None or spec.loader is None:
-            raise MCPLoadError(f"Cannot import {module_ref} as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(file.stem, module)
-        spec.loader.exec_module(module)
-        return module
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the current directory are found
-    try:
-        return importlib.import_module(module_ref)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_ref.startswith(exc.name):
-            raise MCPLoadError(f"No module named {exc.name!r} (from {module_ref!r})") from None
-        raise
-
-
 def load_registry(target: str) -> Registry:
     """Import ``"package.module:attribute"`` (or ``"path/to/file.py:attribute"``) as a `Registry`.
 
-    The attribute may be a `Registry`, a `Tool` or function (served under its id), or a dict of
-    key -> tool or a list of tools. The attribute part may be dotted (``module:app.tools``).
+    The attribute may be a `Registry`, a `Tool` or function (served under its id), a dict of key -> tool,
+    a list of tools, or an Agent (its tools). It may be dotted (``module:app.tools``). A file's folder is
+    put on the import path, so the file can import the modules beside it. The same loader serves every
+    ``agentkit`` command.
 
     Raises:
         MCPLoadError: the target is malformed, the module or attribute does not exist, or the value is
             not something a registry can be made of. The message says which.
     """
-    module_ref, sep, attr = target.partition(":")
-    if not sep or not module_ref or not attr:
-        raise MCPLoadError(f"Expected 'package.module:attribute' (e.g. 'myapp.tools:registry'), got {target!r}")
-    value: Any = _import_target(module_ref)
-    for part in attr.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise MCPLoadError(f"{module_ref!r} has no attribute {attr!r}") from None
-    return _as_registry(value, target)
-
-
-def _as_registry(value: Any, target: str) -> Registry:
-    if isinstance(value, Registry):
-        return value
-    if isinstance(value, Tool):
-        return Registry([value])
-    if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
-        return Registry(value)
-    if callable(value):
-        return Registry([value])
-    raise MCPLoadError(f"{target!r} is a {type(value).__name__}, not a Registry, a tool, or a dict/list of tools")
+    return _loader.load_registry(target)
 
 
 def serve_command(target: str, transport: str, host: str, port: int) -> None:

@@ -531,5 +531,5 @@ def test_importing_agentkit_does_not_load_google_genai() -> None:
 
 def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "google.genai", None)  # makes the import fail
-    with pytest.raises(ImportError, match=r"pip install 'agentkit\[gemini\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'agentkit-tools\[gemini\]'"):
         GeminiModel("gemini-2.5-flash", api_key="k")

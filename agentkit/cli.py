@@ -124,12 +124,14 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp_serve(args: argparse.Namespace) -> int:
-    from . import mcp
+    from .mcp._server import run_serve
 
     try:
-        mcp.serve_command(args.target, args.transport, args.host, args.port)
+        run_serve(args)
     except ImportError as exc:  # the optional `mcp` package is missing: the message says what to install
         raise CLIError(str(exc)) from None
+    except ValueError as exc:  # a refused bind or a bad transport: usage
+        raise CLIError(str(exc), 2) from None
     return 0
 
 
@@ -235,10 +237,9 @@ def _parser() -> argparse.ArgumentParser:
     mcp_cmd = commands.add_parser("mcp", help="Model Context Protocol")
     mcp_commands = mcp_cmd.add_subparsers(dest="mcp_command", required=True, metavar="SUBCOMMAND")
     serve_cmd = mcp_commands.add_parser("serve", help="serve a registry as an MCP server")
-    target(serve_cmd)
-    serve_cmd.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve_cmd.add_argument("--host", default="127.0.0.1")
-    serve_cmd.add_argument("--port", type=int, default=8000)
+    from .mcp._server import add_serve_arguments
+
+    add_serve_arguments(serve_cmd)
     serve_cmd.set_defaults(run=_cmd_mcp_serve)
 
     run_cmd = commands.add_parser("run", help="run an agent (or a registry's tools with a model) on a prompt")

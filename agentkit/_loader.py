@@ -8,6 +8,9 @@ rules and the messages are the same everywhere:
 * ``package.module:attr`` imports the module with the current directory on ``sys.path`` (as
   ``python -m`` does);
 * the attribute may be dotted (``module:app.tools``).
+
+Every failure is an `agentkit.exceptions.MCPLoadError` (named for ``mcp serve``, where it was first
+raised; one class for the one mistake, whichever command made it).
 """
 
 from __future__ import annotations as _annotations
@@ -21,17 +24,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError
+from .exceptions import MCPLoadError
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["TargetError", "as_registry", "load_object", "load_registry"]
+__all__ = ["as_registry", "load_object", "load_registry"]
 
 _FORMS = "'package.module:attribute' or 'path/to/file.py:attribute'"
-
-
-class TargetError(AgentkitError, ValueError):
-    """A command-line target could not be imported, or does not name what the command needs."""
 
 
 def _is_path(module_ref: str) -> bool:
@@ -41,7 +40,7 @@ def _is_path(module_ref: str) -> bool:
 def _import_file(module_ref: str, target: str) -> Any:
     file = Path(module_ref).expanduser().resolve()
     if not file.is_file():
-        raise TargetError(f"no such file: {module_ref} (from the target {target!r})")
+        raise MCPLoadError(f"no such file: {module_ref} (from the target {target!r})")
     folder = str(file.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)  # the file's siblings are importable, as when it is run as a script
@@ -52,7 +51,7 @@ def _import_file(module_ref: str, target: str) -> Any:
         return loaded
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise TargetError(f"cannot import {module_ref} as a Python module (from the target {target!r})")
+        raise MCPLoadError(f"cannot import {module_ref} as a Python module (from the target {target!r})")
     module = importlib.util.module_from_spec(spec)
     previous = sys.modules.get(name)
     sys.modules[name] = module  # before running it: the module can import itself, and siblings can import it
@@ -63,7 +62,7 @@ def _import_file(module_ref: str, target: str) -> Any:
             sys.modules.pop(name, None)
         else:
             sys.modules[name] = previous
-        raise TargetError(f"importing {module_ref} failed: {type(exc).__name__}: {exc}") from exc
+        raise MCPLoadError(f"importing {module_ref} failed: {type(exc).__name__}: {exc}") from exc
     return module
 
 
@@ -75,32 +74,32 @@ def _import_module(module_ref: str, target: str) -> Any:
         return importlib.import_module(module_ref)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module_ref == exc.name or module_ref.startswith(exc.name + ".")):
-            raise TargetError(
+            raise MCPLoadError(
                 f"cannot import {module_ref!r}: no module named {exc.name!r} (looked in {cwd} and on sys.path); "
                 "run from the folder that holds it, or name the file: path/to/file.py:attribute"
             ) from None
-        raise TargetError(f"importing {module_ref!r} failed: ModuleNotFoundError: {exc}") from exc
+        raise MCPLoadError(f"importing {module_ref!r} failed: ModuleNotFoundError: {exc}") from exc
     except Exception as exc:
-        raise TargetError(f"importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from exc
+        raise MCPLoadError(f"importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def load_object(target: str) -> Any:
     """The object named by ``package.module:attribute`` or ``path/to/file.py:attribute``.
 
     Raises:
-        TargetError: the target is malformed, the module or file cannot be imported (or raised while
+        MCPLoadError: the target is malformed, the module or file cannot be imported (or raised while
             importing), or the attribute does not exist. The message says which, and what to do.
     """
     module_ref, sep, attribute = target.rpartition(":")  # the last colon: a Windows path has one of its own
     if not sep or not module_ref or not attribute:
-        raise TargetError(f"a target looks like {_FORMS}, got {target!r}")
+        raise MCPLoadError(f"a target looks like {_FORMS}, got {target!r}")
     value = _import_file(module_ref, target) if _is_path(module_ref) else _import_module(module_ref, target)
     for part in attribute.split("."):
         if not hasattr(value, part):
             names = [n for n in dir(value) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TargetError(f"{module_ref!r} has no attribute {attribute!r}{hint}")
+            raise MCPLoadError(f"{module_ref!r} has no attribute {attribute!r}{hint}")
         value = getattr(value, part)
     return value
 
@@ -118,7 +117,7 @@ def as_registry(value: Any, target: str) -> Registry:
         return Registry(value)
     if callable(value) and not isinstance(value, type):
         return Registry([value])
-    raise TargetError(
+    raise MCPLoadError(
         f"{target!r} is a {type(value).__name__}, not a Registry, a tool, a list/dict of tools or an Agent"
     )
 

@@ -15,22 +15,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._loader import TargetError, load_object, load_registry
-from .exceptions import AgentkitError, ModelRetry, ToolError, ToolInputError, ToolOutputError
+from ._loader import load_object, load_registry
+from .exceptions import AgentkitError, CLIError, MCPLoadError, ModelRetry, ToolError, ToolInputError, ToolOutputError
 from .messages import ToolCall
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["load_target", "main"]
-
-
-class CLIError(Exception):
-    """A failure reported as one line and exit status 1 (or 2 for usage)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        self.message = message
-        self.status = status
-        super().__init__(message)
+__all__ = ["CLIError", "load_target", "main"]
 
 
 def load_target(target: str) -> Registry:
@@ -72,18 +63,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _approval_needed(item: Tool[..., Any], key: str, arguments: str) -> bool:
-    """Whether this call must be approved; a policy that fails says yes (fail closed)."""
-    if item.requires_approval is False:
-        return False
-    try:
-        kwargs = item.schema.validate_arguments(key, arguments)
-    except ToolInputError:
-        return False  # nothing would run: the call fails validation below
-    # Seam: the policy sees the validated arguments with defaults; Tool's own evaluation replaces this.
-    try:
-        return item.needs_approval(kwargs)
-    except Exception:  # noqa: BLE001 - a failing policy must not let the call through
-        return True
+    """Whether this call must be approved: the tool's one decision, on validated arguments with defaults."""
+    return item.needs_approval_for(arguments, name=key)
 
 
 def _confirm(key: str, arguments: str, approve: bool) -> None:
@@ -248,11 +229,19 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
     run_cmd.add_argument("--max-steps", type=int, default=8)
     run_cmd.set_defaults(run=_cmd_run)
+
+    # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
+    commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["dev"]:
+        from .playground import main as dev
+
+        return dev(arguments[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -260,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(f"agentkit {args.command}: error: {exc.message}", file=sys.stderr)
         return exc.status
-    except TargetError as exc:  # a target that cannot be loaded is bad usage
+    except MCPLoadError as exc:  # a target that cannot be loaded is bad usage
         print(f"agentkit {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except AgentkitError as exc:

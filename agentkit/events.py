@@ -14,17 +14,15 @@ message, which could quote it). What the model receives is a separate matter (`t
 from __future__ import annotations as _annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
 from .messages import Usage
-
-if TYPE_CHECKING:
-    from .agent import RunStatus
 
 __all__ = [
     "AgentEvent",
     "ApprovalRequestedEvent",
     "FinishEvent",
+    "RunStatus",
     "StepFinishEvent",
     "SubagentEvent",
     "TextDeltaEvent",
@@ -36,9 +34,30 @@ __all__ = [
     "ToolResultEvent",
 ]
 
+RunStatus = Literal["complete", "max_steps", "awaiting_approval"]
+"""How a run ended: the model answered, `max_steps` ran out, or a call waits for approval."""
+
+
+class _Event:
+    """JSON for every event: `to_dict` / `to_json` (payloads dumped as JSON, fail-closed; `agentkit.ui`)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """This event as JSON-ready data (see `agentkit.ui.event_to_dict`)."""
+        from .ui._serialize import event_to_dict
+
+        return event_to_dict(self)  # type: ignore[arg-type]
+
+    def to_json(self) -> str:
+        """This event as compact JSON text (see `agentkit.ui.event_to_json`)."""
+        from .ui._serialize import event_to_json
+
+        return event_to_json(self)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True, slots=True)
-class TextDeltaEvent:
+class TextDeltaEvent(_Event):
     """A piece of the model's text in step `step`."""
 
     text: str
@@ -47,7 +66,7 @@ class TextDeltaEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallStartEvent:
+class ToolCallStartEvent(_Event):
     """The model began a tool call; its arguments follow (as deltas, then `ToolCallEvent`)."""
 
     call_id: str | None
@@ -58,7 +77,7 @@ class ToolCallStartEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallDeltaEvent:
+class ToolCallDeltaEvent(_Event):
     """A piece of a tool call's argument text, shaped by ``transform.input_delta``.
 
     Only sent for tools whose transform (or the agent's) has an ``input_delta``: partial arguments
@@ -75,7 +94,7 @@ class ToolCallDeltaEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallEvent:
+class ToolCallEvent(_Event):
     """A complete tool call; `input` is the arguments as shaped by ``transform.input``."""
 
     call_id: str
@@ -87,7 +106,7 @@ class ToolCallEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResultEvent:
+class ToolResultEvent(_Event):
     """A tool call succeeded; `output` is the tool's result as shaped by ``transform.output``."""
 
     call_id: str
@@ -99,7 +118,7 @@ class ToolResultEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolErrorEvent:
+class ToolErrorEvent(_Event):
     """A tool call failed (or was denied); `error` is the message as shaped by ``transform.error``.
 
     `error_kind` is the `ToolResult.error_kind` (``invalid_arguments``, ``retry``, ``timeout``,
@@ -116,17 +135,23 @@ class ToolErrorEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolProgressEvent:
-    """A value a running tool reported with `ToolContext.emit`."""
+class ToolProgressEvent(_Event):
+    """A value a running tool reported with `ToolContext.emit`, shaped by ``transform.progress``.
+
+    For a tool whose input or output is redacted (an `input` / `output` transform) and that has no
+    `progress` transform, `data` is ``None`` and `transform_error` says why: progress could quote the
+    hidden values.
+    """
 
     call_id: str | None
     tool_name: str
     data: Any
+    transform_error: str | None = None
     kind: Literal["tool-progress"] = "tool-progress"
 
 
 @dataclass(frozen=True, slots=True)
-class ApprovalRequestedEvent:
+class ApprovalRequestedEvent(_Event):
     """A call waits for approval; the run stops after this step without calling it.
 
     `payload` is the arguments shaped by ``transform.approval`` (else ``transform.input``).
@@ -142,7 +167,7 @@ class ApprovalRequestedEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class StepFinishEvent:
+class StepFinishEvent(_Event):
     """One model turn and its tool calls are done."""
 
     step: int
@@ -153,7 +178,7 @@ class StepFinishEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class FinishEvent:
+class FinishEvent(_Event):
     """The run ended. The full `RunResult` is on the stream (`AgentStream.result`) once iteration ends."""
 
     text: str
@@ -163,7 +188,7 @@ class FinishEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class SubagentEvent:
+class SubagentEvent(_Event):
     """An event of a subagent's own stream, forwarded while it runs as a tool.
 
     `tool_name` is the generated tool name (``"agent-writer"``), `agent_id` the subagent's `id`,

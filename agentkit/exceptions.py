@@ -2,54 +2,84 @@
 
 ```
 Exception
-├── AgentkitError                       root of everything agentkit raises
-│   ├── ToolDefinitionError (TypeError) a developer mistake, raised where the tool is defined
-│   ├── RegistryError (ValueError)      a duplicate key, an unknown key, a key a vendor rejects
-│   │   └── UnknownToolError (+KeyError)
-│   ├── ToolInputError (ValueError)     arguments that do not fit a tool's input schema
-│   ├── ToolOutputError (ValueError)    a result that does not fit a tool's output schema
-│   ├── ToolTimeoutError (TimeoutError) a tool ran longer than its ``timeout``
-│   ├── UsageError (RuntimeError)       an API used where it cannot work (e.g. invoke() in an event loop)
-│   ├── ModelSetupError (ValueError)    an unknown model name, a missing API key, a blocked request
-│   ├── ModelAPIError                   a vendor API failed (connection, unexpected payload, ...)
-│   │   └── ModelHTTPError              ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
-│   ├── UsageLimitExceeded              a run hit a retry budget
-│   │   └── RetryLimitExceeded          (agentkit.agent) ... carrying the partial ``result``
-│   ├── ApprovalError (ValueError)      (agentkit.agent) a resume with missing or unknown decisions
-│   └── WorkflowStepError               (agentkit.workflows) a workflow step failed; names the step
-├── ModelRetry                          signal: "tell the model this and let it try again"
-└── ToolError                           signal: "this call failed; tell the model why"
+├── AgentkitError                           root of everything agentkit raises
+│   ├── ToolDefinitionError (TypeError)     a developer mistake, raised where the tool is defined
+│   ├── RegistryError (ValueError)          a registry cannot hold, find or send what it was given
+│   │   ├── UnknownToolError (KeyError)     no tool under that key; the closest keys are suggested
+│   │   ├── ToolChoiceError                 a tool_choice the tools cannot honour (outside active_tools)
+│   │   └── InvalidToolNameError            a key a vendor's name rule rejects (aliases not asked for)
+│   │       └── InvalidToolNamesError       ... several at once, one per key and vendor in `problems`
+│   ├── ToolInputError (ValueError)         arguments that do not fit a tool's input schema
+│   ├── ToolOutputError (ValueError)        a result that does not fit a tool's output schema
+│   ├── ToolTimeoutError (TimeoutError)     a tool ran longer than its ``timeout``
+│   │   └── ToolDeadlineError               ... agentkit's own deadline (not a TimeoutError the tool raised)
+│   ├── UsageError (RuntimeError)           an API used where it cannot work (invoke() in an event loop, ...)
+│   ├── AgentSetupError (ValueError)        an agent or run option that cannot work (max_steps < 1, ...)
+│   ├── ModelSetupError (ValueError)        an unknown model name, a missing API key, a blocked request
+│   ├── UnknownProviderError (LookupError)  a provider name neither built in nor registered
+│   ├── ModelAPIError                       a vendor API failed (connection, unexpected payload, ...)
+│   │   └── ModelHTTPError                  ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
+│   ├── UsageLimitExceeded                  a run hit a limit
+│   │   └── RetryLimitExceeded              ... a retry budget; carries the partial ``result``
+│   ├── ApprovalError (ValueError)          a resume with missing or unknown decisions, or resumed twice
+│   ├── WorkflowStepError                   a workflow step failed; names the step
+│   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
+│   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
+│   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
+│   └── CLIError                            a command-line failure: one line on stderr and an exit status
+├── ModelRetry                              signal: "tell the model this and let it try again"
+└── ToolError                               signal: "this call failed; tell the model why"
 Warning
-└── AgentkitWarning (UserWarning)       e.g. a docstring that documents a missing parameter
+└── AgentkitWarning (UserWarning)           e.g. a docstring that documents a missing parameter
 ```
 
-`ModelRetry` and `ToolError` are raised *by tools*, not by agentkit: they are control flow, not
-failures, so they stay outside `AgentkitError`.
+A name in parentheses is a built-in exception the class also derives from, so ``except ValueError``
+(say) catches it too. `ModelRetry` and `ToolError` are raised *by tools*, not by agentkit: they are
+control flow, not failures, so they stay outside `AgentkitError`. Each class is importable from here
+(and from the module that raises it, where it was defined before).
 """
 
 from __future__ import annotations as _annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._agent.results import RunResult
+
+from ._text import clip, shorten
 
 __all__ = [
+    "AgentSetupError",
     "AgentkitError",
     "AgentkitWarning",
+    "ApprovalError",
+    "CLIError",
     "ErrorDetail",
+    "InvalidToolNameError",
+    "InvalidToolNamesError",
+    "MCPConnectionError",
+    "MCPLoadError",
     "ModelAPIError",
     "ModelHTTPError",
     "ModelRetry",
     "ModelSetupError",
     "RegistryError",
+    "RetryLimitExceeded",
+    "ToolChoiceError",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
     "ToolOutputError",
+    "ToolDeadlineError",
     "ToolTimeoutError",
+    "UIInputError",
+    "UnknownProviderError",
     "UnknownToolError",
     "UsageError",
     "UsageLimitExceeded",
+    "WorkflowStepError",
 ]
 
 
@@ -99,10 +129,56 @@ class UnknownToolError(RegistryError, KeyError):
     def __str__(self) -> str:
         hint = f" Did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
         listing = ", ".join(repr(k) for k in self.known) or "none"
-        return f"No tool is registered under {self.key!r}.{hint} Registered keys: {listing}."
+        return f"No tool is registered under {shorten(self.key, 100)}.{hint} Registered keys: {listing}."
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.key, self.known, self.suggestions))
+
+
+class ToolChoiceError(RegistryError):
+    """A ``tool_choice`` the tools cannot honour: a key outside ``active_tools``, or ``"required"`` with none.
+
+    Raised by `Agent.generate` (and its siblings) before the run starts, and by a provider building a
+    payload, for the same mistake.
+    """
+
+
+class InvalidToolNameError(RegistryError):
+    """A registry key that a vendor's name rule rejects (and aliases were not asked for)."""
+
+    def __init__(self, key: str, vendor: str, rule: str) -> None:
+        self.key = key
+        self.vendor = vendor
+        self.rule = rule
+        super().__init__(key, vendor, rule)
+
+    def __str__(self) -> str:
+        return (
+            f"Tool key {self.key!r} breaks {self.vendor}'s name rule {self.rule}. Rename it in the registry, "
+            f"or pass aliases=True to send a deterministic alias and map it back on the way in."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.key, self.vendor, self.rule))
+
+
+class InvalidToolNamesError(InvalidToolNameError):
+    """Several keys and/or vendors fail at once; `problems` holds one `InvalidToolNameError` per pair."""
+
+    def __init__(self, problems: list[InvalidToolNameError]) -> None:
+        self.problems = problems
+        first = problems[0]
+        super().__init__(first.key, first.vendor, first.rule)
+
+    def __str__(self) -> str:
+        lines = "\n".join(f"  - {p.key!r} breaks {p.vendor}'s rule {p.rule}" for p in self.problems)
+        return (
+            f"{len(self.problems)} tool keys break vendor name rules:\n{lines}\n"
+            "Rename them in the registry, or pass aliases=True to send deterministic aliases."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.problems,))
 
 
 @dataclass(frozen=True)
@@ -119,7 +195,8 @@ class ErrorDetail:
     """A short machine-readable error type, e.g. ``missing`` or ``int_parsing``."""
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message} (got {self.value!r})"
+        # bounded: the value may be huge or nested thousands of levels deep
+        return f"{clip(self.path, 120)}: {clip(self.message, 2000)} (got {shorten(self.value)})"
 
 
 class _ValidationError(AgentkitError, ValueError):
@@ -175,12 +252,43 @@ class ToolTimeoutError(AgentkitError, TimeoutError):
         return f"Tool {self.tool!r} did not finish within its timeout of {self.timeout:g} s."
 
 
+class ToolDeadlineError(ToolTimeoutError):
+    """agentkit's own deadline for a call passed.
+
+    `Tool.run` raises it; a `TimeoutError` (or another tool's `ToolTimeoutError`) that the tool raises
+    itself is passed on as the tool's exception, and only this one becomes a ``timeout`` result.
+    """
+
+
 class UsageError(AgentkitError, RuntimeError):
     """An API used where it cannot work, e.g. the sync `Tool.invoke` of an async tool inside a running loop."""
 
 
+class AgentSetupError(AgentkitError, ValueError):
+    """An `Agent` option, or an option of one run, that cannot work: ``max_steps < 1``, a negative retry budget."""
+
+
 class ModelSetupError(AgentkitError, ValueError):
     """A model cannot be used as given: unknown vendor prefix, missing API key, requests blocked in tests."""
+
+
+class UnknownProviderError(AgentkitError, LookupError):
+    """A provider name that is neither built in nor registered."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(name, known)
+
+    def __str__(self) -> str:
+        from ._text import closest  # bounded: a huge name gets no fuzzy search
+
+        close = closest(self.name, self.known, n=2, cutoff=0.7)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return f"Unknown provider {shorten(self.name, 80)}.{hint} Known providers: {', '.join(self.known)}."
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, self.known))
 
 
 class ModelAPIError(AgentkitError):
@@ -193,6 +301,15 @@ class ModelAPIError(AgentkitError):
 
     def __str__(self) -> str:
         return f"{self.model_name}: {self.message}"
+
+    @property
+    def summary(self) -> str:
+        """What failed, without the vendor's words (which may quote a key or a prompt): class and model.
+
+        What agentkit tells a model when a vendor error happens inside a tool, a workflow step or a
+        subagent; the full message stays on the exception for the application.
+        """
+        return f"{type(self).__name__} from model {self.model_name!r}"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.model_name, self.message))
@@ -217,8 +334,20 @@ class ModelHTTPError(ModelAPIError):
         ``http_error``."""
         super().__init__(model_name, f"HTTP {status_code} ({self.kind}): {str(body)[:500]}")
 
+    @property
+    def summary(self) -> str:
+        """Class, model and status, without the body (which may quote a key): see `ModelAPIError.summary`."""
+        return f"{type(self).__name__} from model {self.model_name!r}: HTTP {self.status_code} ({self.kind})"
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` of `exc` as a model may read it; a vendor error gives its `summary` instead."""
+    if isinstance(exc, ModelAPIError):
+        return exc.summary
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _http_kind(status: int) -> str:
@@ -239,6 +368,70 @@ def _http_kind(status: int) -> str:
 
 class UsageLimitExceeded(AgentkitError):  # noqa: N818 - the name peers use (pydantic-ai)
     """A run stopped because it hit a limit (``max_steps``, a retry budget)."""
+
+
+class RetryLimitExceeded(UsageLimitExceeded):
+    """A run used up a retry budget (per tool, or for the whole run); `result` is the run so far."""
+
+    def __init__(self, message: str, result: RunResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ApprovalError(AgentkitError, ValueError):
+    """`Agent.resume` cannot continue: decisions missing or naming no pending call, or a result resumed twice."""
+
+
+class WorkflowStepError(AgentkitError):
+    """A step of a workflow failed; `step` names it and the original error is the ``__cause__``."""
+
+    def __init__(self, workflow: str, step: str, index: int, message: str) -> None:
+        self.workflow = workflow
+        self.step = step
+        self.index = index
+        self.message = message
+        super().__init__(workflow, step, index, message)
+
+    def __str__(self) -> str:
+        return f"Workflow {self.workflow!r}, step {self.index + 1} ({self.step!r}): {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.workflow, self.step, self.index, self.message))
+
+
+class MCPConnectionError(AgentkitError, ConnectionError):
+    """An MCP server could not be started, initialized or listed, or the session is not open."""
+
+
+class MCPLoadError(AgentkitError, ValueError):
+    """A command-line target (``module:attr`` or ``file.py:attr``) could not be loaded or names nothing usable.
+
+    Raised by the one loader every ``agentkit`` command and `agentkit.mcp.load_registry` use.
+    """
+
+
+class UIInputError(AgentkitError, ValueError):
+    """A request from a UI that cannot be mapped to a run; `status` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.status))
+
+
+class CLIError(AgentkitError):
+    """A failure of the `agentkit` command, reported as one line and exit status 1 (or 2 for usage)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        self.message = message
+        self.status = status
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.status))
 
 
 class ModelRetry(Exception):  # noqa: N818 - a signal, named like pydantic-ai's for familiarity

@@ -81,7 +81,10 @@ class ToolCall:
         """The arguments as a dict; raises `ValueError` for text that is not a JSON object."""
         if isinstance(self.arguments, Mapping):
             return dict(self.arguments)
-        parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+        try:
+            parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+        except RecursionError:
+            raise ValueError("tool call arguments are nested too deeply to be read") from None
         if not isinstance(parsed, dict):
             raise ValueError(f"tool call arguments must be a JSON object, got {type(parsed).__name__}")
         return parsed
@@ -104,6 +107,9 @@ class ToolResult:
     error_kind: str | None = None
     """For errors: ``unknown_tool``, ``invalid_arguments``, ``retry``, ``tool_error``, ``exception``,
     ``invalid_output``, ``timeout`` or ``denied``."""
+    exception_type: str | None = None
+    """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
+    can name it when the message itself must be withheld."""
 
     @property
     def text(self) -> str:
@@ -111,9 +117,16 @@ class ToolResult:
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
     @classmethod
-    def error(cls, call: ToolCall, message: str, kind: str) -> ToolResult:
+    def error(cls, call: ToolCall, message: str, kind: str, exception_type: str | None = None) -> ToolResult:
         """An error result for `call` whose content is `message`."""
-        return cls(call_id=call.id, name=call.name, content=(TextPart(message),), is_error=True, error_kind=kind)
+        return cls(
+            call_id=call.id,
+            name=call.name,
+            content=(TextPart(message),),
+            is_error=True,
+            error_kind=kind,
+            exception_type=exception_type,
+        )
 
 
 # ---- a provider-neutral conversation -----------------------------------------------------------------

@@ -3,21 +3,22 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._text import closest, shorten
 from .context import ToolContext
 from .exceptions import (
     ModelRetry,
     RegistryError,
+    ToolDeadlineError,
     ToolError,
     ToolInputError,
     ToolOutputError,
-    ToolTimeoutError,
     UnknownToolError,
+    describe_exception,
 )
 from .messages import ToolCall, ToolResult
 from .tools import Tool, ToolOptions
@@ -26,11 +27,6 @@ __all__ = ["Registry"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def closest(key: str, keys: Iterable[str], n: int = 3) -> list[str]:
-    """The keys most like `key`, best first (for "did you mean" hints)."""
-    return difflib.get_close_matches(key, list(keys), n=n, cutoff=0.5)
 
 
 def _as_tool(value: Any, where: str) -> Tool[..., Any]:
@@ -163,16 +159,20 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
         item = self._tools.get(call.name)
         if item is None:
-            hint = closest(call.name, self._tools)
+            hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
             suggestion = f" Did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
             return ToolResult.error(
                 call,
-                f"Unknown tool {call.name!r}.{suggestion} Available tools: {', '.join(self._tools) or 'none'}.",
+                f"Unknown tool {shorten(call.name, 100)}.{suggestion} "
+                f"Available tools: {', '.join(self._tools) or 'none'}.",
                 "unknown_tool",
             )
         schema = item.schema
         try:
-            kwargs = schema.validate_arguments(call.name, call.arguments)
+            if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
+                kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
+            else:
+                kwargs = schema.validate_arguments(call.name, call.arguments)
         except ToolInputError as exc:
             return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
         ctx: ToolContext[Any] | None = None
@@ -185,19 +185,22 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return ToolResult.error(call, exc.message, "retry")
         except ToolError as exc:
             return ToolResult.error(call, exc.message, "tool_error")
-        except ToolTimeoutError as exc:
+        except ToolDeadlineError as exc:  # agentkit's deadline; a TimeoutError of the tool's own is an exception
             return ToolResult.error(call, str(exc), "timeout")
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
-            return ToolResult.error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}", "exception")
+            message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
+            return ToolResult.error(call, message, "exception", type(exc).__name__)
         try:
-            value = schema.validate_output(call.name, value)
+            if schema.needs_thread:
+                value = await item.avalidate_output(value, name=call.name)
+            else:
+                value = schema.validate_output(call.name, value)
             content = item.model_content(value)
         except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output")
+            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            return ToolResult.error(
-                call, f"Tool {call.name!r} result could not be shown: {type(exc).__name__}: {exc}", "invalid_output"
-            )
+            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
+            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
         return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
     async def call_many(

@@ -27,8 +27,15 @@ from typing_extensions import ParamSpec, TypeVar
 
 from ._json_schema import JsonSchema
 from .context import ToolContext
-from .exceptions import AgentkitError, ModelRetry, ToolDefinitionError, ToolError, ToolInputError
-from .tools import Tool
+from .exceptions import (
+    ModelRetry,
+    ToolDefinitionError,
+    ToolError,
+    ToolInputError,
+    WorkflowStepError,
+    describe_exception,
+)
+from .tools import ApprovalPolicy, Tool, ToolTransform
 
 __all__ = ["Workflow", "WorkflowStepError"]
 
@@ -40,21 +47,13 @@ StepCallback = Callable[[str, Any], None]
 """``on_step(step_name, output)``: called after each step with its validated result."""
 
 
-class WorkflowStepError(AgentkitError):
-    """A step of a workflow failed; `step` names it and the original error is the ``__cause__``."""
+_WITHHELD = "details withheld: step {step!r} redacts its values (a `transform`)"
 
-    def __init__(self, workflow: str, step: str, index: int, message: str) -> None:
-        self.workflow = workflow
-        self.step = step
-        self.index = index
-        self.message = message
-        super().__init__(workflow, step, index, message)
 
-    def __str__(self) -> str:
-        return f"Workflow {self.workflow!r}, step {self.index + 1} ({self.step!r}): {self.message}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.workflow, self.step, self.index, self.message))
+def _redacts(step: Tool[..., Any]) -> bool:
+    """Whether a step's display transform hides its values, so its error messages must not be passed on."""
+    rules = step.transform
+    return rules is not None and (rules.input is not None or rules.output is not None or rules.error is not None)
 
 
 def _as_step(step: Any) -> Tool[..., Any]:
@@ -221,17 +220,25 @@ class Workflow(Generic[P, R]):
                     kwargs = step.schema.validate_arguments(name, self._arguments_for(step, value))
             except ToolInputError as exc:
                 if index == 0:
-                    raise
+                    raise  # the caller's (or the model's) own arguments: the details help fix them
+                detail = _WITHHELD.format(step=name) if _redacts(step) else str(exc)
                 raise WorkflowStepError(
-                    self.id, name, index, f"rejected the result of {steps[index - 1].id!r}: {exc}"
+                    self.id, name, index, f"rejected the result of {steps[index - 1].id!r}: {detail}"
                 ) from exc
             try:
                 value = await step.run(kwargs, context, name=name)
                 value = step.schema.validate_output(name, value)
-            except (ModelRetry, ToolError):
-                raise
+            except (ModelRetry, ToolError) as exc:
+                if index == 0 or not _redacts(step):
+                    raise
+                raise type(exc)(f"step {name!r} failed; {_WITHHELD.format(step=name)}") from exc
             except Exception as exc:
-                raise WorkflowStepError(self.id, name, index, f"{type(exc).__name__}: {exc}") from exc
+                # A redacting step's message may quote the values it hides; a vendor error's body, a key.
+                if _redacts(step):
+                    message = f"{type(exc).__name__}; {_WITHHELD.format(step=name)}"
+                else:
+                    message = describe_exception(exc)
+                raise WorkflowStepError(self.id, name, index, message) from exc
             if on_step is not None:
                 on_step(name, value)
             if context is not None:
@@ -272,16 +279,9 @@ class Workflow(Generic[P, R]):
                     # model can fix its arguments, so it is a retry, not a crash.
                     raise ModelRetry(str(exc)) from exc
 
-            # A step that needs approval makes the whole workflow need it: the run stops before any step.
-            needs_approval = any(step.requires_approval is not False for step in self.steps)
             self._tool = _WorkflowTool(
-                run_workflow,
-                id=self.id,
-                description=self.description,
-                input_schema=dict(self.input_schema),
-                requires_approval=needs_approval,
+                self, run_workflow, id=self.id, description=self.description, input_schema=dict(self.input_schema)
             )
-            self._tool.workflow = self
         return self._tool
 
 
@@ -292,10 +292,72 @@ def _detail(message: str, value: Any) -> Any:
 
 
 class _WorkflowTool(Tool[..., Any]):
-    """A workflow as a tool: reports the workflow's output schema (each step validated its own result)."""
+    """A workflow as a tool: its output schema is the workflow's, and so is its approval.
 
-    workflow: Workflow[..., Any]
+    A step that needs approval makes the whole workflow need it (the run stops before any step runs),
+    decided at call time from the steps as they are then, so a policy set on a step after the workflow
+    was built still counts. The first step's policy (and one set on this tool) sees the first step's
+    validated arguments; a later step's policy cannot see its arguments before the earlier steps run, so
+    a later step with a policy makes every call need approval (fail closed).
+    """
+
+    def __init__(self, workflow: Workflow[..., Any], fn: Callable[..., Any], **options: Any) -> None:
+        self.workflow = workflow
+        self._own_policy: ApprovalPolicy = False
+        self._own_transform: ToolTransform | None = None
+        super().__init__(fn, **options)
+
+    @property
+    def transform(self) -> ToolTransform | None:
+        """One set on this tool, else the steps': the first step's for the input, the last's for the result.
+
+        Read at call time, like the approval. A later step's transform makes the workflow withhold that
+        step's error messages instead (see `Workflow.ainvoke`).
+        """
+        if self._own_transform is not None:
+            return self._own_transform
+        first, last = self.workflow.steps[0].transform, self.workflow.steps[-1].transform
+        if first is None and last is None:
+            return None
+        return ToolTransform(
+            input=first.input if first else None,
+            input_delta=first.input_delta if first else None,
+            approval=first.approval if first else None,
+            progress=first.progress if first else None,
+            output=last.output if last else None,
+        )
+
+    @transform.setter
+    def transform(self, value: ToolTransform | None) -> None:
+        self._own_transform = value
 
     @property
     def output_schema(self) -> JsonSchema | None:
         return self.workflow.output_schema
+
+    @property
+    def requires_approval(self) -> ApprovalPolicy:
+        """True when a step (or this tool) always needs approval, False when none ever does, else a policy."""
+        policies = [self._own_policy, *(step.requires_approval for step in self.workflow.steps)]
+        if all(policy is False for policy in policies):
+            return False
+        if any(policy is True for policy in policies):
+            return True
+        return self.needs_approval
+
+    @requires_approval.setter
+    def requires_approval(self, value: ApprovalPolicy) -> None:
+        self._own_policy = value
+
+    def approval_arguments(
+        self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None
+    ) -> dict[str, Any]:
+        """The first step's view of `arguments`: the workflow's input is the first step's."""
+        return self.workflow.steps[0].approval_arguments(arguments, name=name or self.id)
+
+    def needs_approval(self, arguments: dict[str, Any]) -> bool:
+        first, *later = self.workflow.steps
+        own = self._own_policy
+        if (own(arguments) if callable(own) else own) or any(step.requires_approval is not False for step in later):
+            return True
+        return first.requires_approval is not False and first.needs_approval(arguments)

@@ -92,7 +92,7 @@ def test_the_all_extra_covers_what_the_examples_import() -> None:
 
 
 def test_install_hints_name_the_distribution() -> None:
-    """Regression: error messages and docs said ``pip install 'agentkit[mcp]'``, which installs another project."""
+    """Regression: messages and docs said ``pip install 'agentkit[mcp]'``, which installs another project."""
     wrong = re.compile(r"pip install ['\"]?agentkit(\[|['\"]|\s|$)")
     offenders = [
         f"{path.relative_to(ROOT)}:{number}"

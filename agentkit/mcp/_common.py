@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .._loader import TargetError
-from ..exceptions import AgentkitError
+from ..exceptions import MCPConnectionError, MCPLoadError
 from ..messages import ContentPart, ImagePart, TextPart
 
 if TYPE_CHECKING:
@@ -19,14 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["MCPConnectionError", "MCPLoadError", "content_to_parts", "parts_to_content", "require_mcp"]
 
 _INSTALL_HINT = "agentkit's MCP support needs the `mcp` package (2.x): pip install 'agentkit-tools[mcp]'"
-
-
-class MCPConnectionError(AgentkitError, ConnectionError):
-    """An MCP server could not be started, initialized or listed, or the session is not open."""
-
-
-MCPLoadError = TargetError
-"""`load_registry` could not turn a target into a `Registry`: the one loader's `TargetError`, under its MCP name."""
 
 
 def require_mcp() -> ModuleType:

@@ -12,11 +12,12 @@
 from __future__ import annotations as _annotations
 
 import hmac
-import ipaddress
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .._net import is_loopback
 
 __all__ = ["TOKEN_ENV", "HttpSecurity", "http_security", "is_loopback"]
 
@@ -25,16 +26,6 @@ TOKEN_ENV = "AGENTKIT_MCP_TOKEN"
 which other users of the machine can see in the process list)."""
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding `host` keeps the server on this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to any interface
 
 
 def _wildcard(host: str) -> bool:

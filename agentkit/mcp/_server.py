@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _loader
-from .._json_schema import JsonSchema
+from .._json_schema import JsonSchema, inline_root_ref
+from .._text import clip
 from ..messages import ToolCall
 from ..registry import Registry
 from ..tools import Tool
@@ -40,7 +41,8 @@ _DEFINITION_KEYWORDS = ("$defs", "definitions")
 
 
 def _is_object_schema(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") == "object"
+    # one rule for every result: an object at the root (a recursive model's bare root `$ref` included)
+    return inline_root_ref(dict(schema)).get("type") == "object"
 
 
 def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
@@ -56,7 +58,7 @@ def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
     if schema is None:
         return None
     if _is_object_schema(schema):
-        return schema
+        return inline_root_ref(schema)
     inner = {k: v for k, v in schema.items() if k not in _DEFINITION_KEYWORDS}
     wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     for keyword in _DEFINITION_KEYWORDS:
@@ -78,16 +80,6 @@ def mcp_tools(registry: Registry) -> list[mcp_types.Tool]:
         )
         for key, item in registry.items()
     ]
-
-
-def _needs_approval(item: Any, call: ToolCall) -> bool:
-    """Whether `call` needs approval; a policy that fails or cannot see valid arguments says yes."""
-    if item.requires_approval is False:
-        return False
-    try:
-        return bool(item.needs_approval(call.arguments_dict()))
-    except Exception:  # noqa: BLE001 - fail closed: an unapprovable call never runs
-        return True
 
 
 def create_server(
@@ -129,9 +121,10 @@ def create_server(
 
     async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         if params.name not in registry:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
-        if _needs_approval(registry[params.name], call):
+        # The policy sees the validated arguments with defaults applied, as on every other path.
+        if registry[params.name].needs_approval_for(call.arguments, name=params.name):
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)

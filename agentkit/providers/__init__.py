@@ -5,14 +5,13 @@ Vendor modules are imported on first use, so ``import agentkit`` loads none of t
 
 from __future__ import annotations as _annotations
 
-import difflib
 import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
 from ..dialects import DialectResult, Loss
-from ..exceptions import AgentkitError
+from ..exceptions import InvalidToolNamesError, UnknownProviderError
 from ..registry import Registry
 from ..tools import Tool
 from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
@@ -57,23 +56,6 @@ _registered: dict[str, Provider] = {}
 
 ProviderLike = Union[str, Provider]
 """A provider name (``"anthropic"``) or a `Provider` instance."""
-
-
-class UnknownProviderError(AgentkitError, LookupError):
-    """A provider name that is neither built in nor registered."""
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        self.name = name
-        self.known = known
-        super().__init__(name, known)
-
-    def __str__(self) -> str:
-        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.7)
-        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        return f"Unknown provider {self.name!r}.{hint} Known providers: {', '.join(self.known)}."
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.name, self.known))
 
 
 def provider_names() -> list[str]:
@@ -199,25 +181,6 @@ def compatibility(
                 )
             )
     return report
-
-
-class InvalidToolNamesError(InvalidToolNameError):
-    """Several keys and/or vendors fail at once; `problems` holds one `InvalidToolNameError` per pair."""
-
-    def __init__(self, problems: list[InvalidToolNameError]) -> None:
-        self.problems = problems
-        first = problems[0]
-        super().__init__(first.key, first.vendor, first.rule)
-
-    def __str__(self) -> str:
-        lines = "\n".join(f"  - {p.key!r} breaks {p.vendor}'s rule {p.rule}" for p in self.problems)
-        return (
-            f"{len(self.problems)} tool keys break vendor name rules:\n{lines}\n"
-            "Rename them in the registry, or pass aliases=True to send deterministic aliases."
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.problems,))
 
 
 def check_names(

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..exceptions import RegistryError
+from ..exceptions import InvalidToolNameError, RegistryError
 
 __all__ = ["InvalidToolNameError", "NameMap", "NameRule", "alias_for", "resolve_names"]
 
@@ -32,25 +32,6 @@ class NameRule:
 @lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
-
-
-class InvalidToolNameError(RegistryError):
-    """A registry key that a vendor's name rule rejects (and aliases were not asked for)."""
-
-    def __init__(self, key: str, vendor: str, rule: str) -> None:
-        self.key = key
-        self.vendor = vendor
-        self.rule = rule
-        super().__init__(key, vendor, rule)
-
-    def __str__(self) -> str:
-        return (
-            f"Tool key {self.key!r} breaks {self.vendor}'s name rule {self.rule}. Rename it in the registry, "
-            f"or pass aliases=True to send a deterministic alias and map it back on the way in."
-        )
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.key, self.vendor, self.rule))
 
 
 def _short_hash(text: str) -> str:

@@ -1,0 +1,120 @@
+"""What a run returns (`RunResult`, `Step`) and the approval records (`PendingApproval`, `Approval`)."""
+
+from __future__ import annotations as _annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import RunStatus
+from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
+from ..models import ModelSettings
+
+__all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step", "claim_pause", "new_pause_token"]
+
+# Pause tokens already resumed in this process. A copy of a paused result (copy.deepcopy, pickle) carries
+# the same token, so it cannot resume a second time either. One short string per resumed pause: a process
+# that resumes a million runs keeps about 100 MB, which is the price of single use without a store.
+_claimed: set[str] = set()
+_claimed_lock = threading.Lock()  # runs of other event loops (threads) may resume concurrently
+
+
+def new_pause_token() -> str:
+    """A fresh, unguessable token for one paused result."""
+    return secrets.token_hex(16)
+
+
+def claim_pause(token: str) -> bool:
+    """Mark `token` as resumed; False when it already was (by this result or any copy of it)."""
+    with _claimed_lock:
+        if token in _claimed:
+            return False
+        _claimed.add(token)
+        return True
+
+
+@dataclass
+class Step:
+    """One model turn and the tool calls it made, with their results (in call order).
+
+    `results` is empty when the turn made no calls, or while its calls wait for approval.
+    """
+
+    index: int
+    response: ModelResponse
+    tool_calls: list[ToolCall]
+    results: list[ToolResult]
+
+    @property
+    def text(self) -> str:
+        """The model's text in this turn."""
+        return self.response.message.text
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """A tool call waiting for a decision.
+
+    `call_id` is unique within the run (a duplicate id from the model was renamed, see the agents guide);
+    `arguments` are the model's arguments as received (for the application deciding); `payload` is what
+    a display should show, shaped by ``transform.approval`` (else ``transform.input``); ``None`` with
+    `transform_error` set when that transform failed.
+    """
+
+    call_id: str
+    tool_name: str
+    arguments: Any
+    payload: Any
+    transform_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A decision on a pending call; a denial's `reason` is passed on to the model."""
+
+    approved: bool
+    reason: str | None = None
+
+
+@dataclass
+class RunState:
+    """What `resume` needs to continue a run exactly as it would have gone on."""
+
+    max_steps: int
+    active_tools: tuple[str, ...] | None
+    settings: ModelSettings
+    failures: dict[str, int]
+    run_retries: int
+    pause_token: str | None = None
+    """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
+
+
+@dataclass
+class RunResult:
+    """The outcome of `Agent.generate` (or a finished stream).
+
+    `messages` is the whole provider-neutral conversation (without the agent's instructions, which are
+    added to every request): pass it, plus a new `UserMessage`, to the next `generate`, on any vendor.
+    Tool results in `steps` carry `output` (the tool's value, for the application) and `content` (what
+    the model received).
+    """
+
+    text: str
+    status: RunStatus
+    steps: list[Step]
+    messages: list[Message]
+    usage: Usage
+    pending: list[PendingApproval] = field(default_factory=list)
+    agent_id: str = ""
+    _state: RunState | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call of the run, in order."""
+        return [call for step in self.steps for call in step.tool_calls]
+
+    @property
+    def tool_results(self) -> list[ToolResult]:
+        """Every tool result of the run, in order."""
+        return [result for step in self.steps for result in step.results]

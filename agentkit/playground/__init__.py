@@ -1,0 +1,167 @@
+"""A local web page to talk to an agent: ``agentkit dev module:agent`` (or ``python -m agentkit.playground``).
+
+The page shows the conversation, each tool call with its display-shaped input, output and errors,
+approval requests with Approve / Deny buttons that resume the run, the step timeline with usage, and,
+for the agent's tools, the exact request each vendor would be sent and its compatibility report. It
+talks to the server over the Vercel AI SDK's UI message stream, through that SDK's own chat client
+(bundled in the package: no build step, no network).
+
+It binds to 127.0.0.1. Any other address is refused unless ``--allow-remote`` is given, and then every
+request needs a token (``--token``, ``$AGENTKIT_DEV_TOKEN``, or a random one printed in the URL).
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``).
+"""
+
+from __future__ import annotations as _annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._net import is_loopback
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+__all__ = ["access_token", "create_app", "load_agent", "main", "serve"]
+
+_TOKEN_ENV = "AGENTKIT_DEV_TOKEN"
+
+
+class _UsageError(Exception):
+    """A command-line mistake: one line on stderr, exit status 2."""
+
+
+def create_app(agent: Agent, **options: Any) -> Any:
+    """The playground's Starlette app for `agent` (see `agentkit.playground._app.create_app`)."""
+    from ._app import create_app as build
+
+    return build(agent, **options)
+
+
+def load_agent(target: str) -> Agent:
+    """The agent named by ``module:attribute`` or ``file.py:attribute``.
+
+    A registry, tool or list of tools is wrapped in an agent on the ``"test"`` model (which calls every
+    tool with generated arguments), so any toolset can be tried.
+    """
+    from .._loader import load_object, load_registry
+    from ..agent import Agent
+
+    obj = load_object(target)
+    return obj if isinstance(obj, Agent) else Agent(name="playground", model="test", tools=load_registry(target))
+
+
+def _hosts(host: str, port: int) -> list[str]:
+    if not is_loopback(host):
+        return []  # reached by whatever name the network gives it: the token guards it instead
+    return [f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise _UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve(agent: Agent, sock: socket.socket, *, token: str | None = None, model: str | None = None) -> None:
+    """Serve the playground for `agent` on an already bound, listening socket until cancelled.
+
+    `model` replaces the agent's model for the server's runs (`Agent.override`).
+    """
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    app = create_app(agent, token=token, hosts=_hosts(host, port))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    with agent.override(model=model) if model is not None else contextlib.nullcontext():
+        await server.serve(sockets=[sock])
+
+
+def access_token(host: str, *, allow_remote: bool, token: str | None = None) -> str | None:
+    """The token requests must carry, or ``None`` when none is needed.
+
+    The given one (or ``$AGENTKIT_DEV_TOKEN``); a random one for a non-loopback `host`; nothing on
+    loopback without one (the Host check guards it).
+
+    Raises:
+        _UsageError: `host` is not loopback and `allow_remote` is not set.
+    """
+    token = token or os.environ.get(_TOKEN_ENV) or None
+    if is_loopback(host):
+        return token
+    if not allow_remote:
+        raise _UsageError(
+            f"--host {host} is not a loopback address: anyone who can reach it could run the agent's tools. "
+            "Pass --allow-remote to do it anyway (a token is then required)"
+        )
+    return token or secrets.token_urlsafe(24)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentkit dev", description="A local web page to talk to an agent and inspect its tools."
+    )
+    parser.add_argument("target", help="module:attr or file.py:attr naming an Agent (or a Registry / tools)")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    parser.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --host (every request then needs the token)"
+    )
+    parser.add_argument("--token", default=None, help=f"the access token (default: ${_TOKEN_ENV}, else random)")
+    parser.add_argument("--model", "-m", default=None, help="use this model instead of the agent's ('test', ...)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``agentkit dev TARGET [--host H] [--port P] [--allow-remote] [--token T] [--model M]``; the exit status."""
+    try:
+        import starlette  # noqa: F401 - checked here so the error is one line
+        import uvicorn  # noqa: F401
+    except ImportError:
+        print("agentkit dev: error: the playground needs: pip install 'agentkit-tools[ui]'", file=sys.stderr)
+        return 1
+    args = _parser().parse_args(argv)
+    try:
+        token = access_token(args.host, allow_remote=args.allow_remote, token=args.token)
+        agent = _load(args.target, args.model)
+        sock = _bind(args.host, args.port)
+    except _UsageError as exc:
+        print(f"agentkit dev: error: {exc}", file=sys.stderr)
+        return 2
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    query = f"?token={token}" if token else ""
+    print(f"agentkit dev: {agent.name!r} at http://{shown}:{port}/{query}  (Ctrl+C to stop)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(agent, sock, token=token, model=args.model))
+    return 0
+
+
+def _load(target: str, model: str | None) -> Agent:
+    from ..cli import CLIError
+    from ..exceptions import AgentkitError
+
+    try:
+        agent = load_agent(target)
+        if model is not None:
+            with agent.override(model=model):  # a bad model name fails here, before anything listens
+                pass
+        return agent
+    except CLIError as exc:
+        raise _UsageError(exc.message) from None
+    except AgentkitError as exc:
+        raise _UsageError((str(exc).splitlines() or [""])[0]) from None

@@ -1,0 +1,198 @@
+"""The playground's Starlette app: the page, the chat endpoint (the Vercel UI stream), and the inspectors.
+
+Routes (``/api/*`` and ``/`` need the token when one is set; the static files are public code):
+
+* ``GET /`` the page; ``GET /static/...`` its files (shipped in the wheel, no build step);
+* ``GET /api/agent``: the agent, its tools (key, description, schemas, approval) and the vendors;
+* ``POST /api/chat``: a ``useChat`` request, answered as a UI message stream (`agentkit.ui.vercel`);
+* ``POST /api/payload`` ``{"vendor", "messages"}``: exactly what that vendor would be sent next for the
+  current conversation (`agentkit.testing.request_payload`, built offline by the vendor's own client);
+  without that vendor's SDK installed, the tools fragment (`Provider.format_tools`) and a note;
+* ``GET /api/compatibility``: the per-vendor compatibility report of the agent's tools.
+
+Requests are refused unless their ``Host`` is one the server was bound to (DNS rebinding: a web page
+cannot reach the playground through a hostname of its own), and POSTs must be JSON (no cross-site
+form posts). Bound to a non-loopback address, every API request needs the token.
+"""
+
+from __future__ import annotations as _annotations
+
+import secrets
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..ui import MemoryRunStore, RunStore, UIInputError
+from ..ui._runs import exact_history
+from ..ui._vercel_input import conversation_input
+from ..ui.asgi import read_json, routes
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+__all__ = ["STATIC", "create_app"]
+
+STATIC = Path(str(resources.files("agentkit.playground") / "static"))
+"""The page's files, shipped inside the package."""
+
+_PLACEHOLDER = "(your next message)"
+
+
+def _full_error(exc: BaseException) -> str:
+    # A local development tool: the developer sees the whole first line (the UI adapters mask by default).
+    first = (str(exc).splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _agent_info(agent: Agent) -> dict[str, Any]:
+    from ..providers import provider_names
+
+    model = agent.model if isinstance(agent.model, str) or agent.model is None else agent.resolve_model().name
+    tools = [
+        {
+            "key": key,
+            "description": item.description,
+            "inputSchema": item.input_schema,
+            "outputSchema": item.output_schema,
+            "requiresApproval": item.requires_approval is not False,
+        }
+        for key, item in agent.tools.items()
+    ]
+    return {
+        "id": agent.id,
+        "name": agent.name,
+        "model": model,
+        "instructions": agent.instructions,
+        "tools": tools,
+        "vendors": provider_names(),
+    }
+
+
+async def _payload(agent: Agent, vendor: str, body: Any, store: RunStore) -> dict[str, Any]:
+    from ..providers import get_provider
+    from ..testing import request_payload
+
+    messages = body.get("messages") if isinstance(body, dict) else None
+    # the exact history the server recorded (real arguments, not the page's display values)
+    history = await exact_history(conversation_input(messages), store) if isinstance(messages, list) else []
+    prompt: Any = history or _PLACEHOLDER
+    try:
+        return {"vendor": vendor, "payload": request_payload(agent, prompt, provider=vendor), "note": None}
+    except ImportError as exc:
+        provider = get_provider(vendor)
+        fragment = provider.format_tools(agent.tools)
+        note = f"the full request needs the vendor's SDK ({exc}); showing the tools fragment, which needs none"
+        return {"vendor": vendor, "payload": fragment, "note": note}
+
+
+def _compatibility(agent: Agent) -> list[dict[str, Any]]:
+    from ..providers import compatibility
+
+    return [
+        {
+            "vendor": entry.provider,
+            "key": entry.key,
+            "wireName": entry.wire_name,
+            "strict": entry.strict,
+            "rejected": entry.rejected,
+            "nameProblem": entry.name_problem,
+            "losses": [str(loss) for loss in entry.losses],
+        }
+        for entry in compatibility(agent.tools)
+    ]
+
+
+class _Guard:
+    """Host allow-list (against DNS rebinding) and, when set, the bearer token.
+
+    A plain ASGI middleware, so streamed responses and client disconnects pass straight through.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str], token: str | None) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.token = token
+
+    def _authorized(self, request: Request) -> bool:
+        if self.token is None:
+            return True
+        header = request.headers.get("authorization", "")
+        given = header[len("Bearer ") :] if header.startswith("Bearer ") else request.query_params.get("token", "")
+        return secrets.compare_digest(given.encode(), self.token.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        host = request.headers.get("host", "").lower()
+        refusal: Response | None = None
+        if self.hosts and host not in self.hosts:
+            refusal = JSONResponse({"error": f"unexpected Host header {host!r}"}, status_code=421)
+        elif not request.url.path.startswith("/static/") and not self._authorized(request):
+            message = "this playground needs its token: open the URL it printed (.../?token=...)"
+            refusal = JSONResponse({"error": message}, status_code=401)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    agent: Agent,
+    *,
+    token: str | None = None,
+    hosts: Iterable[str] = (),
+    store: RunStore | None = None,
+) -> Starlette:
+    """The playground for `agent`.
+
+    Args:
+        agent: the agent to talk to.
+        token: when set, every API request (and the page) must carry it (``Authorization: Bearer`` or
+            ``?token=``).
+        hosts: the ``Host`` header values accepted (``"127.0.0.1:8765"``, ...); empty accepts any.
+        store: where paused runs wait (default: in memory).
+    """
+    chosen = store if store is not None else MemoryRunStore()
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
+
+    async def info(request: Request) -> Response:
+        return JSONResponse(_agent_info(agent))
+
+    async def payload(request: Request) -> Response:
+        try:
+            body = await read_json(request)
+            vendor = body.get("vendor") if isinstance(body, dict) else None
+            if not isinstance(vendor, str):
+                raise UIInputError("send {'vendor': name, 'messages': [...]}")
+            return JSONResponse(await _payload(agent, vendor, body, chosen))
+        except UIInputError as exc:
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+        except Exception as exc:  # noqa: BLE001 - shown in the page, one line
+            return JSONResponse({"error": _full_error(exc)}, status_code=422)
+
+    async def report(request: Request) -> Response:
+        return JSONResponse(_compatibility(agent))
+
+    app_routes = [
+        Route("/", index),
+        Route("/api/agent", info),
+        Route("/api/payload", payload, methods=["POST"]),
+        Route("/api/compatibility", report),
+        *routes(agent, protocol="vercel", path="/api/chat", store=chosen, on_error=_full_error),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    allowed = frozenset(h.lower() for h in hosts)
+    return Starlette(routes=app_routes, middleware=[Middleware(_Guard, hosts=allowed, token=token)])

@@ -1,0 +1,544 @@
+"""An agent run as AG-UI events: validated ``ag_ui.core`` models, sent as server-sent events.
+
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``, which brings ``ag-ui-protocol``).
+
+Mapping (AG-UI 1.0):
+
+* the run: ``RUN_STARTED`` ... ``RUN_FINISHED`` (``result`` = the final text, ``usage`` = one
+  ``TokenUsage``, ``metadata.agentkit.status``), or ``RUN_ERROR`` (``code`` = the exception type);
+* a model turn: ``STEP_STARTED`` / ``STEP_FINISHED`` named ``step-<n>``; ``STEP_FINISHED.metadata.agentkit``
+  carries the finish reason, the number of tool calls and the step's usage;
+* text: ``TEXT_MESSAGE_START`` / ``CONTENT`` / ``END``; one assistant message id per step, also the
+  ``parentMessageId`` of the step's tool calls;
+* a tool call: ``TOOL_CALL_START``, ``TOOL_CALL_ARGS`` (the deltas when an ``input_delta`` transform
+  allows them, else the whole ``input``-shaped arguments as one JSON text), ``TOOL_CALL_END``, then
+  ``TOOL_CALL_RESULT`` (the output as text, JSON for non-strings; for a failure the error text and
+  ``metadata.agentkit = {"error": true, "errorKind": ...}``);
+* approvals: the run ends with ``RUN_FINISHED`` whose outcome is ``interrupt``: one ``Interrupt`` per
+  pending call (``reason: "tool_call"``, ``id`` = ``toolCallId`` = the call id, ``responseSchema``
+  ``{approved: boolean, reason?: string}``, ``metadata.agentkit.payload`` shaped by the ``approval``
+  transform). The next request on the same thread answers with ``resume`` entries;
+* progress: ``CUSTOM`` named ``agentkit.tool_progress``;
+* subagents: ``SUBAGENT_STARTED`` (``parentToolCallId`` = the call running it), the subagent's own
+  steps, texts and tool calls attributed with its ``subagentRunId``, then ``SUBAGENT_FINISHED``
+  (``result`` = its answer) or ``SUBAGENT_ERROR``.
+
+Inputs (``RunAgentInput``): ``messages`` become the history (user texts and images, assistant texts and
+tool calls, tool results; system, developer, activity and reasoning messages are ignored: the agent's
+instructions are its system prompt); ``resume`` entries decide the thread's pending calls (``resolved``
+with ``{"approved": bool, "reason"?: str}``; ``cancelled`` denies). Following the protocol, a resume
+must answer every open interrupt, and new input on a thread with open interrupts is refused
+(``RUN_ERROR``). ``editedArgs`` (approve with edits) is refused: agentkit runs the arguments the model
+sent, or nothing. Client-declared ``tools``, ``state``, ``context`` and ``forwardedProps`` are not used.
+"""
+
+from __future__ import annotations as _annotations
+
+import json
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+try:
+    from ag_ui.core import AssistantMessage as AGAssistantMessage
+    from ag_ui.core import (
+        BaseEvent,
+        CustomEvent,
+        Interrupt,
+        RunAgentInput,
+        RunErrorEvent,
+        RunFinishedEvent,
+        RunFinishedInterruptOutcome,
+        RunFinishedSuccessOutcome,
+        RunStartedEvent,
+        StepFinishedEvent,
+        StepStartedEvent,
+        SubagentErrorEvent,
+        SubagentFinishedEvent,
+        SubagentStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+        TokenUsage,
+        ToolCallArgsEvent,
+        ToolCallEndEvent,
+        ToolCallResultEvent,
+    )
+    from ag_ui.core import ImagePart as AGImagePart
+    from ag_ui.core import TextPart as AGTextPart
+    from ag_ui.core import ToolCallStartEvent as AGToolCallStartEvent
+    from ag_ui.core import ToolMessage as AGToolMessage
+    from ag_ui.core import UserMessage as AGUserMessage
+    from ag_ui.encoder import EventEncoder
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit-tools[ui]'") from exc
+from pydantic import ValidationError
+
+from ..events import (
+    AgentEvent,
+    ApprovalRequestedEvent,
+    FinishEvent,
+    StepFinishEvent,
+    SubagentEvent,
+    TextDeltaEvent,
+    ToolCallDeltaEvent,
+    ToolCallEvent,
+    ToolCallStartEvent,
+    ToolErrorEvent,
+    ToolProgressEvent,
+    ToolResultEvent,
+)
+from ..messages import (
+    AssistantMessage,
+    ContentPart,
+    ImagePart,
+    Message,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
+from ._runs import RunInput, RunStore, UIInputError, new_id, start_stream
+from ._serialize import ErrorText, display_text, jsonable, masked_error_text, shown
+
+if TYPE_CHECKING:
+    from ..agent import Agent, Approval
+
+__all__ = ["APPROVAL_SCHEMA", "SSE_HEADERS", "agui_events", "open_agui_stream", "parse_input"]
+
+logger = logging.getLogger("agentkit.ui")
+
+SSE_HEADERS: Mapping[str, str] = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "x-accel-buffering": "no",
+}
+"""Response headers for an AG-UI event stream."""
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+}
+"""The ``responseSchema`` of an approval interrupt: what a ``resume`` entry's ``payload`` holds."""
+
+
+def _agentkit(**values: Any) -> dict[str, Any]:
+    """``{"agentkit": {...}}`` metadata without the unset keys (a withheld payload stays, as null)."""
+    return {"agentkit": {k: v for k, v in values.items() if v is not None or k == "payload"}}
+
+
+class _Scope:
+    """One agent's events (the run's, or a subagent's, attributed by `subagent_run_id`)."""
+
+    def __init__(self, subagent_run_id: str | None = None) -> None:
+        self.sub = subagent_run_id
+        self.step: int | None = None
+        self.step_message: str | None = None
+        self.text_open = False
+        self.calls: dict[str, bool] = {}  # call id -> whether TOOL_CALL_ARGS were sent
+        self.ended: set[str] = set()
+        self.children: dict[str, _Scope] = {}
+        self.open_children: set[str] = set()
+        self.interrupts: list[Interrupt] = []
+        self.last_message: str | None = None
+
+    # ---- text and steps ----------------------------------------------------------------------
+
+    def end_text(self) -> list[BaseEvent]:
+        if not self.text_open or self.step_message is None:
+            return []
+        self.text_open = False
+        return [TextMessageEndEvent(message_id=self.step_message, subagent_run_id=self.sub)]
+
+    def enter_step(self, step: int) -> list[BaseEvent]:
+        if self.step == step:
+            return []
+        out = self.end_step()
+        self.step = step
+        self.step_message = new_id("msg")
+        out.append(StepStartedEvent(step_name=f"step-{step}", subagent_run_id=self.sub))
+        return out
+
+    def end_step(self, metadata: dict[str, Any] | None = None) -> list[BaseEvent]:
+        if self.step is None:
+            return []
+        out = self.end_text()
+        out.append(StepFinishedEvent(step_name=f"step-{self.step}", subagent_run_id=self.sub, metadata=metadata))
+        self.step = None
+        return out
+
+    # ---- tool calls --------------------------------------------------------------------------
+
+    def start_call(self, call_id: str, tool_name: str) -> list[BaseEvent]:
+        if call_id in self.calls:
+            return []
+        self.calls[call_id] = False
+        return [
+            AGToolCallStartEvent(
+                tool_call_id=call_id,
+                tool_call_name=tool_name,
+                parent_message_id=self.step_message,
+                subagent_run_id=self.sub,
+            )
+        ]
+
+    def end_call(self, event: ToolCallEvent) -> list[BaseEvent]:
+        out = self.start_call(event.call_id, event.tool_name)
+        metadata = None
+        if not self.calls[event.call_id]:
+            data, problem = shown(event.input, event.transform_error)
+            arguments = json.dumps(data if isinstance(data, dict) else {}, ensure_ascii=False)
+            metadata = _agentkit(transformError=problem) if problem is not None else None
+            out.append(ToolCallArgsEvent(tool_call_id=event.call_id, delta=arguments, subagent_run_id=self.sub))
+        self.ended.add(event.call_id)
+        out.append(ToolCallEndEvent(tool_call_id=event.call_id, subagent_run_id=self.sub, metadata=metadata))
+        return out
+
+    def result(self, call_id: str, content: str, metadata: dict[str, Any] | None) -> list[BaseEvent]:
+        self.last_message = new_id("msg")
+        return [
+            ToolCallResultEvent(
+                message_id=self.last_message,
+                tool_call_id=call_id,
+                content=content,
+                role="tool",
+                subagent_run_id=self.sub,
+                metadata=metadata,
+            )
+        ]
+
+    # ---- events ------------------------------------------------------------------------------
+
+    def translate(self, event: AgentEvent) -> list[BaseEvent]:  # noqa: C901 - one flat branch per event kind
+        out: list[BaseEvent] = []
+        if isinstance(event, TextDeltaEvent):
+            out += self.enter_step(event.step)
+            if not self.text_open and self.step_message is not None:
+                self.text_open = True
+                self.last_message = self.step_message
+                out.append(
+                    TextMessageStartEvent(message_id=self.step_message, role="assistant", subagent_run_id=self.sub)
+                )
+            if self.step_message is not None:
+                out.append(
+                    TextMessageContentEvent(message_id=self.step_message, delta=event.text, subagent_run_id=self.sub)
+                )
+        elif isinstance(event, ToolCallStartEvent):
+            out += self.enter_step(event.step) + self.end_text()
+            if event.call_id is not None:
+                out += self.start_call(event.call_id, event.tool_name)
+        elif isinstance(event, ToolCallDeltaEvent):
+            if event.call_id is not None and event.transform_error is None and event.delta is not None:
+                out += self.enter_step(event.step) + self.start_call(event.call_id, event.tool_name)
+                self.calls[event.call_id] = True
+                delta = display_text(event.delta)
+                out.append(ToolCallArgsEvent(tool_call_id=event.call_id, delta=delta, subagent_run_id=self.sub))
+        elif isinstance(event, ToolCallEvent):
+            out += self.enter_step(event.step) + self.end_text() + self.end_call(event)
+        elif isinstance(event, ToolResultEvent):
+            out += self.enter_step(event.step) + self.finish_child(event.call_id, None)
+            data, problem = shown(event.output, event.transform_error)
+            content = display_text(data, f"Output withheld: {problem}.")
+            out += self.result(event.call_id, content, _agentkit(transformError=problem) if problem else None)
+        elif isinstance(event, ToolErrorEvent):
+            data, problem = shown(event.error, event.transform_error)
+            text = display_text(data, f"Error withheld: {problem}.")
+            out += self.enter_step(event.step) + self.finish_child(event.call_id, text)
+            meta = _agentkit(error=True, errorKind=event.error_kind, transformError=problem)
+            out += self.result(event.call_id, text, meta)
+        elif isinstance(event, ApprovalRequestedEvent):
+            self.interrupts.append(_interrupt(event))
+        elif isinstance(event, ToolProgressEvent):
+            data, problem = jsonable(event.data)
+            value = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}
+            if problem is not None:
+                value["serializeError"] = problem
+            out.append(CustomEvent(name="agentkit.tool_progress", value=value, subagent_run_id=self.sub))
+        elif isinstance(event, StepFinishEvent):
+            if self.step != event.step:
+                out += self.enter_step(event.step)
+            usage, _ = jsonable(event.usage)
+            meta = _agentkit(finishReason=event.finish_reason, toolCalls=event.tool_calls, usage=usage)
+            out += self.end_step(meta)
+        elif isinstance(event, SubagentEvent):
+            out += self.subagent(event)
+        elif isinstance(event, FinishEvent):  # a subagent's end (the run's own is handled by agui_events)
+            out += self.end_step()
+        return out
+
+    def subagent(self, event: SubagentEvent) -> list[BaseEvent]:
+        key = event.call_id or event.tool_name
+        out: list[BaseEvent] = []
+        child = self.children.get(key)
+        if child is None:
+            child = self.children[key] = _Scope(new_id("sub"))
+            self.open_children.add(key)
+            assert child.sub is not None
+            out.append(
+                SubagentStartedEvent(
+                    subagent_run_id=child.sub,
+                    name=event.agent_id,
+                    parent_tool_call_id=event.call_id,
+                    parent_subagent_run_id=self.sub,
+                    parent_message_id=self.step_message,
+                )
+            )
+        out += child.translate(event.event)
+        if isinstance(event.event, FinishEvent) and key in self.open_children:
+            self.open_children.discard(key)
+            assert child.sub is not None
+            out.append(SubagentFinishedEvent(subagent_run_id=child.sub, result=event.event.text or None))
+        return out
+
+    def finish_child(self, call_id: str, error: str | None) -> list[BaseEvent]:
+        """Close a subagent still open when its call ends (it failed before finishing its own run)."""
+        if call_id not in self.open_children:
+            return []
+        self.open_children.discard(call_id)
+        child = self.children[call_id]
+        assert child.sub is not None
+        out = child.end_step()
+        if error is not None:
+            out.append(SubagentErrorEvent(subagent_run_id=child.sub, message=error))
+        else:
+            out.append(SubagentFinishedEvent(subagent_run_id=child.sub))
+        return out
+
+
+def _interrupt(event: ApprovalRequestedEvent) -> Interrupt:
+    data, problem = shown(event.payload, event.transform_error)
+    return Interrupt(
+        id=event.call_id,
+        reason="tool_call",
+        message=f"Approve the call to {event.tool_name!r}?",
+        tool_call_id=event.call_id,
+        response_schema=APPROVAL_SCHEMA,
+        metadata=_agentkit(toolName=event.tool_name, payload=data, transformError=problem),
+    )
+
+
+def _usage(event: FinishEvent, before: Usage | None) -> list[TokenUsage]:
+    """This run's tokens: a resumed run reports only its own calls, not the interrupted run's (AG-UI 1.0)."""
+    usage = event.usage
+    input_tokens = usage.input_tokens - (before.input_tokens if before is not None else 0)
+    output_tokens = usage.output_tokens - (before.output_tokens if before is not None else 0)
+    return [
+        TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=input_tokens + output_tokens)
+    ]
+
+
+async def agui_events(
+    events: AsyncIterable[AgentEvent],
+    *,
+    thread_id: str,
+    run_id: str,
+    on_finish: Callable[[str | None], Awaitable[None]] | None = None,
+    on_error: ErrorText | None = None,
+    usage_before: Usage | None = None,
+) -> AsyncIterator[BaseEvent]:
+    """The AG-UI events for a run's events (see the module docstring for the mapping).
+
+    Args:
+        events: an `AgentStream` (or any async iterable of agentkit events).
+        thread_id: the conversation (``RunAgentInput.threadId``).
+        run_id: this run (``RunAgentInput.runId``).
+        on_finish: awaited after the run's last event, before ``RUN_FINISHED``, with the id of the last
+            message sent (to record the history under it), e.g. to store a paused run first.
+        on_error: the ``RUN_ERROR`` message for an exception (default: its type only); it is logged in full.
+        usage_before: for a resumed run, the paused run's usage (``RUN_FINISHED.usage`` counts this run only).
+    """
+    scope = _Scope()
+    yield RunStartedEvent(thread_id=thread_id, run_id=run_id)
+    finish: FinishEvent | None = None
+    try:
+        async for event in events:
+            if isinstance(event, FinishEvent):
+                finish = event
+                continue
+            for item in scope.translate(event):
+                yield item
+        if on_finish is not None:
+            await on_finish(scope.last_message)
+    except Exception as exc:  # reported as RUN_ERROR, logged in full
+        logger.exception("agent run failed while streaming AG-UI run %s", run_id)
+        yield RunErrorEvent(message=(on_error or masked_error_text)(exc), code=type(exc).__name__)
+        return
+    for item in scope.end_step():
+        yield item
+    if finish is None:
+        yield RunFinishedEvent(thread_id=thread_id, run_id=run_id)
+        return
+    outcome: RunFinishedInterruptOutcome | RunFinishedSuccessOutcome = (
+        RunFinishedInterruptOutcome(interrupts=scope.interrupts) if scope.interrupts else RunFinishedSuccessOutcome()
+    )
+    yield RunFinishedEvent(
+        thread_id=thread_id,
+        run_id=run_id,
+        result=finish.text or None,
+        outcome=outcome,
+        usage=_usage(finish, usage_before),
+        metadata=_agentkit(status=finish.status),
+    )
+
+
+# ---- inputs --------------------------------------------------------------------------------------
+
+
+def _user(message: AGUserMessage) -> UserMessage:
+    if isinstance(message.content, str):
+        return UserMessage(message.content)
+    parts: list[ContentPart] = []
+    for part in message.content:
+        if isinstance(part, AGTextPart):
+            parts.append(TextPart(part.text))
+        elif isinstance(part, AGImagePart):
+            source = part.source
+            if source.type == "url":
+                parts.append(ImagePart(url=source.value, media_type=source.mime_type or "image/png"))
+            elif source.type == "data":
+                parts.append(
+                    ImagePart(url=f"data:{source.mime_type};base64,{source.value}", media_type=source.mime_type)
+                )
+            else:
+                raise UIInputError(f"message {message.id!r}: image source {source.type!r} is not supported", 422)
+        else:
+            raise UIInputError(f"message {message.id!r}: {part.type!r} parts are not supported (text and images)", 422)
+    return UserMessage(parts)
+
+
+def agui_messages_to_history(messages: Sequence[Any]) -> list[Message]:
+    """AG-UI messages as neutral messages (tool messages grouped after the assistant turn they answer)."""
+    history: list[Message] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, AGUserMessage):
+            history.append(_user(message))
+        elif isinstance(message, AGAssistantMessage):
+            calls = [ToolCall(c.id, c.function.name, c.function.arguments or "{}") for c in message.tool_calls or []]
+            names.update((c.id, c.name) for c in calls)
+            history.append(AssistantMessage(text=message.content or "", tool_calls=calls))
+        elif isinstance(message, AGToolMessage):
+            content = (
+                message.content
+                if isinstance(message.content, str)
+                else json.dumps([p.model_dump(by_alias=True) for p in message.content])
+            )
+            name = names.get(message.tool_call_id, "")
+            error = message.error is not None
+            result = ToolResult(
+                message.tool_call_id,
+                name,
+                (TextPart(message.error or content),),
+                None,
+                error,
+                "tool_error" if error else None,
+            )
+            last = history[-1] if history else None
+            if isinstance(last, ToolResultsMessage):
+                last.results.append(result)
+            else:
+                history.append(ToolResultsMessage([result]))
+    return history
+
+
+def _decision(entry: Any) -> Approval:
+    from ..agent import Approval
+
+    if entry.status == "cancelled":
+        return Approval(False, "The user dismissed the approval request.")
+    payload = entry.payload
+    if not isinstance(payload, Mapping) or not isinstance(payload.get("approved"), bool):
+        raise UIInputError(
+            f'resume entry {entry.interrupt_id!r}: payload must be {{"approved": true|false}} (responseSchema)', 422
+        )
+    if "editedArgs" in payload:
+        raise UIInputError(
+            f"resume entry {entry.interrupt_id!r}: editedArgs is not supported: approve or deny the call as proposed",
+            422,
+        )
+    reason = payload.get("reason")
+    return Approval(payload["approved"], reason if isinstance(reason, str) else None)
+
+
+def _thread_key(thread_id: str) -> str:
+    return f"ag-ui:{thread_id}"
+
+
+def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
+    """A ``RunAgentInput`` body, validated, and its `RunInput`.
+
+    Raises:
+        UIInputError: the body is not a valid ``RunAgentInput``, or a resume entry cannot be used.
+    """
+    try:
+        request = RunAgentInput.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        raise UIInputError(f"the body is not a valid AG-UI RunAgentInput: {problems}") from None
+    if request.resume:
+        approvals = {entry.interrupt_id: _decision(entry) for entry in request.resume}
+        return request, RunInput(
+            thread_id=request.thread_id, resume_run_id=_thread_key(request.thread_id), approvals=approvals
+        )
+    messages = list(request.messages)
+    anchor: str | None = None
+    tail_start = 0
+    for position in range(len(messages) - 1, -1, -1):
+        if not isinstance(messages[position], AGUserMessage):
+            anchor, tail_start = messages[position].id, position + 1
+            break
+    history = agui_messages_to_history(messages)
+    tail = agui_messages_to_history(messages[tail_start:]) if anchor is not None else []
+    return request, RunInput(thread_id=request.thread_id, messages=history, anchor_id=anchor, tail=tail)
+
+
+async def _refuse_if_pending(store: RunStore, thread_id: str) -> None:
+    paused = await store.paused(_thread_key(thread_id))
+    if paused is not None:
+        ids = [p.call_id for p in paused.pending]
+        raise UIInputError(f"thread {thread_id!r} has open interrupts {ids}: answer them with 'resume' first", 409)
+
+
+async def open_agui_stream(
+    agent: Agent,
+    body: Any,
+    *,
+    store: RunStore,
+    on_error: ErrorText | None = None,
+    **run_options: Any,
+) -> AsyncIterator[str]:
+    """Answer one AG-UI request body with its server-sent events (problems become ``RUN_ERROR``).
+
+    A run that pauses for approval is stored under its thread; a finished run's history is stored under
+    the last message id sent, so the next input on the thread continues from the exact history.
+    """
+    encoder = EventEncoder()
+    thread_id = str(body.get("threadId", "")) if isinstance(body, Mapping) else ""
+    run_id = str(body.get("runId", "")) if isinstance(body, Mapping) else ""
+    try:
+        request, run_input = parse_input(body)
+        thread_id, run_id = request.thread_id, request.run_id
+        if not run_input.is_resume:
+            await _refuse_if_pending(store, thread_id)
+        stream = await start_stream(agent, run_input, store, **run_options)
+    except UIInputError as exc:
+        yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_id))
+        yield encoder.encode(RunErrorEvent(message=exc.message, code="invalid_input"))
+        return
+
+    async def on_finish(last_message: str | None) -> None:
+        result = stream.result
+        if result.status == "awaiting_approval":
+            await store.save_paused(_thread_key(thread_id), result)
+        elif last_message is not None:
+            await store.save_history(last_message, result.messages)
+
+    before = run_input.resumed.usage if run_input.resumed is not None else None
+    events = agui_events(
+        stream, thread_id=thread_id, run_id=run_id, on_finish=on_finish, on_error=on_error, usage_before=before
+    )
+    async for event in events:
+        yield encoder.encode(event)

@@ -1,0 +1,114 @@
+"""The playground in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+A prompt goes in, the tool calls appear (display-shaped), the approval buttons resume the run, the
+answer and the step timeline appear. Screenshots are kept in tests/artifacts/ (the docs use one).
+Waits are Playwright's: on conditions, with generous deadlines for a slow machine, never fixed sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, CHROMIUM
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("the browser test needs Debian's Chromium: apt-get install -y chromium (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    yield opened
+    context.close()
+    assert problems == [], problems  # no uncaught script error on the page
+
+
+def test_a_run_with_an_approval_in_the_browser(page: Any, playground_url: str) -> None:
+    from playwright.sync_api import expect
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.goto(playground_url)
+    expect(page.get_by_test_id("agent")).to_contain_text("Support desk", timeout=WAIT_MS)
+    page.get_by_test_id("prompt").fill("Please refund order 42")
+    page.get_by_test_id("send").click()
+
+    expect(page.get_by_test_id("user-message")).to_have_text("Please refund order 42", timeout=WAIT_MS)
+    lookup = page.locator('[data-testid="tool-call"][data-tool="lookup_order"]')
+    expect(lookup).to_have_attribute("data-state", "output-available", timeout=WAIT_MS)
+    expect(lookup.get_by_test_id("tool-output")).to_contain_text('"card": "****1111"')  # the output transform
+    refund = page.locator('[data-testid="tool-call"][data-tool="refund"]')
+    expect(refund).to_have_attribute("data-state", "approval-requested", timeout=WAIT_MS)
+    expect(refund.get_by_test_id("tool-input")).to_contain_text("****1111")
+    expect(refund.get_by_test_id("tool-input")).not_to_contain_text("4111-1111")
+    expect(page.get_by_test_id("status")).to_have_text("ready", timeout=WAIT_MS)
+    expect(page.get_by_test_id("step")).to_have_count(2, timeout=WAIT_MS)
+    page.screenshot(path=str(ARTIFACTS / "playground-approval.png"))
+
+    refund.get_by_test_id("approve").click()
+    expect(refund).to_have_attribute("data-state", "output-available", timeout=WAIT_MS)
+    expect(refund.get_by_test_id("tool-output")).to_have_text("refunded 19.99 on order 42")
+    expect(page.get_by_test_id("assistant-text").last).to_have_text(
+        "Done: refunded 19.99 on order 42.", timeout=WAIT_MS
+    )
+    expect(page.get_by_test_id("step")).to_have_count(3, timeout=WAIT_MS)
+    expect(page.get_by_test_id("usage-total")).to_have_text("Total: 480 input + 36 output tokens")
+    page.screenshot(path=str(ARTIFACTS / "playground-answer.png"))
+
+
+def test_deny_and_the_inspectors_in_the_browser(page: Any, playground_url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(playground_url)
+    page.get_by_test_id("prompt").fill("Refund order 42")
+    page.get_by_test_id("send").click()
+    refund = page.locator('[data-testid="tool-call"][data-tool="refund"]')
+    expect(refund.get_by_test_id("deny")).to_be_visible(timeout=WAIT_MS)
+    refund.get_by_test_id("deny").click()
+    expect(refund).to_have_attribute("data-state", "output-denied", timeout=WAIT_MS)
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("Understood: no refund was made.", timeout=WAIT_MS)
+
+    page.get_by_role("button", name="Payloads").click()
+    page.get_by_test_id("vendor").select_option("openai")
+    payload = page.get_by_test_id("payload")
+    expect(payload).to_contain_text('"tools"', timeout=WAIT_MS)
+    expect(payload).to_contain_text('"name": "refund"')
+    expect(payload).to_contain_text("Refund order 42")  # the conversation so far is in the request
+    # exact: the recorded history with the real arguments the model sent, not the page's masked copy
+    expect(payload).to_contain_text("4111-1111")
+    page.get_by_test_id("vendor").select_option("gemini")
+    expect(payload).to_contain_text("functionDeclarations", timeout=WAIT_MS)
+    page.screenshot(path=str(ARTIFACTS / "playground-payload.png"))
+
+    page.get_by_role("button", name="Compatibility").click()
+    report = page.get_by_test_id("compatibility")
+    expect(report).to_contain_text("anthropic", timeout=WAIT_MS)
+    expect(report).to_contain_text("lookup_order")

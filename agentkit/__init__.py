@@ -16,9 +16,11 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 
 from __future__ import annotations as _annotations
 
+from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
     AgentkitWarning,
@@ -52,6 +54,7 @@ from .messages import (
     UserMessage,
 )
 from .registry import Registry
+from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
 
@@ -79,11 +82,13 @@ __all__ = [
     "RegistryError",
     "RetryLimitExceeded",
     "RunResult",
+    "RunSnapshot",
     "SystemMessage",
     "TextPart",
     "Tool",
     "ToolCall",
     "ToolContext",
+    "ToolDefinition",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
@@ -100,5 +105,6 @@ __all__ = [
     "UserMessage",
     "Workflow",
     "__version__",
+    "client_tool",
     "tool",
 ]

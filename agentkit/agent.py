@@ -6,11 +6,17 @@ result = await agent.generate("Weather in Paris?")
 result.text, result.steps, result.messages, result.usage, result.status
 ```
 
-A run ends with one of three statuses:
+A run ends with one of these statuses:
 
 * ``"complete"``: the model answered without calling a tool;
 * ``"max_steps"``: `max_steps` model turns were used up (the last turn's tool results are in `messages`);
-* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran. Continue with `Agent.resume`.
+* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran;
+* ``"suspended"``: a tool called `ToolContext.suspend` and waits for data (the turn's other calls ran);
+* ``"awaiting_client"``: a client tool's call waits for the caller's output (the turn's other calls ran);
+* ``"cancelled"``: the run's cancellation event was set (``cancel=``, or ``context.cancelled``);
+* ``"awaiting_background"``: the model answered while background calls still run.
+
+The last five are paused: continue with `Agent.resume` (once), from the result or its `RunSnapshot`.
 
 Retry budgets (invalid arguments, `ModelRetry`, unknown tool names) end a run by raising
 `RetryLimitExceeded` (a `UsageLimitExceeded`) that carries the partial `RunResult`.
@@ -31,28 +37,46 @@ from typing import Any, Union
 
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
+from ._agent.results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
+from ._agent.resume import resume_run
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
 from .context import ToolContext
 from .events import RunStatus
-from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
+from .exceptions import (
+    AgentSetupError,
+    AlreadyResumedError,
+    ApprovalError,
+    ModelSetupError,
+    ResumeError,
+    RetryLimitExceeded,
+    ToolChoiceError,
+)
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
+from .runs import RunSnapshot, RunStore, default_store
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
 __all__ = [
     "Agent",
     "AgentStream",
+    "AlreadyResumedError",
     "Approval",
     "ApprovalError",
     "MCPServerLike",
     "PendingApproval",
+    "PendingBackground",
+    "PendingClientCall",
+    "PendingItem",
+    "PendingSuspension",
+    "ResumeError",
     "RetryLimitExceeded",
     "RunResult",
+    "RunSnapshot",
     "RunStatus",
     "Step",
     "TranscriptEntry",
@@ -90,6 +114,11 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        store: the `RunStore` where each resume claims its pause (single use across copies and
+            processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
+        snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
+            (bytes or text of at least 16 bytes, or several to rotate: the first signs); default: the
+            store's ``key``, if any.
     """
 
     def __init__(
@@ -110,6 +139,8 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -127,6 +158,19 @@ class Agent:
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)
+        if store is not None and not isinstance(store, RunStore):
+            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
+        self.store = store
+        """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
+        if snapshot_key is not None:
+            from .runs._snapshot import _keys
+
+            try:
+                _keys(snapshot_key)
+            except (TypeError, ValueError) as exc:
+                raise AgentSetupError(f"snapshot_key: {exc}") from None
+        self.snapshot_key = snapshot_key
+        """Signs this agent's snapshots and is required on theirs at resume (None: the store's key)."""
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
@@ -269,8 +313,10 @@ class Agent:
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunLoop:
         registry = self.tools
+        state.registry = registry
         executor = registry.select(state.active_tools) if state.active_tools is not None else registry
         convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
         prefix = len(convo)
@@ -293,7 +339,14 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            cancel,
         )
+
+    def _snapshot_key(self) -> Any:
+        return self.snapshot_key if self.snapshot_key is not None else getattr(self._run_store(), "key", None)
+
+    def _run_store(self) -> RunStore:
+        return self.store if self.store is not None else default_store()
 
     async def _start(
         self,
@@ -306,11 +359,13 @@ class Agent:
         model_settings: ModelSettings | None,
         emit: Emit | None,
         inherited: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
         if max_steps is not None:
             _check_max_steps(max_steps)
         state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
+        state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
         run = self._new_run(
             _as_messages(prompt),
             state,
@@ -322,6 +377,7 @@ class Agent:
             steps=[],
             usage=Usage(),
             inherited=inherited,
+            cancel=cancel,
         )
         return await run.run()
 
@@ -335,8 +391,9 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
+        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
@@ -345,8 +402,12 @@ class Agent:
             active_tools: the keys the model may call in this run (others are neither shown nor run).
             max_steps: model turns for this run (default: the agent's `max_steps`).
             deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share.
+            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
+                ``context.cancelled`` cancels the run, like `cancel`).
             model_settings: settings for this run instead of the agent's `model_settings`.
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
@@ -355,12 +416,11 @@ class Agent:
                 ``active_tools=[]``.
             AgentSetupError: `max_steps` is below 1.
         """
+        options = (prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
         if self.mcp_servers:
             async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None
-                )
-        return await self._start(prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
+                return await self._start(*options, cancel=cancel)
+        return await self._start(*options, cancel=cancel)
 
     def generate_sync(
         self,
@@ -372,6 +432,7 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
         return asyncio.run(
@@ -383,6 +444,7 @@ class Agent:
                 deps=deps,
                 context=context,
                 model_settings=model_settings,
+                cancel=cancel,
             )
         )
 
@@ -396,6 +458,7 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream:
         """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
 
@@ -405,110 +468,92 @@ class Agent:
         async def start(emit: Emit) -> RunResult:
             async with self._session():
                 return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit
+                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit, cancel=cancel
                 )
 
         return AgentStream(start)
 
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+    def _stream_for_parent(
+        self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
+    ) -> AgentStream:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
             async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
+                return await self._start(prompt, None, None, None, deps, None, None, emit, policy, cancel=cancel)
 
         return AgentStream(start)
 
-    # ---- approvals -------------------------------------------------------------------------------
+    # ---- pauses -----------------------------------------------------------------------------------
 
     async def resume(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult:
-        """Continue a run that stopped with status ``"awaiting_approval"``.
+        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
-        `approvals` maps each pending call id to True/False or an `Approval` (a denial's reason reaches the
-        model). Approved calls run (with the rest of that turn's calls); denied ones become ``denied``
-        error results; then the loop goes on. Whether a call needs approval is decided again here, from
-        the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
+        `answers` maps each pending call id to what its pause waits for:
+
+        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
+          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
+          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
+          the history, so an edited pending list cannot let a call through;
+        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
+          runs again with `ToolContext.resume_data`;
+        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
+          a `ToolError` whose message the model gets as the call's error;
+        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
+
+        Then the loop goes on. Before anything runs, the pause is claimed in the agent's `store`: a second
+        resume of it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process
+        sharing the store), raises `AlreadyResumedError`. A resume rejected for its answers does not use
+        the pause up.
 
         Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
-                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
-                ``pickle``) was already resumed in this process. Nothing runs then.
+            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
+                fit (`ApprovalError` for approval decisions). Nothing runs then.
+            AlreadyResumedError: the pause was resumed before. Nothing runs.
+            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, or
+                (with a snapshot key) unsigned or edited.
         """
         async with self._session():
-            return await self._resume(result, approvals, deps, context, None)
+            return await resume_run(self, paused, answers, deps=deps, context=context, emit=None, cancel=cancel)
 
     def resume_stream(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
 
         async def start(emit: Emit) -> RunResult:
             async with self._session():
-                return await self._resume(result, approvals, deps, context, emit)
+                return await resume_run(self, paused, answers, deps=deps, context=context, emit=emit, cancel=cancel)
 
         return AgentStream(start)
 
-    async def _resume(
-        self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
-        deps: Any,
-        context: ToolContext[Any] | None,
-        emit: Emit | None,
-    ) -> RunResult:
+    def snapshot(self, result: RunResult) -> RunSnapshot:
+        """The `RunSnapshot` of a paused `result` of this agent, signed with its key (see `RunResult.snapshot`).
+
+        Works for copies and unpickled results too (they no longer know their tools).
+
+        Raises:
+            ResumeError: the result is not paused.
+        """
+        from .runs._snapshot import snapshot_of
+
         state = result._state
-        last = result.messages[-1] if result.messages else None
-        if result.status != "awaiting_approval" or state is None or not isinstance(last, AssistantMessage):
-            raise ApprovalError(f"only a run with status 'awaiting_approval' can be resumed (got {result.status!r})")
-        if not result.steps:
-            raise ApprovalError("the result has no step to resume")
-        decisions = {k: v if isinstance(v, Approval) else Approval(bool(v)) for k, v in approvals.items()}
-        calls = last.tool_calls
-        unknown = sorted(set(decisions) - {c.id for c in calls})
-        if unknown:
-            raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-        token = state.pause_token
-        state = dataclasses.replace(state, failures=dict(state.failures), pause_token=None)
-        later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-        later = later or dataclasses.replace(state.settings, tool_choice="auto")
-        steps = list(result.steps)
-        run = self._new_run(
-            list(result.messages),
-            state,
-            later,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=steps,
-            usage=result.usage,
-        )
-        missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-        if missing:
-            raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-        # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
-        if token is None or not claim_pause(token):
-            raise ApprovalError(
-                "this result (or a copy of it) was already resumed; continue from the result that resume returned"
-            )
-        denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
-        step = steps[-1]
-        results = await run.execute(calls, denied, step.index)
-        steps[-1] = dataclasses.replace(step, results=results)
-        run.record(step.index, step.response, calls, results)
-        return await run.run()
+        tools = state.registry if state is not None and state.registry is not None else self.tools
+        return snapshot_of(result, tools=tools, key=self._snapshot_key())
 
 
 def _check_max_steps(max_steps: int) -> None:

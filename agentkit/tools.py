@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import functools
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, cast, overload
@@ -17,6 +18,7 @@ from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
 from ._threads import ToolThreads, tool_threads
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     ErrorDetail,
     ToolDeadlineError,
@@ -78,6 +80,9 @@ class ToolOptions(TypedDict, total=False):
     """Shapes what displays and transcripts receive."""
     inline: bool
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -104,14 +109,6 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ToolDefinitionError(qualname, [f"timeout= must be a positive number of seconds, got {timeout!r}"])
     return timeout
-
-
-_GENERATION = [0]
-
-
-def tools_generation() -> int:
-    """A counter bumped whenever a tool's payload-relevant option is changed after construction."""
-    return _GENERATION[0]
 
 
 class Tool(Generic[P, R_co]):
@@ -141,6 +138,7 @@ class Tool(Generic[P, R_co]):
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
+        background: bool = False,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -173,7 +171,13 @@ class Tool(Generic[P, R_co]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
+        # per key, while description and strict stay (one key is the rule: a dict only for a second)
+        self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
+        self._holders: tuple[weakref.ref[Any], ...] = ()  # the registries holding this tool, told of changes
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
@@ -265,11 +269,43 @@ class Tool(Generic[P, R_co]):
         self._strict = value
         self._payload_options_changed()
 
+    def definition(self, key: str | None = None) -> ToolDefinition:
+        """This tool as a model sees it under `key` (default: its `id`); the same object until an option changes."""
+        name = self.id if key is None else key
+        cached = self._definitions
+        if isinstance(cached, ToolDefinition):
+            if cached.key == name:
+                return cached
+        elif cached is not None and name in cached:
+            return cached[name]
+        found = ToolDefinition(
+            key=name,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            strict=self._strict,
+            output_json=self.to_model_output is None,
+        )
+        if cached is None:
+            self._definitions = found
+        elif isinstance(cached, ToolDefinition):
+            self._definitions = {cached.key: cached, name: found}
+        else:
+            cached[name] = found
+        return found
+
+    def _held_by(self, registry: Any) -> None:
+        """Remember `registry` (weakly), so that changing an option tells it (`_payload_options_changed`)."""
+        self._holders = (*(ref for ref in self._holders if ref() is not None), weakref.ref(registry))
+
     def _payload_options_changed(self) -> None:
-        # What providers send for this tool changed: drop its cached entries and invalidate payload caches.
-        self.__dict__.pop("_provider_cache", None)
-        self.__dict__.pop("_dialect_cache", None)
-        _GENERATION[0] += 1
+        # What models are told about this tool changed: new definitions, and every registry holding it
+        # moves to a new version, so caches keyed on either are invalidated in O(holders), not per request.
+        self._definitions = None
+        for ref in self._holders:
+            registry = ref()
+            if registry is not None:
+                registry._changed()
 
     @property
     def input_schema(self) -> JsonSchema:
@@ -522,7 +558,7 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``.
+            ``transform``, ``inline``, ``background``.
     """
     if fn is not None:
         if isinstance(fn, str):

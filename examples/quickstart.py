@@ -115,7 +115,7 @@ async def choose_model(args: argparse.Namespace) -> AsyncIterator[tuple[Model | 
     if local is not None and (args.local or (local.llama_server_binary() and local.cached_model_path())):
         import openai
 
-        from agentkit.models.openai import OpenAIChatModel
+        from agentkit.providers.openai import OpenAIChatModel
 
         with local.LlamaServer.start(log=local.Reporter()) as server:  # its log goes to a file, not here
             async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="local") as client:

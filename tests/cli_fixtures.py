@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from agentkit import Agent, Registry, tool
+from agentkit import Agent, Registry, ToolContext, tool
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
 from agentkit.testing import FunctionInfo, FunctionModel
 
@@ -66,3 +66,13 @@ def _sloppy_turn(messages: list[Message], info: FunctionInfo) -> AssistantMessag
 
 
 sloppy = Agent(name="sloppy", model=FunctionModel(_sloppy_turn, name="sloppy-model"), tools=Registry([add]))
+
+
+@tool
+def ask_seat(ctx: ToolContext, flight: str) -> str:
+    """Book a seat (asks which)."""
+    seat = ctx.suspend({"question": f"Which seat on {flight}?"}, schema={"type": "string"})
+    return f"seat {seat}"
+
+
+asking = Registry([ask_seat])

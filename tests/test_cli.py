@@ -202,3 +202,11 @@ def test_run_prints_the_test_models_answer_readably(capsys: pytest.CaptureFixtur
     answer = out.split("[answer] ", 1)[1]
     assert status == 0 and answer.startswith("from the offline test model")
     assert '\\"' not in answer and "  weather.forecast: {" in answer
+
+
+def test_a_tool_or_run_that_suspends_says_what_it_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "call", "tests.cli_fixtures:asking", "ask_seat", '{"flight": "LH1"}')
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert "asked for input ({'question': 'Which seat on LH1?'}), which the command line cannot give" in err
+    status, _, err = run(capsys, "run", "tests.cli_fixtures:asking", "book", "-m", "test")
+    assert status == 1 and "the run paused (suspended), waiting for: ask_seat (" in err and "suspension)" in err

@@ -24,7 +24,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agentkit import Registry, Tool, tool
-from agentkit.providers.openai_chat import OpenAIChatProvider
+from agentkit.providers.openai import OpenAIChatProvider
 from dev import local_llm as local
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # one busy CPU thread: see conftest.REQUEST_TIMEOUT

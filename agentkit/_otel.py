@@ -82,7 +82,6 @@ class Tracing:
             "gen_ai.agent.name": agent.name,
             "gen_ai.agent.id": agent.id,
             "gen_ai.provider.name": provider,
-            "gen_ai.system": provider,
             "gen_ai.request.model": model,
         }
         if agent.description:
@@ -109,7 +108,6 @@ class Tracing:
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider,
-            "gen_ai.system": provider,
             "gen_ai.request.model": model,
             "gen_ai.request.stream": loop.emit is not None,
         }
@@ -152,9 +150,8 @@ class Tracing:
         item = loop.registry.get(call.name) if call.name in loop.registry else None
         if item is not None and item.description:
             attributes["gen_ai.tool.description"] = item.description
-        rules = loop.rules(call.name)
         if self.content:
-            shown, _ = shape(rules.input, display_arguments(call), "input")
+            shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
             attributes["gen_ai.tool.call.arguments"] = _json(shown)
         with self.tracer.start_as_current_span(
             f"execute_tool {call.name}",

@@ -29,35 +29,20 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the run of bench_agent.py
 
+from bench_agent import add, turn
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import agentkit
-from agentkit import Agent, Registry, ToolCall, tool
+from agentkit import Agent, Registry
 from agentkit._agent import loop as loop_module
-from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
-from agentkit.testing import FunctionInfo, FunctionModel
+from agentkit.testing import FunctionModel
 
 TARGET_OFF = 1.02
 TARGET_ON = 1.5
-
-
-@tool
-async def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-CALL = AssistantMessage(tool_calls=[ToolCall("call_1", "add", '{"a": 2, "b": 3}')])
-
-
-def turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
-    last = messages[-1]
-    if isinstance(last, ToolResultsMessage):
-        return f"The sum is {last.results[0].text}."
-    return CALL
 
 
 @contextmanager

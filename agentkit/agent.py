@@ -27,20 +27,27 @@ import dataclasses
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Union
 
+from ._agent._limits import enter_run, leave_run
+from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
+from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .events import RunStatus
 from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
+from .hooks import PrepareStep, RunHooks, StepChanges
+from .limits import RunLimits
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
+from .search import ToolSearch
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
@@ -52,9 +59,11 @@ __all__ = [
     "MCPServerLike",
     "PendingApproval",
     "RetryLimitExceeded",
+    "RunContext",
     "RunResult",
     "RunStatus",
     "Step",
+    "StepChanges",
     "TranscriptEntry",
 ]
 
@@ -73,7 +82,9 @@ class Agent:
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
         name: a display name; defaults to `id`.
-        instructions: the system instructions, sent first in every request (not stored in the history).
+        instructions: the system instructions, sent first in every request (not stored in the history):
+            text, a function of the `RunContext` (sync or async, returning text or None; called before
+            every model turn), or a list mixing text and functions (joined by blank lines).
         model: ``"vendor:model-name"``, ``"test"``, or a `Model` instance (which may wrap your own SDK
             client). Resolved on first use, so tests can `override` it without an API key.
         tools: a `Registry`, a dict ``{key: tool_or_function}`` or a list of tools (key = tool id).
@@ -90,6 +101,13 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        prepare_step: runs before each model turn with the `RunContext` and may change that turn's
+            model, active tools, tool choice, instructions and settings (returns `StepChanges` or None).
+        hooks: `RunHooks` around every model request and tool call, in order (see `agentkit.hooks`).
+        limits: `RunLimits` for every run: a tool-call budget and concurrency caps (`agentkit.limits`).
+        tool_search: how runs search deferred tools (`agentkit.search.ToolSearch`; the default when
+            omitted); the search tool is added only to runs that have deferred tools.
+        deferred_tools: keys of tools to defer (or True for all), besides tools marked ``deferred=True``.
     """
 
     def __init__(
@@ -97,7 +115,7 @@ class Agent:
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent] | None = None,
@@ -110,6 +128,11 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -118,7 +141,20 @@ class Agent:
             )
         self.id: str = id if id is not None else _slug(name or "agent")
         self.name: str = name if name is not None else self.id
-        self.instructions = instructions
+        self._instructions = Instructions(instructions)
+        self.instructions: InstructionsLike = instructions
+        """The instructions as given (text, a function, or a list of both)."""
+        self._prepare = check_prepare([prepare_step], "Agent(...): ")
+        self.hooks: list[RunHooks[Any]] = _check_hooks(hooks, "Agent(hooks=...)")
+        """Hooks around every model request and tool call of every run, in order."""
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
+        self.limits = limits or RunLimits()
+        """Budgets and concurrency caps for every run (a run's own `limits` go over them field by field)."""
+        if tool_search is not None and not isinstance(tool_search, ToolSearch):
+            raise AgentSetupError(f"Agent(tool_search=...) takes ToolSearch(...), got {tool_search!r}")
+        self.tool_search = tool_search
+        self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
         self.transform = transform
         self.max_steps = max_steps
@@ -151,6 +187,11 @@ class Agent:
         for key, workflow in self.workflows.items():
             registry.add(f"workflow-{key}", workflow.as_tool())
         return registry
+
+    @property
+    def instructions_preview(self) -> str:
+        """The instructions for a display: the text parts, ``{function_name}`` where a function's text goes."""
+        return self._instructions.preview
 
     @property
     def tools(self) -> Registry:
@@ -231,7 +272,11 @@ class Agent:
     # ---- running ---------------------------------------------------------------------------------
 
     def _settings(
-        self, tool_choice: str | None, active_tools: Iterable[str] | None, model_settings: ModelSettings | None
+        self,
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model_settings: ModelSettings | None,
+        registry: Registry | None = None,
     ) -> tuple[ModelSettings, ModelSettings, tuple[str, ...] | None]:
         base = model_settings or self.model_settings
         if tool_choice is None and active_tools is None:
@@ -240,7 +285,7 @@ class Agent:
         else:
             active = tuple(active_tools) if active_tools is not None else base.active_tools
             first = dataclasses.replace(base, tool_choice=tool_choice or base.tool_choice, active_tools=active)
-        registry = self.tools
+        registry = registry if registry is not None else self.tools
         for key in active or ():
             registry[key]  # raises UnknownToolError with a "did you mean"
         choice = first.tool_choice
@@ -256,6 +301,20 @@ class Agent:
         later = first if choice in ("auto", "none") else dataclasses.replace(first, tool_choice="auto")
         return first, later, active
 
+    def _first_request(
+        self, history: list[Message], tool_choice: str | None, active_tools: Iterable[str] | None
+    ) -> tuple[list[Message], Registry, ModelSettings]:
+        """The first step's messages, tools sent and settings, offline (for payload snapshots)."""
+        first, _, active = self._settings(tool_choice, active_tools, None)
+        state = RunState(self.max_steps, active, first, {}, 0, limits=self.limits)
+        tools = RunTools.build(self.tools, state, self.tool_search, self._deferred)
+        ctx = RunContext(
+            deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
+        )
+        text = self._instructions.render_sync(ctx)
+        messages: list[Message] = [SystemMessage(text)] if text else []
+        return [*messages, *history], tools.sent([], active), first
+
     def _new_run(
         self,
         messages: list[Message],
@@ -263,27 +322,42 @@ class Agent:
         first: ModelSettings,
         later: ModelSettings,
         *,
-        deps: Any,
-        context: ToolContext[Any] | None,
+        options: RunOptions,
+        registry: Registry,
+        extra_keys: frozenset[str],
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
     ) -> RunLoop:
-        registry = self.tools
-        executor = registry.select(state.active_tools) if state.active_tools is not None else registry
-        convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
-        prefix = len(convo)
-        convo.extend(messages)
+        agent_deferred = self._deferred
+        deferred: bool | frozenset[str] | None
+        if agent_deferred is True or state.deferred is True:
+            deferred = True
+        else:
+            deferred = frozenset(agent_deferred or ()) | frozenset(state.deferred or ())
+        tools = RunTools.build(registry, state, self.tool_search, deferred)
+        control = RunControl(
+            tools=tools,
+            instructions=self._instructions,
+            prepare=[*self._prepare, *check_prepare([options.prepare_step], "generate(...): ")],
+            hooks=[*self.hooks, *_check_hooks(options.hooks, "generate(hooks=...)")],
+            limits=state.limits,
+            require_approval=state.require_approval,
+            extra_keys=extra_keys,
+        )
+        run_registry = tools.registry
+        executor = run_registry.select(state.active_tools) if state.active_tools is not None else run_registry
+        deps, context = options.deps, options.context
         if deps is None and context is not None:
             deps = context.deps
         return RunLoop(
             self,
             self.resolve_model(),
-            registry,
+            run_registry,
             executor,
-            convo,
-            prefix,
+            list(messages),
+            0,
             first,
             later,
             state,
@@ -293,37 +367,45 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            control=control,
         )
 
     async def _start(
-        self,
-        prompt: Prompt,
-        tool_choice: str | None,
-        active_tools: Iterable[str] | None,
-        max_steps: int | None,
-        deps: Any,
-        context: ToolContext[Any] | None,
-        model_settings: ModelSettings | None,
-        emit: Emit | None,
-        inherited: ToolTransform | None = None,
+        self, prompt: Prompt, options: RunOptions, emit: Emit | None, inherited: ToolTransform | None = None
     ) -> RunResult:
-        first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        if max_steps is not None:
-            _check_max_steps(max_steps)
-        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
-        run = self._new_run(
-            _as_messages(prompt),
-            state,
-            first,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=[],
-            usage=Usage(),
-            inherited=inherited,
-        )
-        return await run.run()
+        messages = _as_messages(prompt)
+        if options.max_steps is not None:
+            _check_max_steps(options.max_steps)
+        limits = options.limits.over(self.limits) if options.limits is not None else self.limits
+        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
+            registry, extra_keys = opened
+            first, later, active = self._settings(
+                options.tool_choice, options.active_tools, options.model_settings, registry
+            )
+            state = RunState(
+                options.max_steps if options.max_steps is not None else self.max_steps,
+                active,
+                first,
+                {},
+                0,
+                require_approval=options.require_approval,
+                limits=limits,
+                deferred=options.deferred,
+            )
+            run = self._new_run(
+                messages,
+                state,
+                first,
+                later,
+                options=options,
+                registry=registry,
+                extra_keys=extra_keys,
+                emit=emit,
+                steps=[],
+                usage=Usage(),
+                inherited=inherited,
+            )
+            return await run.run()
 
     async def generate(
         self,
@@ -335,6 +417,13 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
         """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
 
@@ -347,20 +436,32 @@ class Agent:
             deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
             context: a `ToolContext` whose deps and cancellation event the run's tools share.
             model_settings: settings for this run instead of the agent's `model_settings`.
+            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
+                both have is an error naming both tools. No other run sees them.
+            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
+                the run starts, closed when it ends; their tools join this run's.
+            prepare_step: runs before each model turn (after the agent's own) and may change that turn
+                (see `agentkit.hooks.StepChanges`).
+            hooks: `RunHooks` for this run, after the agent's own.
+            limits: `RunLimits` for this run; fields left None keep the agent's.
+            require_approval: every tool call of this run needs approval (besides the tools' own policies).
+            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
+                tools' own ``deferred=True`` (see `agentkit.search`).
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
             UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
             ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
                 ``active_tools=[]``.
-            AgentSetupError: `max_steps` is below 1.
+            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
+            AgentSetupError: `max_steps` is below 1, or a run option cannot work.
+            HookError: a model-request hook failed (tool-call hooks never raise).
         """
-        if self.mcp_servers:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None
-                )
-        return await self._start(prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools,
+        )  # fmt: skip
+        return await self._start(prompt, options.checked(), None)
 
     def generate_sync(
         self,
@@ -372,19 +473,20 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        return asyncio.run(
-            self.generate(
-                prompt,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                max_steps=max_steps,
-                deps=deps,
-                context=context,
-                model_settings=model_settings,
-            )
-        )
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools,
+        )  # fmt: skip
+        return asyncio.run(self._start(prompt, options.checked(), None))
 
     def stream(
         self,
@@ -396,17 +498,25 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> AgentStream:
-        """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
+        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
 
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards.
         """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit
-                )
+            return await self._start(prompt, options, emit)
 
         return AgentStream(start)
 
@@ -414,8 +524,7 @@ class Agent:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
+            return await self._start(prompt, RunOptions(deps=deps), emit, policy)
 
         return AgentStream(start)
 
@@ -428,6 +537,10 @@ class Agent:
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult:
         """Continue a run that stopped with status ``"awaiting_approval"``.
 
@@ -436,13 +549,20 @@ class Agent:
         error results; then the loop goes on. Whether a call needs approval is decided again here, from
         the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
 
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over;
+        functions and sessions do not travel with a result, so give the run's own `tools`,
+        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
+
         Raises:
             ApprovalError: the result is not awaiting approval, a pending call has no decision, a
                 decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
                 ``pickle``) was already resumed in this process. Nothing runs then.
         """
-        async with self._session():
-            return await self._resume(result, approvals, deps, context, None)
+        options = RunOptions(
+            deps=deps, context=context, tools=tools, mcp_servers=mcp_servers, prepare_step=prepare_step,
+            hooks=hooks,
+        ).checked()  # fmt: skip
+        return await self._resume(result, approvals, options, None)
 
     def resume_stream(
         self,
@@ -451,12 +571,19 @@ class Agent:
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
+        options = RunOptions(
+            deps=deps, context=context, tools=tools, mcp_servers=mcp_servers, prepare_step=prepare_step,
+            hooks=hooks,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._resume(result, approvals, deps, context, emit)
+            return await self._resume(result, approvals, options, emit)
 
         return AgentStream(start)
 
@@ -464,8 +591,7 @@ class Agent:
         self,
         result: RunResult,
         approvals: Mapping[str, bool | Approval],
-        deps: Any,
-        context: ToolContext[Any] | None,
+        options: RunOptions,
         emit: Emit | None,
     ) -> RunResult:
         state = result._state
@@ -480,35 +606,99 @@ class Agent:
         if unknown:
             raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
         token = state.pause_token
-        state = dataclasses.replace(state, failures=dict(state.failures), pause_token=None)
+        state = dataclasses.replace(
+            state,
+            failures=dict(state.failures),
+            pause_token=None,
+            tool_calls=dict(state.tool_calls),
+            found=list(state.found),
+        )
         later = state.settings if state.settings.tool_choice in ("auto", "none") else None
         later = later or dataclasses.replace(state.settings, tool_choice="auto")
         steps = list(result.steps)
-        run = self._new_run(
-            list(result.messages),
-            state,
-            later,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=steps,
-            usage=result.usage,
-        )
-        missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-        if missing:
-            raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-        # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
-        if token is None or not claim_pause(token):
-            raise ApprovalError(
-                "this result (or a copy of it) was already resumed; continue from the result that resume returned"
+        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
+            registry, extra_keys = opened
+            run = self._new_run(
+                list(result.messages),
+                state,
+                later,
+                later,
+                options=options,
+                registry=registry,
+                extra_keys=extra_keys,
+                emit=emit,
+                steps=steps,
+                usage=result.usage,
             )
-        denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
-        step = steps[-1]
-        results = await run.execute(calls, denied, step.index)
-        steps[-1] = dataclasses.replace(step, results=results)
-        run.record(step.index, step.response, calls, results)
-        return await run.run()
+            if state.step_tools is not None:
+                # the paused step's tools: what could run then is what may run now
+                run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
+                state.step_tools = None
+            missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
+            if missing:
+                raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
+            # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
+            if token is None or not claim_pause(token):
+                raise ApprovalError(
+                    "this result (or a copy of it) was already resumed; continue from the result that resume returned"
+                )
+            denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
+            step = steps[-1]
+            token_run = enter_run(run)
+            try:
+                results = await run.execute(calls, denied, step.index)
+            finally:
+                leave_run(token_run)
+            steps[-1] = dataclasses.replace(step, results=results)
+            run.record(step.index, step.response, calls, results)
+            return await run.run()
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of one run, as `generate`, `stream` and `resume` take them."""
+
+    tool_choice: str | None = None
+    active_tools: Iterable[str] | None = None
+    max_steps: int | None = None
+    deps: Any = None
+    context: ToolContext[Any] | None = None
+    model_settings: ModelSettings | None = None
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+    mcp_servers: Sequence[MCPServerLike] = ()
+    prepare_step: PrepareStep | None = None
+    hooks: Sequence[RunHooks[Any]] = ()
+    limits: RunLimits | None = None
+    require_approval: bool = False
+    deferred_tools: DeferredTools | None = None
+
+    @property
+    def deferred(self) -> bool | frozenset[str] | None:
+        """`deferred_tools` normalised."""
+        return check_deferred(self.deferred_tools, "generate(...): ")
+
+    def checked(self) -> RunOptions:
+        """These options, or an `AgentSetupError` for one that cannot work (raised before anything runs)."""
+        check_prepare([self.prepare_step], "generate(...): ")
+        _check_hooks(self.hooks, "generate(hooks=...)")
+        if self.limits is not None and not isinstance(self.limits, RunLimits):
+            raise AgentSetupError(f"generate(limits=...) takes RunLimits(...), got {self.limits!r}")
+        if not isinstance(self.require_approval, bool):
+            raise AgentSetupError(f"generate(require_approval=...) is True or False, got {self.require_approval!r}")
+        servers: Any = self.mcp_servers
+        if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
+            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
+        _ = self.deferred
+        return self
+
+
+def _check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any]]:
+    if isinstance(hooks, RunHooks):
+        hooks = [hooks]
+    bad = [h for h in hooks if not isinstance(h, RunHooks)]
+    if bad:
+        raise AgentSetupError(f"{where} takes RunHooks objects (subclass RunHooks, or use Hooks(...)), got {bad[0]!r}")
+    return list(hooks)
 
 
 def _check_max_steps(max_steps: int) -> None:

@@ -21,6 +21,7 @@ Exception
 │   ├── UsageLimitExceeded                  a run hit a limit
 │   │   └── RetryLimitExceeded              ... a retry budget; carries the partial ``result``
 │   ├── ApprovalError (ValueError)          a resume with missing or unknown decisions, or resumed twice
+│   ├── HookError                           a model-request hook raised or returned what cannot be sent
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
@@ -54,6 +55,7 @@ __all__ = [
     "ApprovalError",
     "CLIError",
     "ErrorDetail",
+    "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
     "MCPConnectionError",
@@ -367,6 +369,28 @@ class RetryLimitExceeded(UsageLimitExceeded):
 
 class ApprovalError(AgentkitError, ValueError):
     """`Agent.resume` cannot continue: decisions missing or naming no pending call, or a result resumed twice."""
+
+
+class HookError(AgentkitError):
+    """A ``before_model_request`` / ``after_model_response`` hook raised, or left a request that cannot be sent.
+
+    The run stops there (a check that could not be made must not let the request through); the
+    original exception, if any, is the ``__cause__``. Tool-call hooks never raise this: their failures
+    become error results for the call.
+    """
+
+    def __init__(self, hook: object, method: str, problem: str) -> None:
+        self.hook = hook if isinstance(hook, str) else repr(hook)
+        """The hook object's repr (a string, so the error pickles)."""
+        self.method = method
+        self.problem = problem
+        super().__init__(self.hook, method, problem)
+
+    def __str__(self) -> str:
+        return f"The {self.method} hook {self.hook} {self.problem}."
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.hook, self.method, self.problem))
 
 
 class WorkflowStepError(AgentkitError):

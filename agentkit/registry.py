@@ -47,6 +47,19 @@ def _input_error_message(exc: ToolInputError) -> str:
     return f"Invalid arguments for tool {exc.tool!r}:\n{lines}\nFix the arguments and call the tool again."
 
 
+def result_of(item: Tool[..., Any], call: ToolCall, value: Any) -> ToolResult:
+    """The result of `call` whose tool returned `value`: the output validated, what the model receives made."""
+    try:
+        value = item.schema.validate_output(call.name, value)
+        content = item.model_content(value)
+    except ToolOutputError as exc:
+        return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+        message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
+        return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
+    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+
+
 class Registry(Mapping[str, Tool[..., Any]]):
     """Tools under keys; the key is the name a model sees and calls.
 
@@ -191,15 +204,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
             message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
             return ToolResult.error(call, message, "exception", type(exc).__name__)
-        try:
-            value = schema.validate_output(call.name, value)
-            content = item.model_content(value)
-        except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
-            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
-        return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+        return result_of(item, call, value)
 
     async def call_many(
         self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None

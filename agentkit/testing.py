@@ -513,26 +513,25 @@ def request_payload(
         history: list[Message] = list(prompt.messages)
     else:
         history = _as_messages(prompt) if prompt is not None else []
-    messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
-    messages += history
-    first, _, _ = agent._settings(tool_choice, active_tools, None)
+    # the first step as a run takes it: instructions rendered, deferred tools held back (no prepare_step or hooks)
+    messages, tools, first = agent._first_request(history, tool_choice, active_tools)
     if agent._override.get() is not None:
-        return agent.resolve_model().payload(messages, agent.tools, first)
+        return agent.resolve_model().payload(messages, tools, first)
     if provider is None:
         model = agent.model
         if isinstance(model, str) and model != "test":
             vendor, _, name = model.partition(":")
             provider, model_name = vendor, model_name or name
         else:
-            return agent.resolve_model().payload(messages, agent.tools, first)
+            return agent.resolve_model().payload(messages, tools, first)
     if isinstance(provider, str) and provider in KNOWN_VENDORS:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
         offline = _offline_model(provider, model_name or "model")
-        return offline.payload(messages, agent.tools, first)
+        return offline.payload(messages, tools, first)
     resolved = get_provider(provider) if isinstance(provider, str) else provider
     body = resolved.build_request(
         messages,
-        agent.tools,
+        tools,
         tool_choice=first.tool_choice,
         active_tools=first.active_tools,
         strict=first.strict,

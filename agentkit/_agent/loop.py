@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..context import ToolContext
@@ -33,6 +33,9 @@ from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import ToolTransform
+from ._hooks import after_model_response, call_with_hooks
+from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
+from ._steps import RunControl, StepRequest, prepare_request
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
@@ -67,11 +70,14 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        *,
+        control: RunControl,
     ) -> None:
         self.agent = agent
         self.model = model
-        self.registry = registry  # what the model is told about
-        self.executor = executor  # what may run: the active subset
+        self.registry = registry  # every tool of the run (the agent's, the run's own, deferred ones)
+        self.executor = executor  # what may run in the current step: what it sent, its active subset
+        self.control = control
         self.convo = convo
         self.prefix = prefix  # leading instruction messages, not part of the result's history
         self.first = first
@@ -93,16 +99,28 @@ class RunLoop:
 
     async def run(self) -> RunResult:
         """Take model turns until the run ends; return its result."""
+        token = enter_run(self)
+        try:
+            return await self._run()
+        finally:
+            leave_run(token)
+
+    async def _run(self) -> RunResult:
         while len(self.steps) < self.state.max_steps:
             index = len(self.steps)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
+            step = await prepare_request(self, index, settings)
+            request = step.request
+            self.executor = step.executor
             if self.emit is None:
-                response = await self.model.request(self.convo, self.registry, settings)
+                response = await request.model.request(request.messages, request.tools, request.settings)
             else:
-                response = await self._stream_turn(settings, index)
+                response = await self._stream_turn(step, index)
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
+            if self.control.hooks:
+                await after_model_response(self.control.hooks, step.ctx, request, response)
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
@@ -127,6 +145,7 @@ class RunLoop:
                         )
                 self._step_finish(index, response, len(calls))
                 self.state.pause_token = new_pause_token()
+                self.state.step_tools = tuple(self.executor)
                 return self._finish("awaiting_approval", message.text, approvals)
             results = await self.execute(calls, {}, index)
             self.steps.append(Step(index, response, calls, results))
@@ -134,14 +153,15 @@ class RunLoop:
         last = self.steps[-1].text if self.steps else ""
         return self._finish("max_steps", last)
 
-    async def _stream_turn(self, settings: ModelSettings, index: int) -> ModelResponse:
+    async def _stream_turn(self, step: StepRequest, index: int) -> ModelResponse:
         emit = self.emit
         assert emit is not None
+        request = step.request
         names: dict[int, str] = {}
         ids: dict[int, str | None] = {}
         taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
         response: ModelResponse | None = None
-        async for event in self.model.stream(self.convo, self.registry, settings):
+        async for event in request.model.stream(request.messages, request.tools, request.settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
             elif isinstance(event, ToolCallStart):
@@ -163,7 +183,7 @@ class RunLoop:
             elif isinstance(event, ResponseDone):
                 response = event.response
         if response is None:
-            raise ModelAPIError(self.model.name, "the stream ended without a complete response")
+            raise ModelAPIError(request.model.name, "the stream ended without a complete response")
         return response
 
     def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
@@ -239,10 +259,24 @@ class RunLoop:
     # ---- approvals -------------------------------------------------------------------------------
 
     def needs_approval(self, call: ToolCall) -> bool:
-        """Whether `call` must be approved before it runs (recomputed, never read from a stored result)."""
+        """Whether `call` must be approved before it runs (recomputed, never read from a stored result).
+
+        The tool's own policy, or the run's ``require_approval=True``; never for a call that would not
+        run (an unknown tool, a spent budget, arguments that do not validate).
+        """
         if call.name not in self.executor:
             return False  # nothing would run: the call becomes an unknown-tool error
-        return self.executor[call.name].needs_approval_for(call.arguments, name=call.name)
+        spent = spent_tools(self)
+        if spent == "all" or (spent is not None and call.name in spent):
+            return False  # it gets the budget error, whatever is decided
+        item = self.executor[call.name]
+        if self.state.require_approval:
+            try:
+                item.schema.validate_arguments(call.name, call.arguments)
+            except Exception:  # noqa: BLE001 - invalid arguments never run: no decision is needed
+                return False
+            return True
+        return item.needs_approval_for(call.arguments, name=call.name)
 
     def _pending(self, call: ToolCall) -> PendingApproval:
         arguments = display_arguments(call)
@@ -253,42 +287,71 @@ class RunLoop:
     # ---- running tools ---------------------------------------------------------------------------
 
     async def execute(self, calls: list[ToolCall], denied: Mapping[str, Approval], index: int) -> list[ToolResult]:
-        """Run the calls concurrently (denied ones become ``denied`` error results); results in call order."""
-        if len(calls) == 1 and not denied:
-            return [await self._call(calls[0], index)]
-        runs: list[Awaitable[ToolResult]] = []
-        for call in calls:
-            decision = denied.get(call.id)
-            if decision is None:
-                runs.append(self._call(call, index))
-            else:
-                runs.append(self._deny(call, decision, index))
-        return list(await asyncio.gather(*runs))
+        """Run the calls concurrently under the run's budgets and limits; one result per call, in call order.
 
-    async def _deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+        Denied calls become ``denied`` error results, calls over a budget ``budget`` error results.
+        """
+        if len(calls) == 1 and not denied and self._plain:
+            return [await self._call(calls[0], index, None)]
+        return await run_calls(self, calls, denied, index, lambda call, turn: self._call(call, index, turn))
+
+    @property
+    def _plain(self) -> bool:
+        """Nothing to check around a single call: no hooks, budgets or limits in this run."""
+        control = self.control
+        limits = control.limits
+        return not (
+            control.hooks
+            or control.tools.budgeted
+            or limits.max_tool_calls is not None
+            or limits.max_concurrency is not None
+            or limits.max_turn_concurrency is not None
+        )
+
+    def deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+        """The ``denied`` error result of a call the user did not approve (its event emitted)."""
         reason = f" Reason: {decision.reason.rstrip('.')}." if decision.reason else ""
         result = ToolResult.error(
             call, f"The user denied this call to {call.name!r}.{reason} Do not call it again unless asked.", "denied"
         )
-        if self.emit is not None:
-            self._emit_result(result, index)
+        self.emit_result(result, index)
         return result
 
-    async def _call(self, call: ToolCall, index: int) -> ToolResult:
+    async def _call(self, call: ToolCall, index: int, turn: asyncio.Semaphore | None) -> ToolResult:
         executor = self.executor
+        item = executor.get(call.name) if call.name in executor else None
         ctx: ToolContext[Any] | None = None
-        if call.name in executor and executor[call.name].schema.context_params:
+        hooks = self.control.hooks
+        if hooks or (item is not None and item.schema.context_params):
             ctx = ToolContext(
                 deps=self.deps,
+                call_id=call.id,
+                tool_name=call.name,
                 agent=self.agent,
                 retry=self.state.failures.get(call.name, 0),
                 on_progress=self._progress(call),
             )
             if self.cancelled is not None:
                 ctx.cancelled = self.cancelled
-        result = await executor.call(call, deps=self.deps, context=ctx)
-        if self.emit is not None:
-            self._emit_result(result, index)
+
+        async def run(call: ToolCall) -> ToolResult:
+            target = executor.get(call.name) if call.name in executor else None
+            if target is None and call.name in self.control.tools.deferred:
+                search = self.control.tools.search
+                return ToolResult.error(
+                    call,
+                    f"Tool {call.name!r} is not loaded yet: find it with "
+                    f"{search.key if search else 'the search tool'!r} first, then call it.",
+                    "unknown_tool",
+                )
+            return await limited(target, call, turn, lambda: executor.call(call, deps=self.deps, context=ctx))
+
+        if hooks:
+            assert ctx is not None
+            result = await call_with_hooks(self, call, ctx, run)
+        else:
+            result = await run(call)
+        self.emit_result(result, index)
         return result
 
     def _progress(self, call: ToolCall) -> ProgressSink:
@@ -307,8 +370,10 @@ class RunLoop:
 
         return ProgressSink(on_progress, streaming=emit is not None, policy=self.policy)
 
-    def _emit_result(self, result: ToolResult, index: int) -> None:
-        assert self.emit is not None
+    def emit_result(self, result: ToolResult, index: int) -> None:
+        """Report a call's result to the stream, shaped by the tool's transforms (when streaming)."""
+        if self.emit is None:
+            return
         rules = self.rules(result.name)
         if result.is_error:
             shaped, error = shape(rules.error, error_text(result, rules), "error")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import RunStatus
+from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
 
@@ -88,6 +89,20 @@ class RunState:
     run_retries: int
     pause_token: str | None = None
     """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
+    tool_calls: dict[str, int] = field(default_factory=dict)
+    """Calls counted against budgets so far, per key."""
+    total_calls: int = 0
+    """Calls counted against the run's budget so far."""
+    found: list[str] = field(default_factory=list)
+    """Deferred tools a search found (sent from then on), in the order found."""
+    require_approval: bool = False
+    """Every call of the run needs approval (`generate(require_approval=True)`)."""
+    step_tools: tuple[str, ...] | None = None
+    """While paused: the keys the paused step could run (the resumed calls run against those)."""
+    limits: RunLimits = field(default_factory=RunLimits)
+    """The run's budgets and caps (the agent's, with the run's own over them)."""
+    deferred: bool | frozenset[str] | None = None
+    """The run's own ``deferred_tools=`` (the agent's apply besides)."""
 
 
 @dataclass

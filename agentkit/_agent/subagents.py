@@ -86,5 +86,7 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
             raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")
         return result.text
 
-    description = sub.description or sub.instructions or f"Ask the agent {sub.name!r} to do a task."
+    # dynamic instructions are not a description: only instructions that are plain text stand in for one
+    static = sub._instructions.static
+    description = sub.description or static or f"Ask the agent {sub.name!r} to do a task."
     return Tool(run_subagent, id=sub.id, description=description)

@@ -1,0 +1,167 @@
+"""The tools of one run, and what each step sends and may run.
+
+A run's tools are the agent's, the run's own (tools and MCP servers given to one call), deferred tools
+and the search tool that finds them.
+
+Nothing here changes the agent's registry: a run that adds tools gets a registry of its own, so no
+other run (concurrent or later) sees them.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ..exceptions import AgentSetupError, RegistryError
+from ..registry import Registry
+from ..search import ToolSearch, cached_index
+from ..tools import Tool
+from .results import RunState
+from .sessions import MCPServerLike
+
+__all__ = ["DeferredTools", "RunTools", "open_run_tools"]
+
+DeferredTools = Union[bool, Iterable[str]]
+"""``deferred_tools=``: True defers every tool (the search tool aside), or the keys to defer."""
+
+
+def check_deferred(value: DeferredTools | None, where: str) -> bool | frozenset[str] | None:
+    """`value` normalised: None, a bool, or a set of keys (an error for anything else)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise AgentSetupError(f"{where}deferred_tools= takes True/False or a list of keys, got {value!r}")
+    keys = frozenset(value)
+    bad = [k for k in keys if not isinstance(k, str)]
+    if bad:
+        raise AgentSetupError(f"{where}deferred_tools= lists keys (strings), got {bad[0]!r}")
+    return keys
+
+
+def merge_registries(base: Registry, extra: Mapping[str, Tool[..., Any]], what: str) -> Registry:
+    """A new registry with `base`'s tools, then `extra`'s; a key in both is an error naming both tools."""
+    merged = Registry(dict(base.items()))
+    for key, item in extra.items():
+        existing = base.get(key) if key in base else merged.get(key)
+        if existing is not None:
+            raise RegistryError(
+                f"{what} {key!r} ({_label(item)}) clashes with the tool already under that key "
+                f"({_label(existing)}); register one of them under another key"
+            )
+        merged.add(key, item)
+    return merged
+
+
+def _label(item: Any) -> str:
+    schema = getattr(item, "schema", None)
+    return str(getattr(schema, "qualname", None) or getattr(item, "__qualname__", None) or repr(item))
+
+
+@contextlib.asynccontextmanager
+async def open_run_tools(
+    base: Registry,
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None,
+    servers: Sequence[MCPServerLike],
+) -> AsyncIterator[tuple[Registry, frozenset[str]]]:
+    """The run's registry and the keys the run added.
+
+    The registry is `base` plus the run's own tools and servers (opened here, closed on exit).
+    """
+    if tools is None and not servers:
+        yield base, frozenset()
+        return
+    own = tools if isinstance(tools, Registry) else Registry(tools)
+    registry = merge_registries(base, own, "The run's tool")
+    async with contextlib.AsyncExitStack() as stack:
+        for server in servers:
+            if not hasattr(server, "__aenter__") or not hasattr(server, "registry"):
+                raise AgentSetupError(
+                    f"mcp_servers= takes MCP sessions (async context managers with a registry), got {server!r}"
+                )
+            await stack.enter_async_context(server)
+            registry = merge_registries(registry, server.registry, f"The MCP server tool ({server!r})")
+        yield registry, frozenset(registry) - frozenset(base)
+
+
+@dataclass
+class RunTools:
+    """Which of the run's tools each step sends, and which it may run.
+
+    A deferred tool is sent once a search found it (`RunState.found`) or when the step's active tools
+    name it; a tool whose budget is spent stays sent (vendors that keep tool lists stable for prompt
+    caching need that) but leaves the step's active tools, so the model cannot call it.
+    """
+
+    registry: Registry
+    """Every tool of the run: the agent's, the run's own, MCP servers', the search tool."""
+    deferred: frozenset[str]
+    search: ToolSearch | None
+    budgeted: tuple[str, ...] = ()
+    """The keys of the tools with a ``max_calls`` budget."""
+    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls, registry: Registry, state: RunState, search: ToolSearch | None, deferred: bool | frozenset[str] | None
+    ) -> RunTools:
+        """The run's tools; with deferred tools, a registry of the run's own holding the search tool too."""
+        if deferred is True:
+            keys = frozenset(registry)
+        else:
+            unknown = sorted(set(deferred or ()) - set(registry))
+            if unknown:
+                registry[unknown[0]]  # raises UnknownToolError with a "did you mean"
+            keys = frozenset(deferred or ()) | {k for k, item in registry.items() if item.deferred}
+        budgeted = tuple(k for k, item in registry.items() if item.max_calls is not None)
+        if not keys:
+            return cls(registry, frozenset(), None, budgeted)
+        config = search or ToolSearch()
+        if config.key in registry:
+            raise RegistryError(
+                f"The tool search's key {config.key!r} is already a tool's key ({_label(registry[config.key])}); "
+                "pick another with Agent(tool_search=ToolSearch(key=...))"
+            )
+        keys = keys - {config.key}
+        run_registry = Registry(dict(registry.items()))
+        run_registry.add(config.key, search_tool(config, [(k, registry[k]) for k in registry if k in keys], state))
+        return cls(run_registry, keys, config, budgeted)
+
+    def sent(self, found: Sequence[str], active: tuple[str, ...] | None) -> Registry:
+        """The tools sent in a step: every tool but the deferred ones not found (nor named in `active`)."""
+        if not self.deferred:
+            return self.registry
+        shown = tuple(k for k in active or () if k in self.deferred)
+        cache_key = (tuple(found), shown)
+        hit = self._sent.get(cache_key)
+        if hit is None:
+            visible = set(found) | set(shown)
+            hit = self._sent[cache_key] = self.registry.select(
+                k for k in self.registry if k not in self.deferred or k in visible
+            )
+        return hit
+
+
+def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]], state: RunState) -> Tool[..., Any]:
+    """The search tool of one run: ranks the deferred `tools`, and what it lists becomes callable in the run."""
+    limit_max = config.max_results
+
+    async def search(query: str, limit: int = limit_max) -> list[dict[str, str]]:
+        """Search the tools that are not loaded yet.
+
+        Args:
+            query: What you need to do, in a few words (e.g. "convert currency", "weather forecast").
+            limit: How many tools to list at most.
+        """
+        count = max(1, min(limit, limit_max))
+        # building the index (schemas, tokens) and ranking are CPU work: never on the event loop
+        hits = await asyncio.to_thread(lambda: cached_index(tools).search(query, count))
+        described = dict(tools)
+        for hit in hits:
+            if hit.key not in state.found:
+                state.found.append(hit.key)
+        return [{"name": hit.key, "description": described[hit.key].description} for hit in hits]
+
+    return Tool(search, id=config.key, description=config.description, inline=True)

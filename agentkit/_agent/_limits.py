@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..exceptions import ToolInputError, describe_exception
 from ..messages import ToolCall, ToolResult
+from ..registry import Registry
 from ..tools import Tool
 
 if TYPE_CHECKING:
@@ -63,7 +64,9 @@ def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
     """Why `call` may not run (a spent budget), else None; a call that may run is counted."""
     state = loop.state
     limit = loop.control.limits.max_tool_calls
-    item = loop.executor.get(call.name) if call.name in loop.executor else None
+    registry = loop.registry
+    # the run's registry, not the step's: a tool hidden because its budget is spent still gets that error
+    item = registry.get(call.name) if call.name in registry and call.name in _callable(loop) else None
     if limit is not None and state.total_calls >= limit:
         return (
             f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools can "
@@ -84,6 +87,14 @@ def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
         state.tool_calls[call.name] = state.tool_calls.get(call.name, 0) + 1
         state.total_calls += 1
     return None
+
+
+def _callable(loop: RunLoop) -> set[str] | Registry:
+    """The keys that could run in this step if no budget held them back."""
+    spent = spent_tools(loop)
+    if spent is None:
+        return loop.executor
+    return set(loop.executor) | (set(loop.registry) if spent == "all" else set(spent))
 
 
 # ---- running a turn's calls -----------------------------------------------------------------------

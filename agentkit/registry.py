@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
@@ -149,6 +149,16 @@ class Registry(Mapping[str, Tool[..., Any]]):
 
     def __repr__(self) -> str:
         return f"Registry({list(self._tools)!r})"
+
+    def items(self) -> ItemsView[str, Tool[..., Any]]:
+        """(key, tool) pairs in registration order (the dict's own view: no lookup per key)."""
+        return self._tools.items()
+
+    def copy(self) -> Registry:
+        """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
+        copy = Registry()
+        copy._tools = dict(self._tools)
+        return copy
 
     def select(self, keys: Iterable[str]) -> Registry:
         """A registry holding only `keys` (same tools, same keys, in the order given).

@@ -101,46 +101,57 @@ class RunTools:
     search: ToolSearch | None
     budgeted: tuple[str, ...] = ()
     """The keys of the tools with a ``max_calls`` budget."""
-    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=dict)
+    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=dict, repr=False)
+
+    shown: tuple[str, ...] = ()
+    """The keys sent in every step: all but the deferred ones (the search tool among them)."""
 
     @classmethod
     def build(
         cls, registry: Registry, state: RunState, search: ToolSearch | None, deferred: bool | frozenset[str] | None
     ) -> RunTools:
-        """The run's tools; with deferred tools, a registry of the run's own holding the search tool too."""
-        if deferred is True:
-            keys = frozenset(registry)
-        else:
-            unknown = sorted(set(deferred or ()) - set(registry))
+        """The run's tools; with deferred tools, a registry of the run's own holding the search tool too.
+
+        One pass over the tools (a large registry costs well under a millisecond per run).
+        """
+        if deferred is not None and deferred is not True and deferred is not False:
+            unknown = sorted(k for k in deferred if k not in registry)
             if unknown:
                 registry[unknown[0]]  # raises UnknownToolError with a "did you mean"
-            keys = frozenset(deferred or ()) | {k for k, item in registry.items() if item.deferred}
-        budgeted = tuple(k for k, item in registry.items() if item.max_calls is not None)
-        if not keys:
-            return cls(registry, frozenset(), None, budgeted)
+        hold_all = deferred is True
+        named = deferred if isinstance(deferred, frozenset) else frozenset()
+        budgeted: list[str] = []
+        pairs: list[tuple[str, Tool[..., Any]]] = []
+        shown: list[str] = []
+        for key, item in registry.items():
+            if item.max_calls is not None:
+                budgeted.append(key)
+            if hold_all or item.deferred or key in named:
+                pairs.append((key, item))
+            else:
+                shown.append(key)
+        if not pairs:
+            return cls(registry, frozenset(), None, tuple(budgeted))
         config = search or ToolSearch()
         if config.key in registry:
             raise RegistryError(
                 f"The tool search's key {config.key!r} is already a tool's key ({_label(registry[config.key])}); "
                 "pick another with Agent(tool_search=ToolSearch(key=...))"
             )
-        keys = keys - {config.key}
-        run_registry = Registry(dict(registry.items()))
-        run_registry.add(config.key, search_tool(config, [(k, registry[k]) for k in registry if k in keys], state))
-        return cls(run_registry, keys, config, budgeted)
+        run_registry = registry.copy()
+        run_registry.add(config.key, search_tool(config, pairs, state))
+        keys = frozenset(key for key, _ in pairs)
+        return cls(run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key))
 
     def sent(self, found: Sequence[str], active: tuple[str, ...] | None) -> Registry:
         """The tools sent in a step: every tool but the deferred ones not found (nor named in `active`)."""
         if not self.deferred:
             return self.registry
-        shown = tuple(k for k in active or () if k in self.deferred)
-        cache_key = (tuple(found), shown)
+        named = tuple(k for k in active or () if k in self.deferred and k not in found)
+        cache_key = (tuple(found), named)
         hit = self._sent.get(cache_key)
         if hit is None:
-            visible = set(found) | set(shown)
-            hit = self._sent[cache_key] = self.registry.select(
-                k for k in self.registry if k not in self.deferred or k in visible
-            )
+            hit = self._sent[cache_key] = self.registry.select((*self.shown, *found, *named))
         return hit
 
 

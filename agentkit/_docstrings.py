@@ -15,6 +15,7 @@ from typing import Any, Literal
 __all__ = ["ParsedDocstring", "parse_docstring"]
 
 Style = Literal["google", "numpy", "sphinx"]
+_STYLES: tuple[Style, ...] = ("google", "numpy", "sphinx")
 
 _SPHINX = re.compile(r"^\s*:(param|parameter|arg|argument|key|keyword|returns?|raises?)\b", re.MULTILINE)
 _NUMPY = re.compile(r"^\s*(Parameters|Returns|Other Parameters|Raises|Yields)\s*\n\s*-{3,}\s*$", re.MULTILINE)
@@ -53,11 +54,36 @@ def _google_parser() -> Any:
 
 
 def parse_docstring(obj: Any) -> ParsedDocstring:
-    """Parse the docstring of `obj` (a function or class); an empty result when it has none."""
-    doc = inspect.getdoc(obj)
-    if not doc:
+    """Parse the docstring of `obj` (a function or class); an empty result when it has none.
+
+    Never raises: a docstring the parsers cannot make sense of becomes the description as it is,
+    with no per-parameter text (a tool must not fail because of how its docstring is written).
+    """
+    try:
+        # The object's own docstring: `inspect.getdoc` would inherit one from a base class (BaseModel's,
+        # object.__call__'s), which describes the library, not the tool.
+        doc = obj.__doc__
+    except Exception:  # noqa: BLE001 - a broken __doc__ property: no docstring
         return ParsedDocstring()
+    if not doc or not isinstance(doc, str):
+        return ParsedDocstring()
+    doc = inspect.cleandoc(doc)
+    doc = _reindent_leading_section(doc)
     style = detect_style(doc)
+    try:
+        return _parse(doc, style)
+    except Exception:  # noqa: BLE001 - docstring_parser.ParseError and anything else a malformed text causes
+        pass
+    others: tuple[Style, ...] = tuple(s for s in _STYLES if s != style)
+    for other in others:
+        try:
+            return _parse(doc, other)
+        except Exception:  # noqa: BLE001 - try the next style
+            continue
+    return ParsedDocstring(description=doc.strip(), style=None)
+
+
+def _parse(doc: str, style: Style) -> ParsedDocstring:
     if style == "google":
         parsed = _google_parser().parse(doc)
     else:
@@ -65,6 +91,35 @@ def parse_docstring(obj: Any) -> ParsedDocstring:
 
         parsed = parse(doc, style=DocstringStyle.REST if style == "sphinx" else DocstringStyle.NUMPYDOC)
     description = "\n\n".join(p for p in (parsed.short_description, parsed.long_description) if p)
-    params = {p.arg_name.lstrip("*"): (p.description or "").strip() for p in parsed.params}
+    params = {p.arg_name.lstrip("*"): (p.description or "").strip() for p in parsed.params if p.arg_name}
     returns = parsed.returns.description if parsed.returns is not None else None
     return ParsedDocstring(description=description.strip(), params=params, returns=returns, style=style)
+
+
+_GOOGLE_HEADER = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Other Parameters|"
+    r"Returns|Return|Yields|Yield|Raises|Exceptions|Attributes|Examples?|Notes?|Warnings?)"
+    r"\s*:\s*$"
+)
+
+
+def _reindent_leading_section(doc: str) -> str:
+    """Indent the body of a section that opens the docstring (``\"\"\"Args:`` with no summary).
+
+    `inspect.getdoc` removes the indentation that lines after the first share, so a docstring whose
+    first line is ``Args:`` loses the indentation that makes its entries part of the section.
+    """
+    lines = doc.splitlines()
+    if len(lines) < 2 or not _GOOGLE_HEADER.match(lines[0]):
+        return doc
+    body = [line for line in lines[1:] if line.strip()]
+    if not body or body[0][:1].isspace():
+        return doc  # the section body is indented already
+    out = [lines[0]]
+    inside = True
+    for line in lines[1:]:
+        if _GOOGLE_HEADER.match(line):
+            inside = False
+        out.append("    " + line if inside and line.strip() else line)
+    # docstring_parser cleans the text again (`inspect.cleandoc`): a leading blank line keeps the indentation
+    return "\n" + "\n".join(out)

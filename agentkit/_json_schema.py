@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
-__all__ = ["JsonSchema", "strip_titles"]
+__all__ = ["JsonSchema", "inline_root_ref", "strip_titles"]
 
 JsonSchema = dict[str, Any]
 
@@ -47,3 +47,24 @@ def strip_titles(schema: Any) -> Any:
         else:
             out[key] = value
     return out
+
+
+def inline_root_ref(schema: JsonSchema) -> JsonSchema:
+    """A root ``{"$ref": "#/$defs/X", "$defs": {...}}`` with X's own keywords at the root, ``$defs`` kept.
+
+    That root is pydantic's form for a recursive model; the references inside still point into ``$defs``.
+
+    So a recursive model's schema has ``type: object`` at its root like any other model's: one rule for
+    tool inputs, outputs and MCP ``outputSchema``.
+    """
+    ref = schema.get("$ref")
+    defs = schema.get("$defs")
+    if not (isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, dict)):
+        return schema
+    if set(schema) - {"$ref", "$defs", "description", "title"}:
+        return schema  # the $ref has siblings: not a plain alias of one definition
+    target = defs.get(ref[len("#/$defs/") :])
+    if not isinstance(target, dict):
+        return schema
+    extra = {k: v for k, v in schema.items() if k not in ("$ref", "$defs")}
+    return {**target, **extra, "$defs": defs}

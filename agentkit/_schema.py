@@ -21,9 +21,7 @@ import enum
 import functools
 import inspect
 import ipaddress
-import json
 import pathlib
-import sys
 import types
 import typing
 import uuid
@@ -34,8 +32,22 @@ from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_ori
 
 from typing_extensions import is_typeddict
 
+from ._attribute_docs import json_schema_of
+from ._callables import caller_locals, describe_callable, get_hints, substitute_self
+from ._content import is_content, is_content_annotation
 from ._docstrings import ParsedDocstring, parse_docstring
-from ._json_schema import JsonSchema, strip_titles
+from ._error_paths import details_from_pydantic
+from ._explicit import ExplicitSchema, SchemaSource
+from ._json_schema import JsonSchema, inline_root_ref, strip_titles
+from ._validation import (
+    _to_json,
+    _validation_error,
+    check_json_object,
+    json_of,
+    looks_like_object,
+    parse_json,
+    validate_json_strict,
+)
 from .context import ToolContext
 from .exceptions import AgentkitWarning, ErrorDetail, ToolDefinitionError, ToolInputError, ToolOutputError
 
@@ -44,8 +56,6 @@ if typing.TYPE_CHECKING:
 
 __all__ = ["FunctionSchema", "SchemaSource"]
 
-SchemaSource = Union[type[Any], Mapping[str, Any]]
-"""An explicit schema: a pydantic model, TypedDict or dataclass class, or a raw JSON Schema dict."""
 
 _EMPTY = inspect.Parameter.empty
 _SAFE_LEAVES: frozenset[Any] = frozenset(
@@ -64,53 +74,6 @@ class _Param(NamedTuple):
     name: str
     annotation: Any
     default: Any
-
-
-_EVALUATED: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
-
-
-def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
-    """Evaluate a string annotation in a module namespace, cached per (text, module)."""
-    key = (text, id(globalns))
-    hit = _EVALUATED.get(key)
-    if hit is not None and hit[1] is globalns:
-        return hit[0]
-    value = eval(text, globalns)
-    if len(_EVALUATED) < 4096:
-        _EVALUATED[key] = (value, globalns)  # the namespace is kept alive so its id cannot be reused
-    return value
-
-
-def _fast_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """`typing.get_type_hints(fn, include_extras=True)`, with string annotations cached.
-
-    Under ``from __future__ import annotations`` every annotation is a string; evaluating each through a
-    cache keeps decorating cheap. Anything unusual falls back to `typing.get_type_hints`.
-    """
-    globalns = getattr(fn, "__globals__", None)
-    annotations = getattr(fn, "__annotations__", None)
-    if not isinstance(globalns, dict) or not isinstance(annotations, dict):
-        return typing.get_type_hints(fn, include_extras=True)
-    hints = {}
-    for name, value in annotations.items():
-        if value is None:
-            value = type(None)
-        elif isinstance(value, str):
-            value = _evaluate(value, globalns)
-        if isinstance(value, (str, typing.ForwardRef)):
-            return typing.get_type_hints(fn, include_extras=True)
-        hints[name] = value
-    return hints
-
-
-def _caller_locals() -> dict[str, Any] | None:
-    """The local namespace of the nearest frame outside agentkit (where `@tool` was applied)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("agentkit."):
-        frame = frame.f_back  # type: ignore[assignment]
-    if frame is None or frame.f_locals is frame.f_globals:
-        return None
-    return dict(frame.f_locals)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -200,129 +163,28 @@ def _with_plain_descriptions(annotation: Any) -> Any:
     return typing.cast(Any, Annotated)[args]
 
 
-@functools.lru_cache(maxsize=1)
-def _validation_error() -> type[Exception]:
-    """Pydantic's ValidationError, imported on first need (an ``except`` evaluates this only on error)."""
-    from pydantic_core import ValidationError
-
-    return ValidationError
+def _fallback_qualname(fn: Any) -> str:
+    owner = fn if isinstance(fn, type) else type(fn)
+    return f"{getattr(owner, '__module__', '?')}.{getattr(fn, '__qualname__', None) or owner.__qualname__}"
 
 
-@functools.lru_cache(maxsize=1)
-def _to_json() -> Callable[..., bytes]:
-    from pydantic_core import to_json
-
-    return to_json
-
-
-def _json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
-    """Python arguments as JSON, or a `ToolInputError` for values JSON cannot hold."""
-    try:
-        return _to_json()(args)
-    except Exception as exc:  # noqa: BLE001 - PydanticSerializationError and kin: the caller's bad value
-        message = f"Arguments cannot be turned into JSON: {exc}"
-        raise ToolInputError(tool_name, [ErrorDetail("$", message, args, "json_type")]) from None
+def _allows_text(annotation: Any) -> bool:
+    """Whether a content annotation lets a bare string through (``ImagePart | str``)."""
+    args = get_args(annotation)
+    return annotation is str or any(a is str for a in args)
 
 
-def _looks_like_object(text: str | bytes | bytearray) -> bool:
-    stripped = text.lstrip()
-    return stripped[:1] in ("{", b"{")
-
-
-def _check_json_object(tool_name: str, text: str | bytes | bytearray) -> None:
-    """Raise a `ToolInputError` for JSON text that is not an object (or not JSON at all)."""
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", text, "json_invalid")]) from None
-    raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", value, "object_type")])
-
-
-def _json_path(loc: tuple[Any, ...]) -> str:
-    path = "$"
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif isinstance(part, str) and part.isidentifier():
-            path += f".{part}"
-        else:
-            path += f"[{json.dumps(str(part))}]"
-    return path
-
-
-def _details_from_pydantic(exc: Any) -> list[ErrorDetail]:
-    details = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
-        # `function-after[...]` and similar are validator names pydantic puts in loc; they are not paths.
-        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p and p.endswith("]"))))
-        kind = err["type"]
-        message = err["msg"]
-        if kind == "unexpected_keyword_argument":
-            kind, message = "unexpected_argument", "Unexpected argument: the tool has no parameter of this name"
-        details.append(ErrorDetail(path=_json_path(loc), message=message, value=err.get("input"), kind=kind))
-    return details
-
-
-def _details_from_jsonschema(errors: Any) -> list[ErrorDetail]:
-    return [
-        ErrorDetail(path=e.json_path, message=e.message, value=e.instance, kind=str(e.validator))
-        for e in sorted(errors, key=lambda e: list(e.absolute_path))
-    ]
-
-
-class _ExplicitSchema:
-    """An explicit `input_schema=`/`output_schema=`: a Python type validated by pydantic, or a raw dict."""
-
-    def __init__(self, source: SchemaSource, *, qualname: str, role: str) -> None:
-        self.source = source
-        self.python_type: type[Any] | None = None
-        if isinstance(source, Mapping):
-            from jsonschema import Draft202012Validator
-            from jsonschema.exceptions import SchemaError
-
-            try:
-                Draft202012Validator.check_schema(dict(source))
-            except SchemaError as exc:
-                raise ToolDefinitionError(
-                    qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {exc.message}"]
-                ) from None
-            self.validator: Any = Draft202012Validator(dict(source))
-            if role == "input_schema" and source.get("type") != "object":
-                raise ToolDefinitionError(
-                    qualname,
-                    ["input_schema= must describe an object (`type: object` at its root): models send named arguments"],
-                )
-        elif isinstance(source, type):
-            from pydantic import BaseModel
-
-            if not (issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)):
-                raise ToolDefinitionError(
-                    qualname,
-                    [
-                        f"{role}={source.__qualname__} is not a pydantic model, TypedDict, dataclass or JSON "
-                        "Schema dict; pass one of those"
-                    ],
-                )
-            self.python_type = source
-        else:
-            raise ToolDefinitionError(
-                qualname,
-                [f"{role}= must be a pydantic model, TypedDict, dataclass or JSON Schema dict, got {source!r}"],
-            )
-
-    @cached_property
-    def adapter(self) -> TypeAdapter[Any]:
-        from pydantic import TypeAdapter
-
-        return TypeAdapter[Any](self.python_type)  # type: ignore[arg-type]
-
-    @cached_property
-    def json_schema(self) -> JsonSchema:
-        if isinstance(self.source, Mapping):
-            return dict(self.source)
-        schema: JsonSchema = strip_titles(self.adapter.json_schema(mode="validation"))
-        return schema
+def _json_object_text(tool_name: str, args: Mapping[str, Any] | str | bytes) -> str | bytes | bytearray:
+    """The arguments as JSON text of an object (Python mappings are serialised: the same strict rules apply)."""
+    if isinstance(args, (str, bytes, bytearray)):
+        text = args or "{}"
+        if not looks_like_object(text):
+            # a callable's schema would also take a JSON array (positional arguments): the JSON Schema does not
+            check_json_object(tool_name, text)
+        return text
+    if not isinstance(args, Mapping):
+        raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
+    return json_of(tool_name, args)
 
 
 class FunctionSchema:
@@ -339,19 +201,28 @@ class FunctionSchema:
         output_schema: SchemaSource | None = None,
     ) -> None:
         self.fn = fn
-        self.qualname = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-        self.is_async = inspect.iscoroutinefunction(fn)
+        info = describe_callable(fn)
+        if isinstance(info, str):
+            raise ToolDefinitionError(_fallback_qualname(fn), [info])
+        self.info = info
+        self.qualname = info.qualname
+        self.is_async = info.is_async
         problems: list[str] = []
         try:
             signature = inspect.signature(fn)
         except (TypeError, ValueError) as exc:
-            raise ToolDefinitionError(self.qualname, [f"its signature cannot be read ({exc})"]) from None
-        hints, unresolved = self._resolve_hints(fn)
+            raise ToolDefinitionError(
+                self.qualname,
+                [f"its signature cannot be read ({exc}); wrap it in a def with annotated parameters"],
+            ) from None
+        hints, unresolved = self._resolve_hints(info.hints_from)
         self._hints_pending = unresolved
         self.context_params: list[str] = []
         self.params: list[_Param] = []
         self.positional_only: list[str] = []
         for param in signature.parameters.values():
+            if param.name in info.bound:
+                continue  # fixed by functools.partial: the model neither sees nor overrides it
             annotation = hints.get(param.name, param.annotation)
             if param.kind is param.VAR_POSITIONAL:
                 problems.append(
@@ -385,12 +256,12 @@ class FunctionSchema:
             self.params.append(_Param(param.name, annotation, param.default))
         self.return_annotation: Any = hints.get("return", signature.return_annotation)
         self._explicit_input = (
-            _ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
+            ExplicitSchema(input_schema, qualname=self.qualname, role="input_schema")
             if input_schema is not None
             else None
         )
         self._explicit_output = (
-            _ExplicitSchema(output_schema, qualname=self.qualname, role="output_schema")
+            ExplicitSchema(output_schema, qualname=self.qualname, role="output_schema")
             if output_schema is not None
             else None
         )
@@ -407,16 +278,21 @@ class FunctionSchema:
         """Type hints with `Annotated` kept; ``(raw annotations, True)`` while forward refs are undefined."""
         self._localns: dict[str, Any] | None = None
         try:
-            return _fast_hints(fn), False
+            return self._with_self(get_hints(fn)), False
         except Exception:  # noqa: BLE001 - NameError mostly; anything else is reported when building
             pass
         # Names local to the function that defines the tool (classes declared in a test, say) are not in
         # the tool's globals: look them up where the decorator was applied, as pydantic does.
-        self._localns = _caller_locals()
+        self._localns = caller_locals()
         try:
-            return typing.get_type_hints(fn, localns=self._localns, include_extras=True), False
+            return self._with_self(get_hints(fn, self._localns or {})), False
         except Exception:  # noqa: BLE001 - a forward reference to something defined later: resolved on first use
             return dict(getattr(fn, "__annotations__", {})), True
+
+    def _with_self(self, hints: dict[str, Any]) -> dict[str, Any]:
+        """``Self`` in a method's hints stands for the class of the object the method is bound to."""
+        cls = self.info.self_type
+        return {name: substitute_self(tp, cls) for name, tp in hints.items()} if cls is not None else hints
 
     def _check_types(self) -> list[str]:
         problems = []
@@ -425,7 +301,7 @@ class FunctionSchema:
                 problem = self._schema_problem(param.annotation)
                 if problem:
                     problems.append(f"parameter {param.name!r}: {problem}")
-        if self._explicit_output is None and self.return_annotation is not _EMPTY:
+        if self._explicit_output is None and self.return_annotation is not _EMPTY and not self.returns_content:
             ret = self._awaited(self.return_annotation)
             if _needs_schema_check(ret):
                 problem = self._schema_problem(ret)
@@ -483,11 +359,11 @@ class FunctionSchema:
     @cached_property
     def docstring(self) -> ParsedDocstring:
         """The parsed docstring of the function."""
-        return parse_docstring(self.fn)
+        return parse_docstring(self.info.doc_from)
 
     def warn_unknown_documented_params(self) -> None:
         """Warn about docstring parameters the function does not have (a typo or a stale docstring)."""
-        known = {p.name for p in self.params} | set(self.context_params)
+        known = {p.name for p in self.params} | set(self.context_params) | self.info.bound
         for name in self.docstring.params:
             if name not in known:
                 warnings.warn(
@@ -500,7 +376,7 @@ class FunctionSchema:
         if not self._hints_pending:
             return
         try:
-            hints = typing.get_type_hints(self.fn, localns=self._localns, include_extras=True)
+            hints = self._with_self(get_hints(self.info.hints_from, self._localns or {}))
         except Exception as exc:  # noqa: BLE001
             raise ToolDefinitionError(
                 self.qualname,
@@ -535,8 +411,8 @@ class FunctionSchema:
 
         collect.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
         collect.__annotations__ = annotations
-        collect.__qualname__ = collect.__name__ = getattr(self.fn, "__name__", "tool")
-        collect.__module__ = getattr(self.fn, "__module__", __name__)
+        collect.__qualname__ = collect.__name__ = self.info.name or "tool"
+        collect.__module__ = getattr(self.info.hints_from, "__module__", None) or __name__
         try:
             return TypeAdapter[Any](collect)  # type: ignore[arg-type]  # a callable: pydantic's call schema
         except Exception as exc:  # noqa: BLE001 - reported as a definition error, with the function named
@@ -552,7 +428,7 @@ class FunctionSchema:
                     self.qualname, ["input_schema= must describe an object (`type: object` at its root)"]
                 )
             return schema
-        generated: JsonSchema = strip_titles(self._arguments_adapter.json_schema(mode="validation"))
+        generated: JsonSchema = strip_titles(json_schema_of(self._arguments_adapter, "validation"))
         properties = generated.setdefault("properties", {})
         # Docstring descriptions are added to the finished schema rather than as `Field(description=...)`
         # metadata: the same result, without pydantic merging field info for every parameter.
@@ -570,7 +446,7 @@ class FunctionSchema:
         if self._explicit_output is not None:
             return self._explicit_output.adapter if self._explicit_output.python_type is not None else None
         self._finish_hints()
-        if self.return_annotation is _EMPTY:
+        if self.return_annotation is _EMPTY or self.returns_content:
             return None
         try:
             return TypeAdapter(self.return_annotation)
@@ -578,14 +454,25 @@ class FunctionSchema:
             raise ToolDefinitionError(self.qualname, [f"its return annotation cannot be schema'd: {exc}"]) from None
 
     @cached_property
+    def returns_content(self) -> bool:
+        """Whether the result is parts for the model (``-> ImagePart``, ``-> list[ContentPart]``, ...), not data."""
+        if self._explicit_output is not None:
+            return False
+        self._finish_hints()
+        return is_content_annotation(self.return_annotation)
+
+    @cached_property
     def output_schema(self) -> JsonSchema | None:
-        """JSON Schema of the result; ``{"type": "null"}`` for ``-> None``; `None` without an annotation."""
+        """JSON Schema of the result; ``{"type": "null"}`` for ``-> None``; `None` without an annotation.
+
+        Also `None` for results that are content for the model (parts: see `returns_content`).
+        """
         if self._explicit_output is not None:
             return self._explicit_output.json_schema
         adapter = self._output_adapter
         if adapter is None:
             return None
-        return strip_titles(adapter.json_schema(mode="serialization"))  # type: ignore[no-any-return]
+        return inline_root_ref(strip_titles(json_schema_of(adapter, "serialization")))
 
     # ---- per call --------------------------------------------------------------------------------
 
@@ -597,50 +484,59 @@ class FunctionSchema:
     def validate_arguments(self, tool_name: str, args: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
         """Validate the model's arguments; return the keyword arguments for the function.
 
+        Never blocks on a regex when the schema's patterns allow a linear-time engine; see
+        `needs_thread` for the ones that do not.
+
         Raises:
             ToolInputError: with every problem, each with its JSON path and offending value.
         """
         explicit = self._explicit_input
         if explicit is not None:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
-        try:
-            if isinstance(args, (str, bytes, bytearray)):
-                text = args or "{}"
-                if not _looks_like_object(text):
-                    # the call schema would also take a JSON array (positional arguments): the schema does not
-                    _check_json_object(tool_name, text)
-                return self._validate_json(text, strict=True)  # type: ignore[no-any-return]
-            if not isinstance(args, Mapping):
-                raise ToolInputError(
-                    tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, kind="object_type")]
-                )
-            # Through JSON, so Python inputs meet the same strict, schema-shaped rules as a model's.
-            return self._validate_json(_json_of(tool_name, args), strict=True)  # type: ignore[no-any-return]
-        except _validation_error() as exc:
-            raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+        if isinstance(args, str) and args[:1] == "{":  # the common case, in one call into pydantic-core
+            try:
+                return self._validate_json(args, strict=True)  # type: ignore[no-any-return]
+            except _validation_error():
+                pass  # the slow path below says why (and accepts integral floats as integers)
+        return validate_json_strict(tool_name, self._validate_json, _json_object_text(tool_name, args))  # type: ignore[no-any-return]
+
+    @cached_property
+    def needs_thread(self) -> bool:
+        """Whether validating may run a backtracking regex (a raw schema's look-around pattern, say).
+
+        Callers on an event loop validate such a tool on a worker thread, bounded by its timeout.
+        """
+        return any(
+            e is not None and e.raw is not None and e.raw.needs_thread
+            for e in (self._explicit_input, self._explicit_output)
+        )
 
     @staticmethod
-    def _validate_explicit(tool_name: str, explicit: _ExplicitSchema, args: Mapping[str, Any] | str | bytes) -> Any:
-        from pydantic import ValidationError
-
-        if explicit.python_type is not None:
+    def _validate_explicit(tool_name: str, explicit: ExplicitSchema, args: Mapping[str, Any] | str | bytes) -> Any:
+        if explicit.raw is None:
+            data = _json_object_text(tool_name, args)
             try:
-                if isinstance(args, (str, bytes, bytearray)):
-                    return explicit.adapter.validate_json(args or "{}", strict=True)
-                return explicit.adapter.validate_json(_json_of(tool_name, args), strict=True)
-            except ValidationError as exc:
-                raise ToolInputError(tool_name, _details_from_pydantic(exc)) from None
+                value = validate_json_strict(tool_name, explicit.validate_json, data)
+            except ToolInputError as exc:
+                unknown = explicit.unknown_keys(tool_name, args if isinstance(args, Mapping) else data)
+                raise ToolInputError(tool_name, [*exc.errors, *unknown]) from None
+            unknown = explicit.unknown_keys(tool_name, args if isinstance(args, Mapping) else data)
+            if unknown:
+                raise ToolInputError(tool_name, unknown)
+            return value
         if isinstance(args, (str, bytes, bytearray)):
             try:
-                args = json.loads(args or "{}")
+                args = parse_json(args or "{}")
             except ValueError as exc:
                 raise ToolInputError(
                     tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")]
                 ) from None
-        errors = list(explicit.validator.iter_errors(args))
+        if not isinstance(args, Mapping):
+            raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
+        errors = explicit.raw.errors(args)
         if errors:
-            raise ToolInputError(tool_name, _details_from_jsonschema(errors))
-        return dict(args)  # type: ignore[arg-type]
+            raise ToolInputError(tool_name, errors)
+        return dict(args)
 
     def validate_output(self, tool_name: str, value: Any) -> Any:
         """Validate a result against the output schema; return the validated value.
@@ -649,18 +545,23 @@ class FunctionSchema:
             ToolOutputError: with every problem found.
         """
         explicit = self._explicit_output
-        if explicit is not None and explicit.python_type is None:
-            errors = list(explicit.validator.iter_errors(value))
+        if explicit is not None and explicit.raw is not None:
+            errors = explicit.raw.errors(value)
             if errors:
-                raise ToolOutputError(tool_name, _details_from_jsonschema(errors))
+                raise ToolOutputError(tool_name, errors)
             return value
+        if self.returns_content:
+            if is_content(value) or (isinstance(value, str) and _allows_text(self.return_annotation)):
+                return value
+            message = "Expected an ImagePart, a TextPart, or a list of parts (and text), as the annotation says"
+            raise ToolOutputError(tool_name, [ErrorDetail("$", message, value, "content_type")])
         validate = self._output_validate
         if validate is None:
             return value
         try:
             return validate(value)
         except _validation_error() as exc:
-            raise ToolOutputError(tool_name, _details_from_pydantic(exc)) from None
+            raise ToolOutputError(tool_name, details_from_pydantic(exc, value)) from None
 
     @cached_property
     def _output_validate(self) -> Callable[[Any], Any] | None:

@@ -12,6 +12,7 @@ Exception
 │   ├── ToolInputError (ValueError)         arguments that do not fit a tool's input schema
 │   ├── ToolOutputError (ValueError)        a result that does not fit a tool's output schema
 │   ├── ToolTimeoutError (TimeoutError)     a tool ran longer than its ``timeout``
+│   │   └── ToolDeadlineError               ... agentkit's own deadline (not a TimeoutError the tool raised)
 │   ├── UsageError (RuntimeError)           an API used where it cannot work (invoke() in an event loop, ...)
 │   ├── AgentSetupError (ValueError)        an agent or run option that cannot work (max_steps < 1, ...)
 │   ├── ModelSetupError (ValueError)        an unknown model name, a missing API key, a blocked request
@@ -48,6 +49,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._agent.results import RunResult
 
+from ._text import clip, shorten
+
 __all__ = [
     "AgentSetupError",
     "AgentkitError",
@@ -71,6 +74,7 @@ __all__ = [
     "ToolError",
     "ToolInputError",
     "ToolOutputError",
+    "ToolDeadlineError",
     "ToolTimeoutError",
     "UIInputError",
     "UnknownProviderError",
@@ -127,7 +131,7 @@ class UnknownToolError(RegistryError, KeyError):
     def __str__(self) -> str:
         hint = f" Did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
         listing = ", ".join(repr(k) for k in self.known) or "none"
-        return f"No tool is registered under {self.key!r}.{hint} Registered keys: {listing}."
+        return f"No tool is registered under {shorten(self.key, 100)}.{hint} Registered keys: {listing}."
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.key, self.known, self.suggestions))
@@ -193,7 +197,8 @@ class ErrorDetail:
     """A short machine-readable error type, e.g. ``missing`` or ``int_parsing``."""
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message} (got {self.value!r})"
+        # bounded: the value may be huge or nested thousands of levels deep
+        return f"{clip(self.path, 120)}: {clip(self.message, 2000)} (got {shorten(self.value)})"
 
 
 class _ValidationError(AgentkitError, ValueError):
@@ -249,6 +254,14 @@ class ToolTimeoutError(AgentkitError, TimeoutError):
         return f"Tool {self.tool!r} did not finish within its timeout of {self.timeout:g} s."
 
 
+class ToolDeadlineError(ToolTimeoutError):
+    """agentkit's own deadline for a call passed.
+
+    `Tool.run` raises it; a `TimeoutError` (or another tool's `ToolTimeoutError`) that the tool raises
+    itself is passed on as the tool's exception, and only this one becomes a ``timeout`` result.
+    """
+
+
 class UsageError(AgentkitError, RuntimeError):
     """An API used where it cannot work, e.g. the sync `Tool.invoke` of an async tool inside a running loop."""
 
@@ -270,11 +283,11 @@ class UnknownProviderError(AgentkitError, LookupError):
         super().__init__(name, known)
 
     def __str__(self) -> str:
-        import difflib
+        from ._text import closest  # bounded: a huge name gets no fuzzy search
 
-        close = difflib.get_close_matches(self.name, self.known, n=2, cutoff=0.7)
+        close = closest(self.name, self.known, n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        return f"Unknown provider {self.name!r}.{hint} Known providers: {', '.join(self.known)}."
+        return f"Unknown provider {shorten(self.name, 80)}.{hint} Known providers: {', '.join(self.known)}."
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.name, self.known))

@@ -487,10 +487,14 @@ def _valid(schema: JsonSchema, value: Any) -> bool:
     """Whether `value` fits `schema` (a subschema without references; with them, assume it does)."""
     if _has_ref(schema):
         return True
-    from jsonschema import Draft202012Validator
+    from ._raw_schema import _linear_validator_class, _PatternTimeout, pattern_budget
 
     try:
-        return bool(Draft202012Validator(schema).is_valid(value))
+        # linear-time patterns, and a short budget for the others: an imported schema cannot stall the import
+        with pattern_budget(0.1):
+            return bool(_linear_validator_class()(schema).is_valid(value))
+    except _PatternTimeout:
+        return False  # not shown to fit: handled like a default that does not
     except Exception:  # noqa: BLE001 - a subschema jsonschema cannot evaluate: treat the default as fine
         return True
 

@@ -81,7 +81,10 @@ class ToolCall:
         """The arguments as a dict; raises `ValueError` for text that is not a JSON object."""
         if isinstance(self.arguments, Mapping):
             return dict(self.arguments)
-        parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+        try:
+            parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+        except RecursionError:
+            raise ValueError("tool call arguments are nested too deeply to be read") from None
         if not isinstance(parsed, dict):
             raise ValueError(f"tool call arguments must be a JSON object, got {type(parsed).__name__}")
         return parsed

@@ -3,20 +3,20 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-import difflib
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._text import closest, shorten
 from .context import ToolContext
 from .exceptions import (
     ModelRetry,
     RegistryError,
+    ToolDeadlineError,
     ToolError,
     ToolInputError,
     ToolOutputError,
-    ToolTimeoutError,
     UnknownToolError,
     describe_exception,
 )
@@ -27,11 +27,6 @@ __all__ = ["Registry"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def closest(key: str, keys: Iterable[str], n: int = 3) -> list[str]:
-    """The keys most like `key`, best first (for "did you mean" hints)."""
-    return difflib.get_close_matches(key, list(keys), n=n, cutoff=0.5)
 
 
 def _as_tool(value: Any, where: str) -> Tool[..., Any]:
@@ -47,10 +42,13 @@ def _input_error_message(exc: ToolInputError) -> str:
     return f"Invalid arguments for tool {exc.tool!r}:\n{lines}\nFix the arguments and call the tool again."
 
 
-def result_of(item: Tool[..., Any], call: ToolCall, value: Any) -> ToolResult:
+async def result_of(item: Tool[..., Any], call: ToolCall, value: Any) -> ToolResult:
     """The result of `call` whose tool returned `value`: the output validated, what the model receives made."""
     try:
-        value = item.schema.validate_output(call.name, value)
+        if item.schema.needs_thread:
+            value = await item.avalidate_output(value, name=call.name)
+        else:
+            value = item.schema.validate_output(call.name, value)
         content = item.model_content(value)
     except ToolOutputError as exc:
         return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
@@ -187,16 +185,20 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
         item = self._tools.get(call.name)
         if item is None:
-            hint = closest(call.name, self._tools)
+            hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
             suggestion = f" Did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
             return ToolResult.error(
                 call,
-                f"Unknown tool {call.name!r}.{suggestion} Available tools: {', '.join(self._tools) or 'none'}.",
+                f"Unknown tool {shorten(call.name, 100)}.{suggestion} "
+                f"Available tools: {', '.join(self._tools) or 'none'}.",
                 "unknown_tool",
             )
         schema = item.schema
         try:
-            kwargs = schema.validate_arguments(call.name, call.arguments)
+            if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
+                kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
+            else:
+                kwargs = schema.validate_arguments(call.name, call.arguments)
         except ToolInputError as exc:
             return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
         ctx: ToolContext[Any] | None = None
@@ -209,12 +211,12 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return ToolResult.error(call, exc.message, "retry")
         except ToolError as exc:
             return ToolResult.error(call, exc.message, "tool_error")
-        except ToolTimeoutError as exc:
+        except ToolDeadlineError as exc:  # agentkit's deadline; a TimeoutError of the tool's own is an exception
             return ToolResult.error(call, str(exc), "timeout")
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
             message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
             return ToolResult.error(call, message, "exception", type(exc).__name__)
-        return result_of(item, call, value)
+        return await result_of(item, call, value)
 
     async def call_many(
         self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None

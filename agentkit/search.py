@@ -43,6 +43,7 @@ class Searchable(Protocol):
         """Its parameters (JSON Schema ``properties``, nested ones too)."""
         ...
 
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\W_]+")
 _KEY = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

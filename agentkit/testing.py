@@ -13,20 +13,18 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-import datetime as dt
 import importlib
 import inspect
 import json
-import random
-import string
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from ._generate import generate_arguments
 from ._json_schema import JsonSchema
+from ._text import closest, json_text
 from .context import ToolContext
-from .exceptions import ModelRetry, ToolError, ToolOutputError
+from .exceptions import ModelRetry, ToolError, ToolOutputError, UnknownToolError
 from .messages import (
     AssistantMessage,
     Message,
@@ -221,7 +219,7 @@ class FunctionModel(Model):
                 index = len(calls) + len(whole)
                 whole[index] = piece
                 yield ToolCallStart(index, piece.id, piece.name)
-                args = piece.arguments if isinstance(piece.arguments, str) else json.dumps(piece.arguments)
+                args = piece.arguments if isinstance(piece.arguments, str) else json_text(piece.arguments)
                 yield ToolCallArgsDelta(index, args, args)
             else:
                 if piece.index not in calls:
@@ -254,7 +252,9 @@ class TestModel(Model):
 
     Args:
         seed: seeds argument generation (per tool key, so adding a tool changes no other tool's arguments).
-        call_tools: ``"all"`` or the keys to call, in order.
+        call_tools: ``"all"`` or the keys to call, in order. A key the registry does not have raises
+            `UnknownToolError` (naming the registered keys) on the first request; a registered key that
+            is not active for a turn is skipped.
         text: the final answer; by default a JSON summary of the tool results.
     """
 
@@ -263,6 +263,13 @@ class TestModel(Model):
     def __init__(
         self, *, seed: int = 0, call_tools: Literal["all"] | Sequence[str] = "all", text: str | None = None
     ) -> None:
+        if isinstance(call_tools, str) and call_tools != "all":
+            raise TypeError(
+                f"TestModel(call_tools={call_tools!r}): pass 'all' or a list of registry keys, "
+                f"e.g. call_tools=[{call_tools!r}]"
+            )
+        if not isinstance(call_tools, str) and not all(isinstance(k, str) for k in call_tools):
+            raise TypeError(f"TestModel(call_tools=...) takes registry keys (strings), got {list(call_tools)!r}")
         self.seed = seed
         self.call_tools = call_tools
         self.text = text
@@ -280,7 +287,10 @@ class TestModel(Model):
             return [settings.tool_choice]
         if self.call_tools == "all":
             return available
-        return [k for k in self.call_tools if k in available]
+        for key in self.call_tools:
+            if key not in tools:  # a typo must not make a test silently test nothing
+                raise UnknownToolError(key, list(tools), closest(key, tools))
+        return [k for k in self.call_tools if k in available]  # registered but not active this turn: skipped
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The next turn, decided offline (no network, no API key)."""
@@ -321,165 +331,6 @@ def _tokens(messages: Iterable[Message]) -> int:
         else:
             count += sum(len(r.text.split()) for r in message.results)
     return count
-
-
-# ---- arguments from a JSON Schema, without hypothesis ----------------------------------------------
-
-_MAX_DEPTH = 3  # beyond this many $ref levels, optional fields and array items are left out
-
-
-class _Generator:
-    def __init__(self, root: JsonSchema, rng: random.Random) -> None:
-        self.defs: dict[str, Any] = {**root.get("definitions", {}), **root.get("$defs", {})}
-        self.rng = rng
-
-    def value(self, schema: Any, depth: int = 0) -> Any:
-        rng = self.rng
-        if schema is True or not isinstance(schema, dict) or not schema:
-            return rng.choice(["x", 1, True])
-        if "$ref" in schema:
-            target = self.defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
-            rest = {k: v for k, v in schema.items() if k != "$ref"}
-            return self.value({**target, **rest}, depth + 1)
-        if "const" in schema:
-            return schema["const"]
-        if "enum" in schema:
-            return rng.choice(schema["enum"])
-        for key in ("anyOf", "oneOf"):
-            if key in schema:
-                options = schema[key]
-                if depth >= _MAX_DEPTH:  # prefer a branch that ends the recursion
-                    options = [o for o in options if "$ref" not in o] or options
-                rest = {k: v for k, v in schema.items() if k not in (key, "discriminator")}
-                return self.value({**rest, **rng.choice(options)}, depth)
-        if "allOf" in schema:
-            merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
-            for part in schema["allOf"]:
-                merged.update(part)
-            return self.value(merged, depth)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            non_null = [k for k in kind if k != "null"]
-            kind = rng.choice(non_null) if non_null and (len(non_null) == len(kind) or rng.random() < 0.8) else "null"
-        if schema.get("nullable") and rng.random() < 0.2:
-            return None
-        if kind is None:
-            kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
-        return getattr(self, f"_{kind}", self._string)(schema, depth)
-
-    def _null(self, schema: JsonSchema, depth: int) -> None:
-        return None
-
-    def _boolean(self, schema: JsonSchema, depth: int) -> bool:
-        return self.rng.random() < 0.5
-
-    def _integer(self, schema: JsonSchema, depth: int) -> int:
-        lo = schema.get("minimum", schema["exclusiveMinimum"] + 1 if "exclusiveMinimum" in schema else None)
-        hi = schema.get("maximum", schema["exclusiveMaximum"] - 1 if "exclusiveMaximum" in schema else None)
-        lo = int(lo) if lo is not None else (0 if hi is None or hi >= 0 else int(hi) - 100)
-        hi = int(hi) if hi is not None else lo + 100
-        value = self.rng.randint(lo, max(lo, hi))
-        step = schema.get("multipleOf")
-        if isinstance(step, int) and step > 0:
-            value = -(-lo // step) * step  # the smallest multiple within the bounds
-        return value
-
-    def _number(self, schema: JsonSchema, depth: int) -> float:
-        lo = schema.get("minimum", schema.get("exclusiveMinimum"))
-        hi = schema.get("maximum", schema.get("exclusiveMaximum"))
-        lo = float(lo) if lo is not None else (0.0 if hi is None or hi > 0 else float(hi) - 100.0)
-        hi = float(hi) if hi is not None else lo + 100.0
-        # Strictly inside the bounds, so exclusive limits hold too.
-        value = round(lo + (hi - lo) * (0.1 + 0.8 * self.rng.random()), 3)
-        if not lo < value < hi and lo < hi:
-            value = (lo + hi) / 2
-        step = schema.get("multipleOf")
-        if isinstance(step, (int, float)) and step > 0:
-            value = float(-(-lo // step) * step)
-        return value
-
-    def _string(self, schema: JsonSchema, depth: int) -> str:
-        rng = self.rng
-        fmt = schema.get("format")
-        if fmt in _FORMATS:
-            return _FORMATS[fmt](rng)
-        lo = int(schema.get("minLength", 1))
-        hi = int(schema.get("maxLength", lo + 8))
-        size = rng.randint(lo, max(lo, min(hi, lo + 8)))
-        return "".join(rng.choice(string.ascii_lowercase) for _ in range(size))
-
-    def _array(self, schema: JsonSchema, depth: int) -> list[Any]:
-        prefix = schema.get("prefixItems")
-        if prefix is not None:
-            return [self.value(item, depth) for item in prefix]
-        lo = int(schema.get("minItems", 0))
-        hi = int(schema.get("maxItems", lo + 3))
-        size = lo if depth >= _MAX_DEPTH else self.rng.randint(lo, max(lo, min(hi, lo + 3)))
-        items = schema.get("items", {})
-        out: list[Any] = []
-        seen: set[str] = set()
-        for _ in range(size * 4 if schema.get("uniqueItems") else size):
-            if len(out) == size:
-                break
-            item = self.value(items, depth)
-            if schema.get("uniqueItems"):
-                marker = json.dumps(item, sort_keys=True, default=str)
-                if marker in seen:
-                    continue
-                seen.add(marker)
-            out.append(item)
-        return out
-
-    def _object(self, schema: JsonSchema, depth: int) -> dict[str, Any]:
-        properties: dict[str, Any] = schema.get("properties", {})
-        required = set(schema.get("required", ()))
-        out: dict[str, Any] = {}
-        for name, sub in properties.items():
-            if name in required or (depth < _MAX_DEPTH and self.rng.random() < 0.5):
-                out[name] = self.value(sub, depth)
-        extra = schema.get("additionalProperties")
-        if not properties and isinstance(extra, dict) and depth < _MAX_DEPTH:
-            for n in range(self.rng.randint(0, 2)):
-                out[f"key{n}"] = self.value(extra, depth)
-        return out
-
-
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-def _datetime(rng: random.Random) -> dt.datetime:
-    return dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=rng.randint(0, 10**8))
-
-
-_FORMATS: dict[str, Callable[[random.Random], str]] = {
-    "date-time": lambda rng: _datetime(rng).isoformat().replace("+00:00", "Z"),
-    "date": lambda rng: _datetime(rng).date().isoformat(),
-    "time": lambda rng: _datetime(rng).time().isoformat(),
-    "duration": lambda rng: f"PT{rng.randint(1, 59)}M",
-    "uuid": _uuid,
-    "email": lambda rng: f"user{rng.randint(1, 999)}@example.com",
-    "uri": lambda rng: f"https://example.com/{rng.randint(1, 999)}",
-    "url": lambda rng: f"https://example.com/{rng.randint(1, 999)}",
-    "hostname": lambda rng: "example.com",
-    "ipv4": lambda rng: f"192.0.2.{rng.randint(1, 254)}",
-    "ipv6": lambda rng: f"2001:db8::{rng.randint(1, 9999):x}",
-    "path": lambda rng: f"/tmp/file{rng.randint(1, 99)}.txt",  # a sample value, never opened
-}
-
-
-def generate_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, Any]:
-    """One argument object valid for `schema` (a tool's input schema), deterministic for `seed`.
-
-    Handles ``$ref``/``$defs`` (recursion cut after a few levels), ``enum``/``const``, ``anyOf``/``oneOf``,
-    ``allOf``, nullable types, arrays (``items``, ``prefixItems``, bounds, ``uniqueItems``), nested
-    objects, numeric bounds and the common string formats (date-time, date, time, uuid, email, uri,
-    ipv4, ...). ``pattern`` is not honoured; for full coverage use `check_tool_contract` (hypothesis).
-    """
-    value = _Generator(schema, random.Random(seed)).value(schema)
-    if not isinstance(value, dict):
-        raise ValueError(f"the schema does not describe an object: {schema!r}")
-    return value
 
 
 # ---- payload snapshots ---------------------------------------------------------------------------

@@ -7,22 +7,47 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypedDict, Union, overload
+from typing import Any, Generic, TypedDict, Union, cast, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._content import as_parts, is_content
 from ._json_schema import JsonSchema
+from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
+from ._threads import ToolThreads, tool_threads
 from .context import ToolContext
-from .exceptions import ToolDefinitionError, ToolInputError, ToolTimeoutError, UsageError
+from .exceptions import (
+    ErrorDetail,
+    ToolDeadlineError,
+    ToolDefinitionError,
+    ToolInputError,
+    ToolOutputError,
+    ToolTimeoutError,
+    UsageError,
+)
 from .limits import ConcurrencyLimit
 from .messages import ContentPart, ImagePart, TextPart
 
-__all__ = ["ApprovalPolicy", "Tool", "ToolOptions", "ToolTransform", "tool"]
+__all__ = [
+    "ApprovalPolicy",
+    "Tool",
+    "ToolDeadlineError",
+    "ToolOptions",
+    "ToolThreads",
+    "ToolTransform",
+    "tool",
+    "tool_threads",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T")
+P2 = ParamSpec("P2")
+R2 = TypeVar("R2")
+# Covariant in the result: a tool of an `async def` (whose result pyright types as `CoroutineType`)
+# is a `Tool[P, Coroutine[...]]`, so `invoke`/`ainvoke` unwrap the awaited type under both checkers.
+R_co = TypeVar("R_co", covariant=True)
 
 ApprovalPolicy = Union[bool, Callable[[dict[str, Any]], bool]]
 """`requires_approval=`: always, never, or decided from the call's validated arguments with defaults applied,
@@ -117,7 +142,7 @@ def tools_generation() -> int:
     return _GENERATION[0]
 
 
-class Tool(Generic[P, R]):
+class Tool(Generic[P, R_co]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
     Beyond the call, a tool has:
@@ -133,7 +158,7 @@ class Tool(Generic[P, R]):
 
     def __init__(
         self,
-        fn: Callable[P, R],
+        fn: Callable[P, R_co],
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         description: str | None = None,
@@ -151,12 +176,19 @@ class Tool(Generic[P, R]):
         sequential: bool = False,
         limits: Sequence[ConcurrencyLimit] = (),
     ) -> None:
-        if not callable(fn):
-            raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def)"])
-        functools.update_wrapper(self, fn)  # __name__, __doc__, __wrapped__
+        target: Any = fn
+        if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
+            raise ToolDefinitionError(repr(fn), ["@tool needs a function (def or async def) or a callable object"])
         self.fn = fn
         self.schema = FunctionSchema(fn, input_schema=input_schema, output_schema=output_schema)
-        name = id if id is not None else getattr(fn, "__name__", None)
+        info = self.schema.info
+        # __name__, __doc__, __wrapped__ of what the tool really runs (a partial's function, an object's
+        # __call__); an instance's own attributes are not copied onto the tool.
+        functools.update_wrapper(self, fn, updated=() if not inspect.isfunction(fn) else functools.WRAPPER_UPDATES)
+        if info.name is not None:
+            self.__name__ = info.name
+        self.__doc__ = getattr(info.doc_from, "__doc__", None)
+        name = id if id is not None else info.name
         if not isinstance(name, str) or not name:
             raise ToolDefinitionError(self.schema.qualname, ["the tool needs a non-empty id=; pass id='my_tool'"])
         self.id: str = name
@@ -193,9 +225,10 @@ class Tool(Generic[P, R]):
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
     @classmethod
-    def from_function(cls, fn: Callable[P, R], **options: Unpack[ToolOptions]) -> Tool[P, R]:
+    def from_function(cls, fn: Callable[P2, R2], **options: Unpack[ToolOptions]) -> Tool[P2, R2]:
         """Make a tool of `fn` without decorator syntax; same options as `@tool`."""
-        return cls(fn, **options)
+        made: Tool[P2, R2] = cast(Any, cls)(fn, **options)  # `cls` is bound to the class's own P, R_co
+        return made
 
     @classmethod
     def from_json_schema(
@@ -232,6 +265,9 @@ class Tool(Generic[P, R]):
             def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
                 return fn(arguments)
 
+        # errors name the tool, not this helper's local function
+        target.__name__ = target.__qualname__ = id
+        target.__module__ = getattr(fn, "__module__", None) or "<json-schema>"
         return Tool(
             target,
             id=id,
@@ -242,7 +278,7 @@ class Tool(Generic[P, R]):
             timeout=timeout,
         )
 
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co:
         """Call the function itself: same arguments, same result, no validation."""
         return self.fn(*args, **kwargs)
 
@@ -384,27 +420,88 @@ class Tool(Generic[P, R]):
         self, args: Mapping[str, Any] | str | bytes = "{}", *, context: ToolContext[Any] | None = None
     ) -> Any:
         """Async `invoke`: sync tools run in a worker thread unless `inline=True`."""
-        kwargs = self.schema.validate_arguments(self.id, args)
+        kwargs = await self.avalidate_arguments(args, name=self.id)
         value = await self.run(kwargs, context, name=self.id)
-        return self.schema.validate_output(self.id, value)
+        return await self.avalidate_output(value, name=self.id)
+
+    async def avalidate_arguments(self, args: Mapping[str, Any] | str | bytes, *, name: str) -> dict[str, Any]:
+        """`FunctionSchema.validate_arguments`, never blocking the event loop.
+
+        A schema whose patterns need a backtracking engine (`FunctionSchema.needs_thread`) is
+        validated on a worker thread, within the tool's `timeout`; past it, the arguments are refused.
+
+        Raises:
+            ToolInputError: the arguments do not fit (or could not be checked within the timeout).
+        """
+        if not self.schema.needs_thread:
+            return self.schema.validate_arguments(name, args)
+        try:
+            return await self._off_loop(self.schema.validate_arguments, name, args)
+        except _ValidationTimeout:
+            message = (
+                f"The arguments could not be validated within the tool's timeout of {self.timeout:g} s "
+                "(a pattern in its schema backtracks on them); send simpler values"
+            )
+            raise ToolInputError(name, [ErrorDetail("$", message, args, "validation_timeout")]) from None
+
+    async def avalidate_output(self, value: Any, *, name: str) -> Any:
+        """`FunctionSchema.validate_output`, never blocking the event loop (see `avalidate_arguments`).
+
+        Raises:
+            ToolOutputError: the result does not fit (or could not be checked within the timeout).
+        """
+        if not self.schema.needs_thread:
+            return self.schema.validate_output(name, value)
+        try:
+            return await self._off_loop(self.schema.validate_output, name, value)
+        except _ValidationTimeout:
+            message = f"The result could not be validated within the tool's timeout of {self.timeout:g} s"
+            raise ToolOutputError(name, [ErrorDetail("$", message, value, "validation_timeout")]) from None
+
+    async def _off_loop(self, check: Callable[[str, Any], T], name: str, value: Any) -> T:
+        # the budget is copied into the worker's context: a backtracking match stops by itself as well
+        with pattern_budget(self.timeout):
+            if self.timeout is None:
+                return await tool_threads().run(check, name, value)
+            try:
+                return await asyncio.wait_for(tool_threads().run(check, name, value), self.timeout)
+            except asyncio.TimeoutError:
+                raise _ValidationTimeout from None
 
     async def run(self, kwargs: dict[str, Any], context: ToolContext[Any] | None, *, name: str) -> Any:
-        """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`."""
-        if self._direct and self.timeout is None:
-            return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
-        if self.timeout is None:
-            return await self._run_unbounded(kwargs, context)
+        """Call the function with already validated `kwargs`, injecting `context`, enforcing `timeout`.
+
+        Only agentkit's deadline is a `ToolTimeoutError` here: a `TimeoutError` the tool raises itself
+        (an upstream service timing out, another tool's timeout) is passed on as the tool's exception.
+        """
         try:
-            return await asyncio.wait_for(self._run_unbounded(kwargs, context), self.timeout)
+            if self._direct and self.timeout is None:
+                return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
+            if self.timeout is None:
+                return await self._run_unbounded(kwargs, context)
+            return await asyncio.wait_for(self._run_guarded(kwargs, context), self.timeout)
+        except _OwnTimeout as raised:
+            own = raised.error
+        except ToolDeadlineError as exc:
+            own = exc  # another tool's deadline, inside this one (ours is raised below, outside this `try`)
         except asyncio.TimeoutError:
-            raise ToolTimeoutError(name, self.timeout) from None
+            raise ToolDeadlineError(name, self.timeout or 0) from None
+        if isinstance(own, ToolDeadlineError):  # seen from here it is an exception of this tool
+            raise ToolTimeoutError(own.tool, own.timeout) from own
+        raise own  # outside the except block: the tool's exception keeps its own context
+
+    async def _run_guarded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
+        try:
+            return await self._run_unbounded(kwargs, context)
+        except (TimeoutError, asyncio.TimeoutError) as exc:  # the tool's own, not our deadline
+            raise _OwnTimeout(exc) from None
 
     async def _run_unbounded(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
         if self.is_async:
             return await self._call_async(kwargs, context)
         if self.inline and self.timeout is None:  # a timeout needs a worker thread to be enforceable
             return self._call_sync(kwargs, context)
-        return await asyncio.to_thread(self._call_sync, kwargs, context)
+        return await tool_threads().run(self._call_sync, kwargs, context)
 
     def _arguments(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> tuple[list[Any], dict[str, Any]]:
         schema = self.schema
@@ -427,10 +524,28 @@ class Tool(Generic[P, R]):
     # ---- what the model receives -----------------------------------------------------------------
 
     def model_content(self, value: Any) -> list[ContentPart]:
-        """What the model receives for a validated result: `to_model_output` applied, else JSON text."""
+        """What the model receives for a validated result.
+
+        `to_model_output` applied if set; else parts (an `ImagePart`, a list of parts and text) as they
+        are; anything else as JSON text.
+        """
         if self.to_model_output is not None:
-            return _as_parts(self.to_model_output(value))
+            return as_parts(self.to_model_output(value))
+        if isinstance(value, _MAYBE_CONTENT) and is_content(value):  # one isinstance for plain data
+            return as_parts(value)
         return [TextPart(self.schema.dump_output_json(value))]
+
+
+_MAYBE_CONTENT = (TextPart, ImagePart, list, tuple)
+
+
+class _OwnTimeout(Exception):  # noqa: N818 - carries a tool's own TimeoutError through asyncio.wait_for
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class _ValidationTimeout(Exception):  # noqa: N818 - validation on a worker thread passed the tool's timeout
+    pass
 
 
 def _running_loop() -> bool:
@@ -439,22 +554,6 @@ def _running_loop() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _as_parts(value: Any) -> list[ContentPart]:
-    if isinstance(value, (TextPart, ImagePart)):
-        return [value]
-    if isinstance(value, str):
-        return [TextPart(value)]
-    if (
-        isinstance(value, Sequence)
-        and not isinstance(value, (bytes, bytearray))
-        and all(isinstance(v, (TextPart, ImagePart, str)) for v in value)
-    ):
-        return [TextPart(v) if isinstance(v, str) else v for v in value]
-    from pydantic_core import to_json
-
-    return [TextPart(to_json(value, fallback=repr).decode())]
 
 
 @overload

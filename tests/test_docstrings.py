@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import Field
 
 from agentkit import AgentkitWarning, tool
+from agentkit._docstrings import parse_docstring
 
 
 def test_google_with_keyword_args_section() -> None:
@@ -136,3 +140,109 @@ def test_no_docstring_gives_empty_description() -> None:
 
     assert f.description == ""
     assert "description" not in f.input_schema["properties"]["a"]
+
+
+# ---- no docstring shape may crash a tool (issue 8, section 2 item 1) ---------------------------------
+
+
+def test_a_docstring_with_only_an_args_section_is_parsed() -> None:
+    @tool
+    def scale(x: float, factor: float = 2.0) -> float:
+        """Args:
+        x: The value.
+        factor: The multiplier.
+        """
+        return x * factor
+
+    @tool
+    def indented(x: float) -> float:
+        """Args:
+            x: The value.
+        """
+        return x
+
+    assert scale.description == ""
+    assert scale.input_schema["properties"]["x"]["description"] == "The value."
+    assert scale.input_schema["properties"]["factor"]["description"] == "The multiplier."
+    assert indented.description == ""
+    assert indented.input_schema["properties"]["x"]["description"] == "The value."
+    assert indented.invoke({"x": 2}) == 2
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Args:",
+        "Args:\n",
+        "Returns:",
+        "Raises:\n    ValueError",
+        "Summary.\n\nArgs:\n    : no name\n",
+        "Summary.\n\nArgs:\n    x (int: broken type\n",
+        "Parameters\n----------\n",
+        "Parameters\n----------\nx :\n",
+        ":param:",
+        ":param x",
+        ":returns:",
+        ":raises ValueError:",
+        "Summary.\n\nExample:\n\n",
+        "\t\tArgs:\n\t x: tabs\n",
+    ],
+)
+def test_malformed_docstrings_never_crash_a_tool(doc: str) -> None:
+    def f(x: int = 0) -> int:
+        return x
+
+    f.__doc__ = doc
+    made = tool(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgentkitWarning)  # a mangled entry may name a parameter that is not there
+        assert isinstance(made.description, str)
+        assert made.input_schema["type"] == "object"
+    assert made.invoke({"x": 1}) == 1
+
+
+_LINES = st.sampled_from(
+    [
+        "Args:",
+        "Arguments:",
+        "Keyword Args:",
+        "Returns:",
+        "Yields:",
+        "Raises:",
+        "Example:",
+        "Parameters",
+        "Returns",
+        "----------",
+        "-------",
+        ":param x:",
+        ":param int x: text",
+        ":type x: int",
+        ":returns:",
+        ":rtype: int",
+        ":raises ValueError:",
+        "x: text",
+        "x (int): text",
+        "x (int",
+        "x : int",
+        ": text",
+        "*args: text",
+        "",
+        "Summary.",
+    ]
+)
+_DOCSTRINGS = st.lists(
+    st.tuples(st.sampled_from(["", "  ", "    ", "\t", "        "]), st.one_of(_LINES, st.text(max_size=12))),
+    max_size=10,
+).map(lambda lines: "\n".join(indent + text for indent, text in lines))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.one_of(_DOCSTRINGS, st.text(max_size=80)))
+def test_fuzzed_docstrings_never_raise(doc: str) -> None:
+    class Holder:
+        pass
+
+    Holder.__doc__ = doc
+    parsed = parse_docstring(Holder)
+    assert isinstance(parsed.description, str)
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in parsed.params.items())

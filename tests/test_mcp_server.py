@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from pydantic import BaseModel
 
 from agentkit import Registry, Tool, tool
 from agentkit.mcp import MCPLoadError, load_registry, mcp_output_schema, serving_http
@@ -170,6 +171,51 @@ def test_output_schema_wrapping_keeps_refs_resolvable() -> None:
 def test_output_schema_of_an_object_is_unchanged_and_none_stays_none() -> None:
     assert mcp_output_schema(tools["get-weather"]) is tools["get-weather"].output_schema
     assert mcp_output_schema(tools["untyped"]) is None
+
+
+class Node(BaseModel):
+    label: str
+    kids: list[Node] = []
+
+
+@tool
+def tree() -> Node:
+    """A small tree."""
+    return Node(label="a", kids=[Node(label="b")])
+
+
+raw_ref_root = Tool.from_json_schema(
+    "raw_ref_root",
+    {"type": "object", "properties": {}},
+    output_schema={
+        "$ref": "#/$defs/Out",
+        "$defs": {"Out": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+    },
+    fn=lambda args: {"n": 1},
+)
+
+
+@pytest.mark.parametrize("item", [tree, raw_ref_root], ids=lambda t: t.id)
+def test_recursive_and_ref_rooted_object_results_are_not_wrapped(item: Tool[..., Any]) -> None:
+    schema = mcp_output_schema(item)
+    assert schema is not None and schema["type"] == "object" and "result" not in schema.get("properties", {})
+
+
+async def test_a_recursive_result_is_structured_content_as_it_is() -> None:
+    from mcp import ClientSession
+    from mcp.client._memory import InMemoryTransport
+
+    from agentkit.mcp import create_server
+
+    transport = InMemoryTransport(create_server(Registry([tree, raw_ref_root])))
+    async with transport as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert listed["tree"].output_schema == mcp_output_schema(tree)
+        result = await client.call_tool("tree", {})
+        assert result.structured_content == {"label": "a", "kids": [{"label": "b", "kids": []}]}
+        raw = await client.call_tool("raw_ref_root", {})
+        assert raw.structured_content == {"n": 1}
 
 
 def test_load_registry_forms() -> None:

@@ -263,3 +263,88 @@ def test_schema_is_json_serialisable_and_valid_draft_2020_12() -> None:
     json.dumps(f.input_schema)
     jsonschema.Draft202012Validator.check_schema(f.input_schema)
     assert f.input_schema["type"] == "object"
+
+
+# ---- attribute docstrings become descriptions (issue 8, §2 item 6) ----------------------------------
+
+
+class Shipment(TypedDict):
+    """Where and how to ship."""
+
+    address: str
+    """The street address."""
+    express: NotRequired[bool]
+    """Ship overnight."""
+
+
+@dataclass
+class Parcel:
+    weight: float
+    """In kilograms."""
+    fragile: bool = False
+    """Handle with care."""
+
+
+class BaseOrder(BaseModel):
+    reference: str
+    """The customer's reference."""
+
+
+class Order(BaseOrder):
+    quantity: int = Field(1, alias="qty")
+    """How many."""
+    note: str = Field("", description="from Field")
+    """from the docstring"""
+
+
+def test_attribute_docstrings_describe_fields_of_every_kind_of_class() -> None:
+    @tool
+    def ship(shipment: Shipment, parcel: Parcel, order: Order) -> None:
+        """Ship."""
+
+    defs = ship.input_schema["$defs"]
+    assert defs["Shipment"]["properties"]["address"]["description"] == "The street address."
+    assert defs["Shipment"]["properties"]["express"]["description"] == "Ship overnight."
+    assert defs["Parcel"]["properties"]["weight"]["description"] == "In kilograms."
+    assert defs["Parcel"]["properties"]["fragile"]["description"] == "Handle with care."
+    order = defs["Order"]["properties"]
+    assert order["reference"]["description"] == "The customer's reference."  # inherited from the base
+    assert order["qty"]["description"] == "How many."  # found under its alias
+    assert order["note"]["description"] == "from Field"  # an explicit description wins
+
+
+def test_attribute_docstrings_in_explicit_and_output_schemas() -> None:
+    @tool(input_schema=Parcel)
+    def weigh(parcel: Parcel) -> Shipment:
+        return {"address": "here"}
+
+    assert weigh.input_schema["properties"]["weight"]["description"] == "In kilograms."
+    assert weigh.output_schema is not None
+    assert weigh.output_schema["properties"]["address"]["description"] == "The street address."
+
+
+# ---- a recursive model's schema has `type: object` at its root, like any model (issue 8, §2 item 9) ----
+
+
+class TreeNode(BaseModel):
+    label: str
+    children: list[TreeNode] = []
+
+
+def test_recursive_models_have_an_object_root_as_input_and_output() -> None:
+    @tool
+    def grow(seed: str) -> TreeNode:
+        return TreeNode(label=seed, children=[TreeNode(label="leaf")])
+
+    out = grow.output_schema
+    assert out is not None and out["type"] == "object" and "$ref" not in out
+    assert out["properties"]["children"]["items"] == {"$ref": "#/$defs/TreeNode"}
+    jsonschema.Draft202012Validator(out).validate(grow.schema.dump_output_python(grow.invoke({"seed": "s"})))
+
+    @tool(input_schema=TreeNode)
+    def count(tree: TreeNode) -> int:
+        return 1 + sum(count(c) for c in tree.children)
+
+    schema = count.input_schema
+    assert schema["type"] == "object" and schema["required"] == ["label"] and "$ref" not in schema
+    assert count.invoke({"label": "a", "children": [{"label": "b"}]}) == 2

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from inline_snapshot import snapshot
 
-from agentkit import Tool, ToolCall, ToolError, tool
+from agentkit import Tool, ToolCall, ToolError, UnknownToolError, tool
 from agentkit.agent import Agent
 from agentkit.messages import AssistantMessage, Message, ModelResponse, ToolResultsMessage, Usage
 from agentkit.testing import (
@@ -83,8 +83,12 @@ async def test_testmodel_calls_every_tool_then_summarises() -> None:
 
 async def test_testmodel_respects_call_tools_active_tools_and_tool_choice() -> None:
     tools = zoo_registry()
-    chosen = await Agent(model=TestModel(call_tools=["search", "nope"], text="fine"), tools=tools).generate("x")
+    chosen = await Agent(model=TestModel(call_tools=["search"], text="fine"), tools=tools).generate("x")
     assert [c.name for c in chosen.tool_calls] == ["search"] and chosen.text == "fine"
+    skipped = await Agent(model=TestModel(call_tools=["search", "draw"]), tools=tools).generate(
+        "x", active_tools=["draw"]
+    )
+    assert [c.name for c in skipped.tool_calls] == ["draw"]  # registered, but not active: not called
     active = await Agent(model=TestModel(), tools=tools).generate("x", active_tools=["draw", "catalogue"])
     assert [c.name for c in active.tool_calls] == ["draw", "catalogue"]
     named = await Agent(model=TestModel(), tools=tools).generate("x", tool_choice="search")
@@ -264,3 +268,16 @@ def test_request_payload_is_what_the_vendor_client_would_send(vendor: str, expec
     assert expected.items() <= body.items()
     assert "model" not in body or vendor.startswith(("anthropic", "openai", "ollama"))
     assert json.dumps(body)  # JSON-ready, no SDK objects
+
+
+async def test_testmodel_call_tools_with_an_unknown_key_is_an_error_naming_it() -> None:
+    tools = zoo_registry()
+    with pytest.raises(UnknownToolError) as info:
+        await Agent(model=TestModel(call_tools=["serach"]), tools=tools).generate("x")
+    message = str(info.value)
+    assert "'serach'" in message and "Did you mean 'search'?" in message
+    assert all(repr(key) in message for key in tools)  # the registered keys are listed
+    with pytest.raises(TypeError, match=r"call_tools=\['search'\]"):
+        TestModel(call_tools="search")
+    with pytest.raises(TypeError, match="registry keys"):
+        TestModel(call_tools=[1])  # type: ignore[list-item]

@@ -97,11 +97,11 @@ def _hook_error(
     )
 
 
-def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
+async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
     """The result of `call` answered with `output`, as if its tool had returned it."""
     item = loop.executor.get(call.name) if call.name in loop.executor else None
     if item is not None:
-        return result_of(item, call, output)
+        return await result_of(item, call, output)
     from pydantic_core import to_json
 
     text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
@@ -147,7 +147,7 @@ async def _before(
             reason = str(decision.reason).rstrip(".")
             return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
         if isinstance(decision, Answer):
-            return call, _answer(loop, call, decision.output)
+            return call, await _answer(loop, call, decision.output)
         if isinstance(decision, ReplaceArguments) and isinstance(decision.arguments, Mapping):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
@@ -171,7 +171,7 @@ async def _after(
         if isinstance(value, ToolResult):
             result = value
         elif isinstance(value, Answer):
-            result = _answer(loop, call, value.output)
+            result = await _answer(loop, call, value.output)
         elif value is not None:
             result = _hook_error(call, hook, "after_tool_call", f"returned {value!r}, not None, a ToolResult or Answer")
     return result

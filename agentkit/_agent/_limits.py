@@ -60,7 +60,7 @@ def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
     return spent or None
 
 
-def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
+async def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
     """Why `call` may not run (a spent budget), else None; a call that may run is counted."""
     state = loop.state
     limit = loop.control.limits.max_tool_calls
@@ -81,7 +81,7 @@ def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
         )
     if item.max_calls is not None or limit is not None:
         try:
-            item.schema.validate_arguments(call.name, call.arguments)
+            await item.avalidate_arguments(call.arguments, name=call.name)  # off the loop when patterns need it
         except ToolInputError:
             return None  # it will not run: invalid arguments spend the retry budget, not this one
         state.tool_calls[call.name] = state.tool_calls.get(call.name, 0) + 1
@@ -118,7 +118,7 @@ async def run_calls(
         if decision is not None:
             results[position] = loop.deny(call, decision, index)
             continue
-        error = _budget_error(loop, call)
+        error = await _budget_error(loop, call)
         if error is not None:
             result = ToolResult.error(call, error, "budget")
             loop.emit_result(result, index)

@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._json_schema import JsonSchema
+from .._json_schema import JsonSchema, inline_root_ref
+from .._text import clip
 from ..messages import ToolCall
 from ..registry import Registry
 from ..tools import Tool
@@ -42,7 +43,8 @@ _DEFINITION_KEYWORDS = ("$defs", "definitions")
 
 
 def _is_object_schema(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") == "object"
+    # one rule for every result: an object at the root (a recursive model's bare root `$ref` included)
+    return inline_root_ref(dict(schema)).get("type") == "object"
 
 
 def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
@@ -58,7 +60,7 @@ def mcp_output_schema(tool: Tool[..., Any]) -> JsonSchema | None:
     if schema is None:
         return None
     if _is_object_schema(schema):
-        return schema
+        return inline_root_ref(schema)
     inner = {k: v for k, v in schema.items() if k not in _DEFINITION_KEYWORDS}
     wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     for keyword in _DEFINITION_KEYWORDS:
@@ -121,7 +123,7 @@ def create_server(
 
     async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         if params.name not in registry:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
         # The policy sees the validated arguments with defaults applied, as on every other path.
         if registry[params.name].needs_approval_for(call.arguments, name=params.name):

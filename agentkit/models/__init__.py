@@ -6,11 +6,11 @@
 
 from __future__ import annotations as _annotations
 
-import difflib
 import importlib
 import os
 from typing import Any, Union
 
+from .._text import closest, shorten
 from ..exceptions import ModelSetupError
 from ._base import (
     Model,
@@ -76,10 +76,10 @@ def infer_model(model: ModelLike) -> Model:
     vendor, sep, name = model.partition(":")
     target = KNOWN_VENDORS.get(vendor)
     if target is None:
-        close = difflib.get_close_matches(vendor, [*KNOWN_VENDORS, "test"], n=2, cutoff=0.7)
+        close = closest(vendor, [*KNOWN_VENDORS, "test"], n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c + ':') for c in close)}?" if close else ""
         raise ModelSetupError(
-            f"Unknown model vendor {vendor!r} in {model!r}.{hint} Known prefixes: "
+            f"Unknown model vendor {shorten(vendor, 80)} in {shorten(model, 120)}.{hint} Known prefixes: "
             f"{', '.join(v + ':' for v in KNOWN_VENDORS)} and 'test'."
         )
     if not sep or not name:

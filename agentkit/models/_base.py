@@ -126,9 +126,9 @@ class Model(ABC):
 
 
 def _json(value: Any) -> str:
-    import json
+    from .._text import json_text  # arguments may be nested deeper than json.dumps recurses
 
-    return json.dumps(value, separators=(",", ":"))
+    return json_text(value, compact=True)
 
 
 # ---- blocking real requests in test runs ----------------------------------------------------------

@@ -37,26 +37,32 @@ ToolChoice = Union[Literal["auto", "none", "required"], str]
 """``"auto"``, ``"none"``, ``"required"``, or a registry key (that one tool must be called)."""
 
 
-def as_dict(obj: Any) -> Any:
+_AS_DICT_DEPTH = 64  # SDK objects sit near the top; below this a response is plain data (tool arguments)
+
+
+def as_dict(obj: Any, _depth: int = 0) -> Any:
     """A vendor response as plain JSON-ready data: dicts pass through; SDK objects are dumped.
 
     Pydantic-based SDK objects (openai, anthropic, google-genai, mistralai, cohere) are dumped with
     their wire (alias) names; other objects with ``to_dict()`` or ``__dict__`` are converted too.
+    Values nested deeper than 64 levels are left as they are (a model's deeply nested arguments must
+    not make parsing raise `RecursionError`: validation refuses them as data).
     """
-    if obj is None or isinstance(obj, (str, int, float, bool)):
+    if obj is None or isinstance(obj, (str, int, float, bool)) or _depth > _AS_DICT_DEPTH:
         return obj
+    deeper = _depth + 1
     if isinstance(obj, Mapping):
-        return {k: as_dict(v) for k, v in obj.items()}
+        return {k: as_dict(v, deeper) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [as_dict(v) for v in obj]
+        return [as_dict(v, deeper) for v in obj]
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
-        return as_dict(dump(mode="json", by_alias=True, exclude_none=True))
+        return as_dict(dump(mode="json", by_alias=True, exclude_none=True), deeper)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
-        return as_dict(to_dict())
+        return as_dict(to_dict(), deeper)
     if hasattr(obj, "__dict__"):
-        return {k: as_dict(v) for k, v in vars(obj).items() if not k.startswith("_") and v is not None}
+        return {k: as_dict(v, deeper) for k, v in vars(obj).items() if not k.startswith("_") and v is not None}
     return obj
 
 

@@ -123,14 +123,18 @@ def restore_defaults(arguments: str | Mapping[str, Any], schema: JsonSchema) -> 
     JSON text is parsed only when it contains ``null``; text that is not valid JSON is returned as is,
     for validation to report.
     """
-    if isinstance(arguments, str):
-        if "null" not in arguments:
-            return arguments
-        try:
-            parsed = json.loads(arguments)
-        except ValueError:
-            return arguments
-        restored = _restore(parsed, schema, schema)
-        return arguments if restored is parsed else restored
-    restored = _restore(dict(arguments), schema, schema)
-    return restored if restored != arguments else arguments
+    try:
+        if isinstance(arguments, str):
+            if "null" not in arguments:
+                return arguments
+            try:
+                parsed = json.loads(arguments)
+            except ValueError:
+                return arguments
+            restored = _restore(parsed, schema, schema)
+            return arguments if restored is parsed else restored
+        copied = dict(arguments)
+        restored = _restore(copied, schema, schema)
+        return arguments if restored is copied else restored  # `_restore` returns what it did not change
+    except RecursionError:  # nested deeper than Python recurses: left as sent, validation refuses it
+        return arguments

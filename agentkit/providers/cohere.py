@@ -37,6 +37,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .._text import json_text
 from ..dialects import Loss
 from ..dialects._base import per_result
 from ..dialects.cohere import CohereDialect, count_fields
@@ -67,7 +68,7 @@ def _image_placeholder(part: ImagePart) -> str:
 
 
 def _json_text(arguments: str | Mapping[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
+    return arguments if isinstance(arguments, str) else json_text(dict(arguments))
 
 
 def _text_blocks(text: str) -> list[dict[str, Any]]:

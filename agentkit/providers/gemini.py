@@ -43,6 +43,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._text import json_text
 from ..dialects import Dialect
 from ..dialects.gemini import GeminiJsonSchemaDialect, GeminiOpenAPIDialect
 from ..exceptions import RegistryError
@@ -103,7 +104,7 @@ def _parts(response: Any) -> list[Mapping[str, Any]]:
 
 def generated_id(position: int, name: str, args: Mapping[str, Any]) -> str:
     """The deterministic id of the `position`-th call (0-based) of a response that carried no id."""
-    digest = hashlib.sha256(f"{name}\0{json.dumps(args, sort_keys=True, default=str)}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{name}\0{json_text(args, sort_keys=True)}".encode()).hexdigest()
     return f"{GENERATED_ID_PREFIX}{position}_{digest[:8]}"
 
 
@@ -440,7 +441,7 @@ def _visible(parts: Sequence[Mapping[str, Any]]) -> tuple[str, list[tuple[Any, s
         call = _get(part, "functionCall", "function_call")
         if isinstance(call, Mapping):
             args = _strip_nulls(call.get("args") or {})
-            calls.append((call.get("name"), json.dumps(args, sort_keys=True, default=str)))
+            calls.append((call.get("name"), json_text(args, sort_keys=True)))
     return text, calls
 
 
@@ -539,5 +540,5 @@ class GeminiStreamAccumulator(StreamAccumulator):
             self._start(index, call.id, call.name, **extra)
             arguments = dict(call.arguments_dict())
             self._set_args(index, arguments)
-            out.append(self._append(index, json.dumps(arguments, ensure_ascii=False)))
+            out.append(self._append(index, json_text(arguments, ensure_ascii=False)))
         return out

@@ -31,11 +31,11 @@ Whole conversations (what `agentkit.models.mistral.MistralModel` sends and reads
 
 from __future__ import annotations as _annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .._text import json_text
 from ..dialects.mistral import MistralDialect
 from ..messages import (
     AssistantMessage,
@@ -162,7 +162,7 @@ class MistralProvider(Provider):
         names = self.names(registry, aliases=aliases) if registry is not None else None
         tool_calls = []
         for call in calls:
-            arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+            arguments = call.arguments if isinstance(call.arguments, str) else json_text(dict(call.arguments))
             tool_calls.append(
                 {
                     "id": self.wire_id(call.id),
@@ -298,7 +298,7 @@ class MistralStreamAccumulator(StreamAccumulator):
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):
                 self._set_args(index, arguments)
-                arguments = json.dumps(dict(arguments))
+                arguments = json_text(dict(arguments))
             if isinstance(arguments, str) and arguments:
                 out.append(self._append(index, arguments))
         return out

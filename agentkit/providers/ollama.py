@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._text import json_text
 from ..dialects.ollama import OllamaDialect
 from ..messages import (
     AssistantMessage,
@@ -286,6 +287,6 @@ class OllamaStreamAccumulator(StreamAccumulator):
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):
                 self._set_args(index, arguments)
-                arguments = json.dumps(dict(arguments))
+                arguments = json_text(dict(arguments))
             out.append(self._append(index, arguments if isinstance(arguments, str) else ""))
         return out

@@ -29,10 +29,10 @@ Whole conversations (what `agentkit.models.openai.OpenAIChatModel` sends and rea
 
 from __future__ import annotations as _annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._text import json_text
 from ..dialects.openai import OpenAIDialect
 from ..messages import (
     AssistantMessage,
@@ -77,7 +77,7 @@ def arguments_text(call: ToolCall) -> str:
     """The call's arguments as the JSON text both OpenAI APIs carry (objects from other vendors are dumped)."""
     if isinstance(call.arguments, str):
         return call.arguments
-    return json.dumps(dict(call.arguments), separators=(",", ":"), ensure_ascii=False)
+    return json_text(dict(call.arguments), compact=True, ensure_ascii=False)  # any depth
 
 
 _FINISH = {

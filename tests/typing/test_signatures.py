@@ -1,15 +1,21 @@
-"""Typing tests: mypy --strict checks this file in CI (see [tool.mypy] files); pytest runs it too."""
+"""Typing tests: mypy --strict and pyright (strict) check this file in CI; pytest runs it too.
+
+`assert_type` fails the type check when a type is wrong, under both checkers; a ``# type: ignore``
+on a line that stopped being an error fails them too (mypy's ``warn_unused_ignores``, pyright's
+``reportUnnecessaryTypeIgnoreComment``), so misuse stays a type error.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import pytest
 from typing_extensions import assert_type
 
 from agentkit import Registry, Tool, ToolContext, tool
+from agentkit.registry import Registry as RegistryClass
 
 
 @tool
@@ -29,6 +35,11 @@ def shout(text: str) -> str:
     return text.upper()
 
 
+async def fetch(url: str, retries: int = 1) -> bytes:
+    """Fetch a page."""
+    return url.encode() * retries
+
+
 def with_context(ctx: ToolContext[int], n: int) -> int:
     """Add the deps to n."""
     return ctx.deps + n
@@ -43,29 +54,51 @@ def echo(text: str) -> str:
     return text
 
 
-def test_signatures_survive_decoration() -> None:
+@registry.tool(key="echo-async", timeout=3)
+async def echo_async(text: str) -> str:
+    """Echo text, asynchronously."""
+    return text
+
+
+def test_sync_tools_keep_their_signature() -> None:
     as_callable: Callable[[int, int], int] = add
     assert as_callable(1, 2) == 3
     assert_type(add(1), int)
     assert_type(add(1, b=3), int)
-    coroutine = assert_type(multiply(2.0, 3.0), Coroutine[Any, Any, float])
-    assert asyncio.run(coroutine) == 6.0
 
 
-def test_misuse_is_a_type_error() -> None:
-    # mypy runs with warn_unused_ignores: if a call below stopped being an error, the ignore would fail CI.
-    with pytest.raises(TypeError):
-        add("1", 2)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        add(1, c=3)  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
-        Tool.from_function(shout, idd="typo")  # type: ignore[call-arg]  # options are typed keywords
-    with pytest.raises(TypeError):
-        tool(timeout="soon")(shout)  # type: ignore[call-overload]
+def test_async_tools_stay_async() -> None:
+    coroutine = multiply(2.0, 3.0)
+    as_coroutine: Coroutine[Any, Any, float] = coroutine  # what `async def` returns, for both checkers
+    assert asyncio.run(as_coroutine) == 6.0
+    as_awaitable: Callable[[float, float], Awaitable[float]] = multiply
+    assert asyncio.run(_await(as_awaitable(1.0, 2.0))) == 2.0
+
+
+async def _await(value: Awaitable[float]) -> float:
+    return await value
+
+
+def test_from_function_keeps_the_types() -> None:
     shouted = Tool.from_function(shout)
     assert_type(shouted("a"), str)
+    assert_type(shouted.invoke({"text": "a"}), str)
+    fetched = Tool.from_function(fetch, timeout=2)
+    assert_type(fetched.invoke({"url": "x"}), bytes)
+    contextual = Tool.from_function(with_context)
+    assert_type(contextual(ToolContext(deps=1), 2), int)
+    built = Tool(shout, id="shout2")
+    assert_type(built("b"), str)
+
+
+def test_registry_tools_keep_their_types_and_lookups_are_tools() -> None:
     assert_type(echo("x"), str)
-    assert_type(Tool.from_function(with_context)(ToolContext(deps=1), 2), int)
+    assert_type(echo.invoke({"text": "x"}), str)
+    assert_type(echo_async.invoke({"text": "x"}), str)
+    looked_up = registry["echo"]
+    assert_type(looked_up, Tool[..., Any])
+    assert looked_up.invoke({"text": "y"}) == "y"
+    assert isinstance(registry, RegistryClass)
 
 
 def test_invoke_returns_the_awaited_result_type() -> None:
@@ -78,3 +111,16 @@ def test_invoke_returns_the_awaited_result_type() -> None:
 async def test_ainvoke_returns_the_awaited_result_type() -> None:
     assert_type(await add.ainvoke({"a": 1}), int)
     assert_type(await multiply.ainvoke({"a": 1, "b": 2}), float)
+    assert_type(await Tool.from_function(fetch).ainvoke({"url": "u"}), bytes)
+    assert_type(await echo_async.ainvoke({"text": "z"}), str)
+
+
+def test_misuse_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        add("1", 2)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        add(1, c=3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Tool.from_function(shout, idd="typo")  # type: ignore[call-arg]  # options are typed keywords
+    with pytest.raises(TypeError):
+        tool(timeout="soon")(shout)  # type: ignore[call-overload]

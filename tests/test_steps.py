@@ -290,6 +290,7 @@ class UserSession:
     def __init__(self, user: str, log: list[str]) -> None:
         self.user = user
         self.log = log
+        self.open = False
         self._registry = Registry()
 
         @tool(id="whoami")
@@ -301,14 +302,18 @@ class UserSession:
 
     @property
     def registry(self) -> Registry:
+        if not self.open:  # as agentkit.mcp.MCPServer does
+            raise RuntimeError("read the registry of an open session only")
         return self._registry
 
     async def __aenter__(self) -> UserSession:
         self.log.append(f"open {self.user}")
+        self.open = True
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self.log.append(f"close {self.user}")
+        self.open = False
 
 
 async def test_mcp_servers_for_one_run_open_and_close_with_it() -> None:

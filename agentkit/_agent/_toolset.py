@@ -77,7 +77,8 @@ async def open_run_tools(
     registry = merge_registries(base, own, "The run's tool")
     async with contextlib.AsyncExitStack() as stack:
         for server in servers:
-            if not hasattr(server, "__aenter__") or not hasattr(server, "registry"):
+            # the class, not the instance: a session's registry property raises until it is open
+            if not hasattr(type(server), "__aenter__") or not hasattr(type(server), "registry"):
                 raise AgentSetupError(
                     f"mcp_servers= takes MCP sessions (async context managers with a registry), got {server!r}"
                 )

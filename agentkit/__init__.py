@@ -18,7 +18,7 @@ from __future__ import annotations as _annotations
 
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .exceptions import (
     AgentkitError,
     AgentkitWarning,
@@ -37,6 +37,8 @@ from .exceptions import (
     UsageError,
     UsageLimitExceeded,
 )
+from .hooks import Hooks, RunHooks, StepChanges
+from .limits import ConcurrencyLimit, RunLimits
 from .messages import (
     AssistantMessage,
     ContentPart,
@@ -65,9 +67,11 @@ __all__ = [
     "ApprovalError",
     "ApprovalPolicy",
     "AssistantMessage",
+    "ConcurrencyLimit",
     "ContentPart",
     "ErrorDetail",
     "FunctionSchema",
+    "Hooks",
     "ImagePart",
     "Message",
     "ModelAPIError",
@@ -78,7 +82,11 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RetryLimitExceeded",
+    "RunContext",
+    "RunHooks",
+    "RunLimits",
     "RunResult",
+    "StepChanges",
     "SystemMessage",
     "TextPart",
     "Tool",

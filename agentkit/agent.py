@@ -227,13 +227,22 @@ class Agent:
             self._model = infer_model(self.model)
         return self._model
 
-    def transcript(self, result: RunResult) -> list[TranscriptEntry]:
+    def transcript(
+        self, result: RunResult, *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+    ) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
         The same fail-closed rules as the stream events: a transform that raises withholds that payload.
-        Calls still waiting for approval are listed with their (shaped) input only.
+        Calls still waiting for approval are listed with their (shaped) input only. Tools given to the
+        run itself are known to the result it returned; for a copy of it (``pickle``, ``deepcopy``), pass
+        them as `tools`, or their calls' payloads are withheld.
         """
-        return transcript(result, self.tools, self.transform)
+        known: dict[str, Any] = dict(self.tools.items())
+        known.update(result._run_tools or {})
+        if tools is not None:
+            known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
+        unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
+        return transcript(result, known, self.transform, withheld=unknown)
 
     @contextlib.contextmanager
     def override(self, *, model: ModelLike) -> Iterator[None]:
@@ -337,6 +346,7 @@ class Agent:
         else:
             deferred = frozenset(agent_deferred or ()) | frozenset(state.deferred or ())
         tools = RunTools.build(registry, state, self.tool_search, deferred)
+        state.run_keys = state.run_keys | extra_keys
         control = RunControl(
             tools=tools,
             instructions=self._instructions,

@@ -393,3 +393,23 @@ async def test_tool_context_names_the_key_and_call() -> None:
     model, _ = scripted(calls(call("my-probe", {}, "id1")), "done")
     await Agent(model=model).generate("go", tools=Registry({"my-probe": probe}))
     assert seen == [("my-probe", "id1")]  # the key the model called, never the tool's id
+
+
+async def test_transcripts_shape_run_tools_and_withhold_them_when_unknown() -> None:
+    from agentkit import ToolTransform
+
+    @tool(transform=ToolTransform(input=lambda args: {"card": "****"}))
+    def charge(card: str) -> str:
+        """Charge a card."""
+        return "ok"
+
+    model, _ = scripted(calls(call("charge", {"card": "4242 4242"})), "charged")
+    agent = Agent(model=model)
+    result = await agent.generate("pay", tools=[charge])
+    [entry] = agent.transcript(result)
+    assert entry.input == {"card": "****"}  # before: the agent did not know the run's tool, the raw card showed
+    copy = pickle.loads(pickle.dumps(result))
+    [withheld] = agent.transcript(copy)
+    assert withheld.input is None and "not known here" in withheld.transform_errors[0]
+    [again] = agent.transcript(copy, tools=[charge])
+    assert again.input == {"card": "****"}

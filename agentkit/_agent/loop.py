@@ -249,6 +249,7 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
+            _run_tools={k: self.registry[k] for k in self.control.extra_keys if k in self.registry} or None,
         )
 
     def _finish(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:

@@ -4,13 +4,17 @@ from __future__ import annotations as _annotations
 
 import secrets
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..events import RunStatus
 from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
+
+if TYPE_CHECKING:
+    from ..tools import Tool
 
 __all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step", "claim_pause", "new_pause_token"]
 
@@ -103,6 +107,9 @@ class RunState:
     """The run's budgets and caps (the agent's, with the run's own over them)."""
     deferred: bool | frozenset[str] | None = None
     """The run's own ``deferred_tools=`` (the agent's apply besides)."""
+    run_keys: frozenset[str] = frozenset()
+    """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
+    withholds their payloads rather than show them unshaped."""
 
 
 @dataclass
@@ -123,6 +130,12 @@ class RunResult:
     pending: list[PendingApproval] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
+    _run_tools: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
+    """The tools the run added (its own and its MCP servers'), for `Agent.transcript`; never copied or pickled."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A run's own tools may be closures or live sessions: a copy keeps only their keys (in `_state`).
+        return {k: v for k, v in self.__dict__.items() if k != "_run_tools"}
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -27,10 +27,10 @@ import dataclasses
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Union
 
 from ._agent._limits import enter_run, leave_run
+from ._agent._options import RunOptions, check_hooks
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
 from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
@@ -145,7 +145,7 @@ class Agent:
         self.instructions: InstructionsLike = instructions
         """The instructions as given (text, a function, or a list of both)."""
         self._prepare = check_prepare([prepare_step], "Agent(...): ")
-        self.hooks: list[RunHooks[Any]] = _check_hooks(hooks, "Agent(hooks=...)")
+        self.hooks: list[RunHooks[Any]] = check_hooks(hooks, "Agent(hooks=...)")
         """Hooks around every model request and tool call of every run, in order."""
         if limits is not None and not isinstance(limits, RunLimits):
             raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
@@ -351,7 +351,7 @@ class Agent:
             tools=tools,
             instructions=self._instructions,
             prepare=[*self._prepare, *check_prepare([options.prepare_step], "generate(...): ")],
-            hooks=[*self.hooks, *_check_hooks(options.hooks, "generate(hooks=...)")],
+            hooks=[*self.hooks, *check_hooks(options.hooks, "generate(hooks=...)")],
             limits=state.limits,
             require_approval=state.require_approval,
             extra_keys=extra_keys,
@@ -662,53 +662,6 @@ class Agent:
             steps[-1] = dataclasses.replace(step, results=results)
             run.record(step.index, step.response, calls, results)
             return await run.run()
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """The options of one run, as `generate`, `stream` and `resume` take them."""
-
-    tool_choice: str | None = None
-    active_tools: Iterable[str] | None = None
-    max_steps: int | None = None
-    deps: Any = None
-    context: ToolContext[Any] | None = None
-    model_settings: ModelSettings | None = None
-    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
-    mcp_servers: Sequence[MCPServerLike] = ()
-    prepare_step: PrepareStep | None = None
-    hooks: Sequence[RunHooks[Any]] = ()
-    limits: RunLimits | None = None
-    require_approval: bool = False
-    deferred_tools: DeferredTools | None = None
-
-    @property
-    def deferred(self) -> bool | frozenset[str] | None:
-        """`deferred_tools` normalised."""
-        return check_deferred(self.deferred_tools, "generate(...): ")
-
-    def checked(self) -> RunOptions:
-        """These options, or an `AgentSetupError` for one that cannot work (raised before anything runs)."""
-        check_prepare([self.prepare_step], "generate(...): ")
-        _check_hooks(self.hooks, "generate(hooks=...)")
-        if self.limits is not None and not isinstance(self.limits, RunLimits):
-            raise AgentSetupError(f"generate(limits=...) takes RunLimits(...), got {self.limits!r}")
-        if not isinstance(self.require_approval, bool):
-            raise AgentSetupError(f"generate(require_approval=...) is True or False, got {self.require_approval!r}")
-        servers: Any = self.mcp_servers
-        if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
-            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
-        _ = self.deferred
-        return self
-
-
-def _check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any]]:
-    if isinstance(hooks, RunHooks):
-        hooks = [hooks]
-    bad = [h for h in hooks if not isinstance(h, RunHooks)]
-    if bad:
-        raise AgentSetupError(f"{where} takes RunHooks objects (subclass RunHooks, or use Hooks(...)), got {bad[0]!r}")
-    return list(hooks)
 
 
 def _check_max_steps(max_steps: int) -> None:

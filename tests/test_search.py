@@ -252,3 +252,15 @@ def test_a_step_with_deferred_tools_sends_a_small_fraction_of_the_bytes() -> Non
     sent = len(json.dumps(request_payload(Agent(model="openai:gpt-4.1", tools=tools), "hi")))
     deferred = len(json.dumps(request_payload(Agent(model="openai:gpt-4.1", tools=tools, deferred_tools=True), "hi")))
     assert sent > 20 * deferred  # benchmarks/bench_tool_search.py measures the full 3,500-tool corpus
+
+
+async def test_a_streamed_run_searches_and_calls_what_it_found() -> None:
+    from agentkit.events import ToolCallEvent, ToolResultEvent
+
+    model, _ = searching_model("send an email message", ("send_email", {"to": "a@b.c", "subject": "s", "body": "b"}))
+    events = [e async for e in Agent(model=model, tools=library()).stream("mail bob")]
+    calls_made = [e.tool_name for e in events if isinstance(e, ToolCallEvent)]
+    results = [(e.tool_name, e.output) for e in events if isinstance(e, ToolResultEvent)]
+    assert calls_made == ["search_tools", "send_email"]
+    assert results[0][0] == "search_tools" and results[0][1][0]["name"] == "send_email"
+    assert results[1] == ("send_email", "sent")

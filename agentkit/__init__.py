@@ -19,6 +19,7 @@ from __future__ import annotations as _annotations
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import RunContext, ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
     AgentkitWarning,
@@ -92,6 +93,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolContext",
+    "ToolDefinition",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",

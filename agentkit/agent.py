@@ -32,7 +32,7 @@ from typing import Any, Union
 from ._agent._limits import enter_run, leave_run
 from ._agent._options import RunOptions, check_hooks
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
-from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
+from ._agent._toolset import DeferredTools, RunTools, bind_state, check_deferred, open_run_tools, unbind_state
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
@@ -315,8 +315,7 @@ class Agent:
     ) -> tuple[list[Message], Registry, ModelSettings]:
         """The first step's messages, tools sent and settings, offline (for payload snapshots)."""
         first, _, active = self._settings(tool_choice, active_tools, None)
-        state = RunState(self.max_steps, active, first, {}, 0, limits=self.limits)
-        tools = RunTools.build(self.tools, state, self.tool_search, self._deferred)
+        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
         ctx = RunContext(
             deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
         )
@@ -345,7 +344,7 @@ class Agent:
             deferred = True
         else:
             deferred = frozenset(agent_deferred or ()) | frozenset(state.deferred or ())
-        tools = RunTools.build(registry, state, self.tool_search, deferred)
+        tools = RunTools.build(registry, self.tool_search, deferred)
         state.run_keys = state.run_keys | extra_keys
         control = RunControl(
             tools=tools,
@@ -654,10 +653,11 @@ class Agent:
                 )
             denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
             step = steps[-1]
-            token_run = enter_run(run)
+            token_run, bound = enter_run(run), bind_state(run.state)
             try:
                 results = await run.execute(calls, denied, step.index)
             finally:
+                unbind_state(bound)
                 leave_run(token_run)
             steps[-1] = dataclasses.replace(step, results=results)
             run.record(step.index, step.response, calls, results)

@@ -10,6 +10,7 @@ from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from ._text import closest, shorten
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     ModelRetry,
     RegistryError,
@@ -74,7 +75,8 @@ class Registry(Mapping[str, Tool[..., Any]]):
     def __init__(self, tools: Mapping[str, Any] | Iterable[Any] | None = None) -> None:
         self._tools: dict[str, Tool[..., Any]] = {}
         self.version = 0
-        """Bumped on every change, so providers can cache payloads per registry state."""
+        """Bumped on every change (a tool added, or a held tool's description or strict changed)."""
+        self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
         if isinstance(tools, Mapping):
@@ -106,8 +108,12 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 f"Registry({{{key!r}: ..., {key + '_2'!r}: ...}})"
             )
         self._tools[key] = item
-        self.version += 1
+        item._held_by(self)
+        self._changed()
         return item
+
+    def _changed(self) -> None:
+        self.version += 1
 
     @overload
     def tool(self, fn: Callable[P, R], /) -> Tool[P, R]: ...
@@ -156,6 +162,8 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
         copy = Registry()
         copy._tools = dict(self._tools)
+        for item in copy._tools.values():
+            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
         return copy
 
     def select(self, keys: Iterable[str]) -> Registry:
@@ -166,8 +174,22 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
         subset = Registry()
         for key in keys:
-            subset._tools[key] = self[key]
+            item = subset._tools[key] = self[key]
+            item._held_by(subset)
         return subset
+
+    def definitions(self) -> tuple[ToolDefinition, ...]:
+        """Every tool as models see it, in key order: what providers and test models receive.
+
+        The same tuple (of the same definitions) is returned while the registry is unchanged, so the
+        vendor layer can cache by it.
+        """
+        cached = self._definitions
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        found = tuple(item.definition(key) for key, item in self._tools.items())
+        self._definitions = (self.version, found)
+        return found
 
     # ---- calling ---------------------------------------------------------------------------------
 

@@ -13,7 +13,6 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -21,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._generate import generate_arguments
-from ._json_schema import JsonSchema
 from ._text import closest, json_text
+from ._vendors import VENDORS, load
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import ModelRetry, ToolError, ToolOutputError, UnknownToolError
 from .messages import (
     AssistantMessage,
@@ -36,7 +36,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
-from .models import KNOWN_VENDORS, Model, ModelSettings
+from .models import Model, ModelSettings
 from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .registry import Registry
 from .tools import Tool
@@ -63,16 +63,6 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ToolDefinition:
-    """A tool as a model sees it: its registry key, description and schemas."""
-
-    key: str
-    description: str
-    input_schema: JsonSchema
-    output_schema: JsonSchema | None = None
-
-
-@dataclass(frozen=True)
 class FunctionInfo:
     """What a `FunctionModel` function receives besides the messages.
 
@@ -89,20 +79,11 @@ class FunctionInfo:
         return [t.key for t in self.tools]
 
 
-_InfoCache = dict[tuple[int, int, "tuple[str, ...] | None"], tuple[Registry, list[ToolDefinition]]]
-
-
-def _definitions(cache: _InfoCache, tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
-    key = (id(tools), tools.version, active)
-    hit = cache.get(key)
-    if hit is not None and hit[0] is tools:
-        return hit[1]
-    keys = active if active is not None else tuple(tools)
-    definitions = [ToolDefinition(k, tools[k].description, tools[k].input_schema, tools[k].output_schema) for k in keys]
-    if len(cache) > 32:
-        cache.clear()
-    cache[key] = (tools, definitions)
-    return definitions
+def _definitions(tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
+    """The definitions of the active tools (all without `active`), in the order `active` gives."""
+    if active is None:
+        return list(tools.definitions())
+    return [tools[k].definition(k) for k in active]
 
 
 def _response(value: ModelResponse | AssistantMessage | str, model_name: str) -> ModelResponse:
@@ -174,7 +155,6 @@ class FunctionModel(Model):
         self.stream_fn = stream_fn
         label = getattr(fn if fn is not None else stream_fn, "__name__", "fn")
         self._name = name or f"function:{label}"
-        self._cache: _InfoCache = {}
 
     @property
     def name(self) -> str:
@@ -183,7 +163,7 @@ class FunctionModel(Model):
 
     def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
         """The `FunctionInfo` for a request with these tools and settings."""
-        return FunctionInfo(_definitions(self._cache, tools, settings.active_tools), settings)
+        return FunctionInfo(_definitions(tools, settings.active_tools), settings)
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The next turn, decided offline (no network, no API key)."""
@@ -375,9 +355,10 @@ def request_payload(
             provider, model_name = vendor, model_name or name
         else:
             return agent.resolve_model().payload(messages, tools, first)
-    if isinstance(provider, str) and provider in KNOWN_VENDORS:
+    row = VENDORS.get(provider) if isinstance(provider, str) else None
+    if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
-        offline = _offline_model(provider, model_name or "model")
+        offline = _offline_model(row.name, model_name or "model")
         return offline.payload(messages, tools, first)
     resolved = get_provider(provider) if isinstance(provider, str) else provider
     body = resolved.build_request(
@@ -393,13 +374,9 @@ def request_payload(
 
 
 def _offline_model(vendor: str, model_name: str) -> Model:
-    """The vendor's model client with a placeholder key, for building request bodies only."""
-    module_name, class_name = KNOWN_VENDORS[vendor].split(":")
-    cls: Any = getattr(importlib.import_module(module_name), class_name)
-    options: dict[str, Any] = {} if vendor == "ollama" else {"api_key": "offline-placeholder"}
-    if vendor == "bedrock":
-        options["region_name"] = "us-east-1"
-    model: Model = cls(model_name, **options)
+    """The vendor's model client built with the table's offline options, for building request bodies only."""
+    row = VENDORS[vendor]
+    model: Model = load(row.model)(model_name, **row.offline)
     return model
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import functools
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, cast, overload
@@ -17,6 +18,7 @@ from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
 from ._threads import ToolThreads, tool_threads
 from .context import ToolContext
+from .definitions import ToolDefinition
 from .exceptions import (
     ErrorDetail,
     ToolDeadlineError,
@@ -134,14 +136,6 @@ def _check_limits(qualname: str, limits: Sequence[ConcurrencyLimit]) -> tuple[Co
     return tuple(limits)
 
 
-_GENERATION = [0]
-
-
-def tools_generation() -> int:
-    """A counter bumped whenever a tool's payload-relevant option is changed after construction."""
-    return _GENERATION[0]
-
-
 class Tool(Generic[P, R_co]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
@@ -221,6 +215,9 @@ class Tool(Generic[P, R_co]):
         if own is not None:
             self.limits = (*self.limits, ConcurrencyLimit(own, name=f"{self.id}.max_concurrency"))
         self.is_async = self.schema.is_async
+        # per key, while description and strict stay (one key is the rule: a dict only for a second)
+        self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
+        self._holders: tuple[weakref.ref[Any], ...] = ()  # the registries holding this tool, told of changes
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
@@ -312,11 +309,43 @@ class Tool(Generic[P, R_co]):
         self._strict = value
         self._payload_options_changed()
 
+    def definition(self, key: str | None = None) -> ToolDefinition:
+        """This tool as a model sees it under `key` (default: its `id`); the same object until an option changes."""
+        name = self.id if key is None else key
+        cached = self._definitions
+        if isinstance(cached, ToolDefinition):
+            if cached.key == name:
+                return cached
+        elif cached is not None and name in cached:
+            return cached[name]
+        found = ToolDefinition(
+            key=name,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            strict=self._strict,
+            output_json=self.to_model_output is None,
+        )
+        if cached is None:
+            self._definitions = found
+        elif isinstance(cached, ToolDefinition):
+            self._definitions = {cached.key: cached, name: found}
+        else:
+            cached[name] = found
+        return found
+
+    def _held_by(self, registry: Any) -> None:
+        """Remember `registry` (weakly), so that changing an option tells it (`_payload_options_changed`)."""
+        self._holders = (*(ref for ref in self._holders if ref() is not None), weakref.ref(registry))
+
     def _payload_options_changed(self) -> None:
-        # What providers send for this tool changed: drop its cached entries and invalidate payload caches.
-        self.__dict__.pop("_provider_cache", None)
-        self.__dict__.pop("_dialect_cache", None)
-        _GENERATION[0] += 1
+        # What models are told about this tool changed: new definitions, and every registry holding it
+        # moves to a new version, so caches keyed on either are invalidated in O(holders), not per request.
+        self._definitions = None
+        for ref in self._holders:
+            registry = ref()
+            if registry is not None:
+                registry._changed()
 
     @property
     def input_schema(self) -> JsonSchema:

@@ -77,7 +77,7 @@ async def choose_model(args: argparse.Namespace) -> AsyncIterator[tuple[Model | 
         if available or args.local:
             import openai
 
-            from agentkit.models.openai import OpenAIChatModel
+            from agentkit.providers.openai import OpenAIChatModel
 
             with local.LlamaServer.start() as server:
                 client = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="local")

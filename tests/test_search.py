@@ -264,3 +264,12 @@ async def test_a_streamed_run_searches_and_calls_what_it_found() -> None:
     assert calls_made == ["search_tools", "send_email"]
     assert results[0][0] == "search_tools" and results[0][1][0]["name"] == "send_email"
     assert results[1] == ("send_email", "sent")
+
+
+def test_a_registry_copy_follows_changes_to_its_tools() -> None:
+    tools = library()
+    copy = tools.copy()
+    before = copy.definitions()
+    tools["echo"].description = "Say it back."
+    assert copy.definitions() is not before  # the copy's cached definitions were dropped
+    assert next(d for d in copy.definitions() if d.key == "echo").description == "Say it back."

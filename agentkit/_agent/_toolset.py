@@ -12,6 +12,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -22,7 +23,7 @@ from ..tools import Tool
 from .results import RunState
 from .sessions import MCPServerLike
 
-__all__ = ["DeferredTools", "RunTools", "open_run_tools"]
+__all__ = ["DeferredTools", "RunTools", "bind_state", "open_run_tools", "unbind_state"]
 
 DeferredTools = Union[bool, Iterable[str]]
 """``deferred_tools=``: True defers every tool (the search tool aside), or the keys to defer."""
@@ -108,17 +109,33 @@ class RunTools:
     """The keys sent in every step: all but the deferred ones (the search tool among them)."""
 
     @classmethod
-    def build(
-        cls, registry: Registry, state: RunState, search: ToolSearch | None, deferred: bool | frozenset[str] | None
-    ) -> RunTools:
+    def build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
         """The run's tools; with deferred tools, a registry of the run's own holding the search tool too.
 
-        One pass over the tools (a large registry costs well under a millisecond per run).
+        One pass over the tools per run (well under a millisecond for thousands); what it finds is shared
+        by the runs that see the same tools with the same options, so their requests reuse one registry
+        (and the payloads the vendor layer caches for it).
         """
         if deferred is not None and deferred is not True and deferred is not False:
             unknown = sorted(k for k in deferred if k not in registry)
             if unknown:
                 registry[unknown[0]]  # raises UnknownToolError with a "did you mean"
+        # options that may change on a tool without the registry knowing: part of the cache key
+        flags = tuple((item.deferred, item.max_calls) for _, item in registry.items())
+        cache_key = (deferred, search, registry.version, flags)
+        # kept on the registry itself (registries are unhashable mappings): it goes when the registry goes
+        layouts: dict[tuple[Any, ...], RunTools] = registry.__dict__.setdefault("_run_layouts", {})
+        hit = layouts.get(cache_key)
+        if hit is not None:
+            return hit
+        made = cls._build(registry, search, deferred)
+        if len(layouts) > 8:
+            layouts.clear()
+        layouts[cache_key] = made
+        return made
+
+    @classmethod
+    def _build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
         hold_all = deferred is True
         named = deferred if isinstance(deferred, frozenset) else frozenset()
         budgeted: list[str] = []
@@ -140,7 +157,7 @@ class RunTools:
                 "pick another with Agent(tool_search=ToolSearch(key=...))"
             )
         run_registry = registry.copy()
-        run_registry.add(config.key, search_tool(config, pairs, state))
+        run_registry.add(config.key, search_tool(config, pairs))
         keys = frozenset(key for key, _ in pairs)
         return cls(run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key))
 
@@ -152,12 +169,29 @@ class RunTools:
         cache_key = (tuple(found), named)
         hit = self._sent.get(cache_key)
         if hit is None:
+            if len(self._sent) > 64:
+                self._sent.clear()
             hit = self._sent[cache_key] = self.registry.select((*self.shown, *found, *named))
         return hit
 
 
-def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]], state: RunState) -> Tool[..., Any]:
-    """The search tool of one run: ranks the deferred `tools`, and what it lists becomes callable in the run."""
+# The state of the run whose tool call is executing (each run sets it for its own task tree), so that the
+# search tool, shared by runs, records what it found in the run that called it.
+_RUN_STATE: ContextVar[RunState | None] = ContextVar("agentkit_run_state", default=None)
+
+
+def bind_state(state: RunState) -> Token[RunState | None]:
+    """Make `state` the current run's (for the search tool) until `unbind_state`."""
+    return _RUN_STATE.set(state)
+
+
+def unbind_state(token: Token[RunState | None]) -> None:
+    """Undo `bind_state`."""
+    _RUN_STATE.reset(token)
+
+
+def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> Tool[..., Any]:
+    """The search tool: ranks the deferred `tools`; what it lists becomes callable in the run that called it."""
     limit_max = config.max_results
 
     async def search(query: str, limit: int = limit_max) -> list[dict[str, str]]:
@@ -171,9 +205,9 @@ def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]], sta
         # building the index (schemas, tokens) and ranking are CPU work: never on the event loop
         hits = await asyncio.to_thread(lambda: cached_index(tools).search(query, count))
         described = dict(tools)
-        for hit in hits:
-            if hit.key not in state.found:
-                state.found.append(hit.key)
+        state = _RUN_STATE.get()  # None outside a run (e.g. Registry.call): nothing to record then
+        if state is not None:
+            state.found.extend(hit.key for hit in hits if hit.key not in state.found)
         return [{"name": hit.key, "description": described[hit.key].description} for hit in hits]
 
     return Tool(search, id=config.key, description=config.description, inline=True)

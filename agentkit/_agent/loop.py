@@ -36,6 +36,7 @@ from ..tools import ToolTransform
 from ._hooks import after_model_response, call_with_hooks
 from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._steps import RunControl, StepRequest, prepare_request
+from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
@@ -99,10 +100,11 @@ class RunLoop:
 
     async def run(self) -> RunResult:
         """Take model turns until the run ends; return its result."""
-        token = enter_run(self)
+        token, bound = enter_run(self), bind_state(self.state)
         try:
             return await self._run()
         finally:
+            unbind_state(bound)
             leave_run(token)
 
     async def _run(self) -> RunResult:

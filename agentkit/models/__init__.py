@@ -1,16 +1,20 @@
-"""Models: vendor APIs behind their official SDKs (imported lazily), and `infer_model`.
+"""The vendor-neutral `Model` contract, and `infer_model` for ``"vendor:model-name"`` strings.
 
 ``"vendor:model-name"`` strings name a model: ``openai:``, ``openai-responses:``, ``anthropic:``,
 ``gemini:``, ``bedrock:``, ``mistral:``, ``cohere:``, ``ollama:``, or ``test`` (`agentkit.testing.TestModel`).
+The vendors' model clients live with the rest of each vendor in ``agentkit.providers.<vendor>``
+(e.g. `agentkit.providers.openai.OpenAIChatModel`); which name maps to which class is one table that
+`infer_model` and `agentkit.providers.get_provider` both read.
 """
 
 from __future__ import annotations as _annotations
 
-import importlib
-import os
-from typing import Any, Union
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Union
 
 from .._text import closest, shorten
+from .._vendors import VENDORS, load
 from ..exceptions import ModelSetupError
 from ._base import (
     Model,
@@ -24,13 +28,16 @@ from ._base import (
     check_request_allowed,
     set_allow_model_requests,
 )
+from ._limits import DEFAULT_LIMITS, RequestLimits
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "KNOWN_VENDORS",
     "Model",
     "ModelLike",
     "ModelSettings",
     "ModelStreamEvent",
+    "RequestLimits",
     "ResponseDone",
     "TextDelta",
     "ToolCallArgsDelta",
@@ -38,21 +45,13 @@ __all__ = [
     "allow_model_requests",
     "check_request_allowed",
     "infer_model",
-    "missing_api_key",
     "set_allow_model_requests",
 ]
 
-# vendor prefix -> "module:Class", imported on first use so no SDK loads before it is needed
-KNOWN_VENDORS: dict[str, str] = {
-    "openai": "agentkit.models.openai:OpenAIChatModel",
-    "openai-responses": "agentkit.models.openai:OpenAIResponsesModel",
-    "anthropic": "agentkit.models.anthropic:AnthropicModel",
-    "gemini": "agentkit.models.gemini:GeminiModel",
-    "bedrock": "agentkit.models.bedrock:BedrockModel",
-    "mistral": "agentkit.models.mistral:MistralModel",
-    "cohere": "agentkit.models.cohere:CohereModel",
-    "ollama": "agentkit.models.ollama:OllamaModel",
-}
+KNOWN_VENDORS: Mapping[str, str] = MappingProxyType(
+    {name: row.model for name, row in VENDORS.items() if row.provider is not None}
+)
+"""Vendor prefix -> ``"module:Class"`` of its model client: a read-only view of the vendor table."""
 
 ModelLike = Union[str, Model]
 """A ``"vendor:model-name"`` string or a `Model` instance."""
@@ -69,39 +68,23 @@ def infer_model(model: ModelLike) -> Model:
         return model
     if not isinstance(model, str):
         raise ModelSetupError(f"model must be a 'vendor:model-name' string or a Model instance, got {model!r}")
-    if model == "test":
-        testing = importlib.import_module("agentkit.testing")  # written alongside the agent loop
-        test_model: Model = testing.TestModel()
-        return test_model
     vendor, sep, name = model.partition(":")
-    target = KNOWN_VENDORS.get(vendor)
-    if target is None:
-        close = closest(vendor, [*KNOWN_VENDORS, "test"], n=2, cutoff=0.7)
+    row = VENDORS.get(vendor)
+    if row is None:
+        close = closest(vendor, list(VENDORS), n=2, cutoff=0.7)
         hint = f" Did you mean {' or '.join(repr(c + ':') for c in close)}?" if close else ""
         raise ModelSetupError(
             f"Unknown model vendor {shorten(vendor, 80)} in {shorten(model, 120)}.{hint} Known prefixes: "
-            f"{', '.join(v + ':' for v in KNOWN_VENDORS)} and 'test'."
+            f"{', '.join(v + ':' for v in KNOWN_VENDORS)} and "
+            + ", ".join(repr(v) for v, r in VENDORS.items() if not r.needs_model_name)
+            + "."
         )
+    if not row.needs_model_name:
+        if sep:
+            raise ModelSetupError(f"{model!r}: the {vendor!r} model takes no model name; write it as {vendor!r}.")
+        test_model: Model = load(row.model)()
+        return test_model
     if not sep or not name:
         raise ModelSetupError(f"{model!r} names no model; write it as '{vendor}:<model-name>'.")
-    module_name, class_name = target.split(":")
-    cls: Any = getattr(importlib.import_module(module_name), class_name)
-    instance: Model = cls(name)
+    instance: Model = load(row.model)(name)
     return instance
-
-
-def missing_api_key(vendor: str, env_var: str) -> ModelSetupError:
-    """The error for a vendor model created without a key: names the variable and the offline option."""
-    return ModelSetupError(
-        f"No API key for {vendor}: set the {env_var} environment variable, or pass a configured SDK client "
-        f"(client=...). To run without any key, use model='test' (agentkit.testing.TestModel) or a "
-        "FunctionModel."
-    )
-
-
-def api_key_from_env(vendor: str, env_var: str) -> str:
-    """The API key in `env_var`, or the `missing_api_key` error."""
-    key = os.environ.get(env_var)
-    if not key:
-        raise missing_api_key(vendor, env_var)
-    return key

@@ -1,36 +1,45 @@
-"""Vendor function-calling formats: `get_provider(name)` and the `Provider` contract.
+"""Vendor function-calling formats: `get_provider(name)`, the `Provider` contract, and one folder per vendor.
 
-Vendor modules are imported on first use, so ``import agentkit`` loads none of them (and no SDK).
+Each vendor lives in ``agentkit/providers/<vendor>/`` (its schema dialect, wire codec with its stream
+decoder, and its SDK model client), re-exported from that package, e.g.
+``from agentkit.providers.openai import OpenAIChatProvider, OpenAIChatModel``. The vendors are listed in one
+table (``agentkit/_vendors.py``) and imported on first use, so ``import agentkit`` loads none of
+them (and no SDK).
 """
 
 from __future__ import annotations as _annotations
 
-import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from ..dialects import DialectResult, Loss
+from .._vendors import VENDORS, load
 from ..exceptions import InvalidToolNamesError, UnknownProviderError
 from ..registry import Registry
 from ..tools import Tool
-from ._base import FormatOptions, Provider, StreamAccumulator, ToolCallDelta, ToolChoice, as_dict
+from ._codec import FormatOptions, Provider, StreamAccumulator, StreamDecoder, ToolCallDelta, ToolChoice, Tools, as_dict
+from ._dialect import Dialect, DialectResult, Loss
 from ._ids import IdRule
 from ._names import InvalidToolNameError, NameMap, NameRule, alias_for
 
 __all__ = [
     "Compatibility",
+    "Dialect",
+    "DialectResult",
     "FormatOptions",
     "IdRule",
     "InvalidToolNameError",
     "InvalidToolNamesError",
+    "Loss",
     "NameMap",
     "NameRule",
     "Provider",
     "ProviderLike",
     "StreamAccumulator",
+    "StreamDecoder",
     "ToolCallDelta",
     "ToolChoice",
+    "Tools",
     "UnknownProviderError",
     "alias_for",
     "as_dict",
@@ -41,17 +50,8 @@ __all__ = [
     "register_provider",
 ]
 
-# name -> "module:Class", imported lazily
-_BUILTIN: dict[str, str] = {
-    "openai": "agentkit.providers.openai_chat:OpenAIChatProvider",
-    "openai-responses": "agentkit.providers.openai_responses:OpenAIResponsesProvider",
-    "anthropic": "agentkit.providers.anthropic:AnthropicProvider",
-    "gemini": "agentkit.providers.gemini:GeminiProvider",
-    "bedrock": "agentkit.providers.bedrock:BedrockProvider",
-    "mistral": "agentkit.providers.mistral:MistralProvider",
-    "cohere": "agentkit.providers.cohere:CohereProvider",
-    "ollama": "agentkit.providers.ollama:OllamaProvider",
-}
+# the built-in vendors that have a wire format, in table order
+_BUILTIN = tuple(name for name, row in VENDORS.items() if row.provider is not None)
 _registered: dict[str, Provider] = {}
 
 ProviderLike = Union[str, Provider]
@@ -85,11 +85,10 @@ def get_provider(name: ProviderLike) -> Provider:
     found = _registered.get(name)
     if found is not None:
         return found
-    target = _BUILTIN.get(name)
-    if target is None:
-        raise UnknownProviderError(name, provider_names())
-    module_name, class_name = target.split(":")
-    provider: Provider = getattr(importlib.import_module(module_name), class_name)()
+    row = VENDORS.get(name) if isinstance(name, str) else None
+    if row is None or row.provider is None:
+        raise UnknownProviderError(str(name), provider_names())
+    provider: Provider = load(row.provider)()
     _registered[name] = provider
     return provider
 
@@ -164,8 +163,9 @@ def compatibility(
                 if not provider.name_rule.accepts(k)
             }
         request_rules = provider.request_strictness(registry, strict) if per_request else {}
-        for key, item in registry.items():
-            result: DialectResult = provider.schema_dialect(item, strict)
+        for definition in registry.definitions():
+            key = definition.key
+            result: DialectResult = provider.schema_dialect(definition, strict)
             losses, is_strict = result.losses, result.strict
             change = request_rules.get(key)
             if change is not None:

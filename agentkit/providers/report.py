@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..dialects import Loss
 from ..registry import Registry
 from . import Compatibility, ProviderLike, get_provider, provider_names
+from ._dialect import Loss
 
 __all__ = [
     "NameProblem",

@@ -96,14 +96,14 @@ async def anthropic_client(llama_server: local.LlamaServer) -> AsyncIterator[Any
 
 @pytest.fixture
 def openai_model(openai_client: Any) -> Any:
-    from agentkit.models.openai import OpenAIChatModel
+    from agentkit.providers.openai import OpenAIChatModel
 
     return OpenAIChatModel("local", client=openai_client)
 
 
 @pytest.fixture
 def anthropic_model(anthropic_client: Any) -> Any:
-    from agentkit.models.anthropic import AnthropicModel
+    from agentkit.providers.anthropic import AnthropicModel
 
     return AnthropicModel("local", client=anthropic_client)
 

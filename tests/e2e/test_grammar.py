@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from agentkit import Registry, Tool, tool
 from agentkit import _local_llm as local
-from agentkit.providers.openai_chat import OpenAIChatProvider
+from agentkit.providers.openai import OpenAIChatProvider
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 

@@ -1,0 +1,440 @@
+"""The `Provider` contract: the wire-codec base every vendor's ``_codec.py`` subclasses.
+
+A provider is pure: JSON-ready dicts in and out, no network, no vendor SDK needed. Below the public
+methods it sees only `ToolDefinition`s (a registry hands over `Registry.definitions`), so every vendor
+hook is a function of definitions and options. What all vendors share lives here once: name resolution
+and aliases, the caches (per definitions tuple and per definition, never on tools), null-to-default
+restoration, and reading SDK objects.
+"""
+
+from __future__ import annotations as _annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal, Union
+
+from .._json_schema import JsonSchema
+from .._text import closest
+from ..definitions import ToolDefinition
+from ..exceptions import RegistryError, UnknownToolError
+from ..messages import Message, ModelResponse, ToolCall, ToolResult
+from ..registry import Registry
+from ..tools import Tool
+from ._dialect import Dialect, DialectResult, Loss, PerDefinition
+from ._ids import IdRule
+from ._names import NameMap, NameRule, resolve_names
+from ._nulls import restore_defaults
+from ._stream import StreamAccumulator, StreamDecoder, ToolCallDelta
+
+__all__ = [
+    "FormatOptions",
+    "Provider",
+    "StreamAccumulator",
+    "StreamDecoder",
+    "ToolCallDelta",
+    "ToolChoice",
+    "Tools",
+    "as_dict",
+]
+
+ToolChoice = Union[Literal["auto", "none", "required"], str]
+"""``"auto"``, ``"none"``, ``"required"``, or a registry key (that one tool must be called)."""
+
+Tools = Union[Registry, Sequence[ToolDefinition]]
+"""What the public methods take: a `Registry`, or its definitions (`Registry.definitions`)."""
+
+
+_AS_DICT_DEPTH = 64  # SDK objects sit near the top; below this a response is plain data (tool arguments)
+
+
+def as_dict(obj: Any, _depth: int = 0) -> Any:
+    """A vendor response as plain JSON-ready data: dicts pass through; SDK objects are dumped.
+
+    Pydantic-based SDK objects (openai, anthropic, google-genai, mistralai, cohere) are dumped with
+    their wire (alias) names; other objects with ``to_dict()`` or ``__dict__`` are converted too.
+    Values nested deeper than 64 levels are left as they are (a model's deeply nested arguments must
+    not make parsing raise `RecursionError`: validation refuses them as data).
+    """
+    if obj is None or isinstance(obj, (str, int, float, bool)) or _depth > _AS_DICT_DEPTH:
+        return obj
+    deeper = _depth + 1
+    if isinstance(obj, Mapping):
+        return {k: as_dict(v, deeper) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [as_dict(v, deeper) for v in obj]
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        return as_dict(dump(mode="json", by_alias=True, exclude_none=True), deeper)
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):
+        return as_dict(to_dict(), deeper)
+    if hasattr(obj, "__dict__"):
+        return {k: as_dict(v, deeper) for k, v in vars(obj).items() if not k.startswith("_") and v is not None}
+    return obj
+
+
+@dataclass(frozen=True)
+class FormatOptions:
+    """The options of one `format_tools` call, normalised (hashable: used as a cache key)."""
+
+    tool_choice: str = "auto"
+    active_tools: tuple[str, ...] | None = None
+    strict: bool | None = None
+    parallel_tool_calls: bool | None = None
+    aliases: bool = False
+
+
+class _ToolSet:
+    """One definitions tuple as one provider sees it: keys, wire names, and the payloads built from it."""
+
+    __slots__ = ("by_key", "definitions", "memo", "names", "payloads")
+
+    def __init__(self, definitions: tuple[ToolDefinition, ...]) -> None:
+        self.definitions = definitions
+        self.by_key: dict[str, ToolDefinition] = {d.key: d for d in definitions}
+        self.names: dict[bool, NameMap] = {}
+        self.payloads: dict[FormatOptions, dict[str, Any]] = {}
+        self.memo: dict[Any, Any] = {}
+        """Per-request decisions a vendor makes once per tool set (Cohere's request-wide strict)."""
+
+
+class Provider(ABC):
+    """One vendor's function-calling wire format.
+
+    Subclasses set `name`, `name_rule` (and `id_rule` when the vendor constrains call ids) and implement
+    `_tool_definition`, `_tools_payload`, `_parse_calls`, `_result_messages` and `_accumulator`, each a
+    function of `ToolDefinition`s and options. Users call the public methods below, which take a `Registry`
+    (or its definitions) and handle names, aliases and caching once for everyone.
+    """
+
+    name: ClassVar[str]
+    """The provider's registered name, e.g. ``"anthropic"``."""
+    name_rule: ClassVar[NameRule]
+    """What tool names the vendor accepts."""
+    id_rule: ClassVar[IdRule | None] = None
+    """What tool-call ids the vendor accepts (None: any string)."""
+    dialect: Dialect | None = None
+    """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
+
+    def __init__(self) -> None:
+        # keyed by the identity of a definitions tuple (held, so the id cannot be reused)
+        self._toolsets: dict[int, _ToolSet] = {}
+        # one tool's entry per (wire name, strict), for as long as its definition lives
+        self._entries: PerDefinition[tuple[str, bool | None], dict[str, Any]] = PerDefinition()
+
+    def _tools(self, tools: Tools) -> _ToolSet:
+        """The cached view of `tools` (a registry's definitions are the same tuple while it is unchanged)."""
+        definitions = tools.definitions() if isinstance(tools, Registry) else tuple(tools)
+        found = self._toolsets.get(id(definitions))
+        if found is None or found.definitions is not definitions:
+            if len(self._toolsets) > 64:
+                self._toolsets.clear()
+            found = self._toolsets[id(definitions)] = _ToolSet(definitions)
+        return found
+
+    def _names_of(self, toolset: _ToolSet, aliases: bool) -> NameMap:
+        found = toolset.names.get(aliases)
+        if found is None:
+            keys = tuple(toolset.by_key)
+            found = toolset.names[aliases] = resolve_names(keys, self.name, self.name_rule, aliases=aliases)
+        return found
+
+    # ---- public API ------------------------------------------------------------------------------
+
+    def names(self, registry: Tools, *, aliases: bool = False) -> NameMap:
+        """Registry key <-> wire name for this vendor.
+
+        Raises:
+            InvalidToolNameError: a key breaks the vendor's name rule and `aliases` is off.
+        """
+        return self._names_of(self._tools(registry), aliases)
+
+    def check(self, registry: Tools, *, aliases: bool = False) -> None:
+        """Raise now, before any request, if this vendor would reject the registry's names."""
+        self.names(registry, aliases=aliases)
+
+    def format_tools(
+        self,
+        registry: Tools,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """The request fragment to merge into the vendor's request (e.g. ``{"tools": [...], ...}``).
+
+        Args:
+            registry: the tools (a `Registry`, or its `definitions`); keys are the names sent.
+            tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a registry key.
+            active_tools: the keys the model may call (the vendor's allowed-tools form where it has one).
+            strict: True/False forces strict schemas on or off; None means strict where the vendor
+                supports it and the schema allows it.
+            parallel_tool_calls: False asks the vendor for at most one call per turn, where it can.
+            aliases: replace names the vendor rejects by deterministic aliases instead of raising.
+
+        The result is cached per (definitions, call options); a registry keeps its definitions while it is
+        unchanged. Its containers are fresh on every call (adding to the tool list is safe); the tool
+        entries inside are shared: read-only.
+        """
+        options = FormatOptions(
+            tool_choice=tool_choice,
+            active_tools=tuple(active_tools) if active_tools is not None else None,
+            strict=strict,
+            parallel_tool_calls=parallel_tool_calls,
+            aliases=aliases,
+        )
+        return _fresh_containers(self._payload(registry, options))
+
+    def _payload(self, registry: Tools, options: FormatOptions) -> dict[str, Any]:
+        """The cached fragment itself (shared, read-only): what the model clients send as it is."""
+        toolset = self._tools(registry)
+        options = self._request_options(toolset, options)
+        payload = toolset.payloads.get(options)
+        if payload is None:
+            names = self._names_of(toolset, options.aliases)
+            self._check_choice(toolset, options)
+            entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
+            payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
+        return payload
+
+    def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
+        """The options a request is built with: a vendor may settle a per-request choice here (Cohere's strict)."""
+        return options
+
+    def tool_definition(
+        self, item: ToolDefinition | Tool[..., Any], wire_name: str, strict: bool | None = None
+    ) -> dict[str, Any]:
+        """One tool's entry in this vendor's tool list (cached per definition, wire name and strictness)."""
+        definition = item if isinstance(item, ToolDefinition) else item.definition()
+        hit = self._entries.get(definition, (wire_name, strict))
+        if hit is None:
+            hit = self._entries.put(
+                definition, (wire_name, strict), self._tool_definition(definition, wire_name, strict)
+            )
+        return hit
+
+    def parse_tool_calls(
+        self, response: Any, *, registry: Tools | None = None, aliases: bool = False
+    ) -> list[ToolCall]:
+        """The tool calls in a vendor response (dict or SDK object), named by registry key.
+
+        With `registry`, aliases are mapped back to keys and a ``null`` sent for an optional
+        parameter (as strict dialects force) is dropped so the Python default applies.
+        """
+        names, by_key = self._lookup(registry, aliases)
+        return [self._finish_call(c, names, by_key) for c in self._parse_calls(as_dict(response))]
+
+    def _lookup(
+        self, registry: Tools | None, aliases: bool
+    ) -> tuple[NameMap | None, Mapping[str, ToolDefinition] | None]:
+        if registry is None:
+            return None, None
+        toolset = self._tools(registry)
+        return self._names_of(toolset, aliases), toolset.by_key
+
+    def format_tool_results(
+        self, results: Sequence[ToolResult], *, registry: Tools | None = None, aliases: bool = False
+    ) -> list[dict[str, Any]]:
+        """The vendor message(s) answering `results` (ids linked, errors flagged, ids remapped as needed).
+
+        With `registry`, result names are sent as wire names (the alias where `aliases` is on), for the
+        vendors whose result messages carry the tool's name (Gemini, Mistral, Ollama).
+        """
+        if registry is not None:
+            names = self.names(registry, aliases=aliases)
+            results = [
+                r if names.name_for(r.name) == r.name else replace(r, name=names.name_for(r.name)) for r in results
+            ]
+        return self._result_messages(list(results))
+
+    def stream(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamAccumulator:
+        """A fresh accumulator for one streamed response (its `StreamAccumulator.feed` reports argument deltas)."""
+        return self.decoder(registry=registry, aliases=aliases)
+
+    def decoder(self, *, registry: Tools | None = None, aliases: bool = False) -> StreamDecoder:
+        """A fresh decoder for one streamed response: the vendor's one reading of its stream.
+
+        The same object `stream` returns; model clients use its `StreamDecoder.decode` (neutral events)
+        and `StreamDecoder.response` (the whole turn, parsed as `parse_response` parses a whole response).
+        """
+        names, by_key = self._lookup(registry, aliases)
+        decoder = self._accumulator(names, by_key)
+        decoder.source = (registry, aliases)
+        return decoder
+
+    def schema_dialect(self, item: ToolDefinition | Tool[..., Any], strict: bool | None = None) -> DialectResult:
+        """The tool's input schema in this vendor's dialect, with the lossy changes recorded (cached).
+
+        `strict` given here wins; None defers to the tool's own `strict`; None there means strict
+        where the vendor and the schema allow it.
+        """
+        definition = item if isinstance(item, ToolDefinition) else item.definition()
+        effective = strict if strict is not None else definition.strict
+        if self.dialect is None:
+            return DialectResult(schema=definition.input_schema, strict=False)
+        return self.dialect.result(definition, effective)
+
+    # ---- whole conversations (what model clients build requests from) ------------------------------
+
+    def format_messages(
+        self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
+    ) -> dict[str, Any]:
+        """The request fragment carrying a neutral history.
+
+        For example ``{"messages": [...]}`` (OpenAI Chat), ``{"system": ..., "messages": [...]}``
+        (Anthropic), ``{"systemInstruction": ..., "contents": [...]}`` (Gemini), ``{"input": [...]}``
+        (Responses). Tool names are sent as wire names (aliases where `aliases` is on) and call ids remapped as the
+        vendor demands, consistently for calls and the results answering them. Vendor items kept in
+        `AssistantMessage.provider_details` are replayed when they came from this vendor.
+        """
+        raise NotImplementedError(f"provider {self.name!r} does not format conversations")
+
+    def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
+        """A whole vendor response (dict or SDK object) as a neutral `ModelResponse`.
+
+        Text, tool calls named by registry key, usage and a normalised finish reason.
+        """
+        raise NotImplementedError(f"provider {self.name!r} does not parse whole responses")
+
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        registry: Tools,
+        *,
+        tool_choice: ToolChoice = "auto",
+        active_tools: Iterable[str] | None = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        aliases: bool = False,
+    ) -> dict[str, Any]:
+        """`format_messages` merged with `format_tools` (when the registry has tools).
+
+        The request body without the model name and sampling settings.
+        """
+        options = FormatOptions(
+            tool_choice=tool_choice,
+            active_tools=tuple(active_tools) if active_tools is not None else None,
+            strict=strict,
+            parallel_tool_calls=parallel_tool_calls,
+            aliases=aliases,
+        )
+        return self._request(messages, registry, options, shared=False)
+
+    def _request(
+        self, messages: Sequence[Message], registry: Tools, options: FormatOptions, *, shared: bool
+    ) -> dict[str, Any]:
+        """`build_request`; with `shared`, the tool fragment's containers are the cached ones (never edit them).
+
+        Model clients send the body as it is, so they take the shared form: nothing proportional to the
+        registry is copied per request, and the client can reuse the encoded JSON of an unchanged tool list.
+        """
+        body = self.format_messages(messages, registry=registry, aliases=options.aliases)
+        if len(registry):
+            payload = self._payload(registry, options)
+            body.update(payload if shared else _fresh_containers(payload))
+        return self._complete_request(body)
+
+    def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
+        """Tools whose strictness a per-request rule changes (e.g. a vendor's strict budget), with why.
+
+        A returned loss with ``rejected=False`` means the tool is sent non-strict; ``rejected=True`` that
+        the vendor will refuse the request. Default: no per-request rules.
+        """
+        return {}
+
+    def wire_id(self, call_id: str) -> str:
+        """`call_id` as this vendor accepts it (deterministic; unchanged when already valid)."""
+        return self.id_rule.apply(call_id) if self.id_rule is not None else call_id
+
+    # ---- shared machinery ------------------------------------------------------------------------
+
+    def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`build_request`'s last step: what a vendor adds to (or fixes in) the whole body. Default: nothing."""
+        return body
+
+    def _finish_call(
+        self, call: ToolCall, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None
+    ) -> ToolCall:
+        name = names.key_for(call.name) if names is not None else call.name
+        arguments = call.arguments
+        definition = tools.get(name) if tools is not None else None
+        if definition is not None:
+            arguments = restore_defaults(arguments, definition.input_schema)
+        if name == call.name and arguments is call.arguments:
+            return call
+        return ToolCall(id=call.id, name=name, arguments=arguments, provider_details=call.provider_details)
+
+    def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
+        keys = toolset.by_key
+        for key in (*(options.active_tools or ()), options.tool_choice):
+            if key not in keys and key not in ("auto", "none", "required"):
+                raise UnknownToolError(key, list(keys), closest(key, keys))
+        named = options.tool_choice not in ("auto", "none", "required")
+        if options.active_tools is not None and named and options.tool_choice not in options.active_tools:
+            raise RegistryError(
+                f"tool_choice={options.tool_choice!r} is not among active_tools={list(options.active_tools)!r}; "
+                "add it to active_tools or choose another tool"
+            )
+
+    # ---- what each vendor implements -------------------------------------------------------------
+
+    @abstractmethod
+    def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
+        """One tool's entry, e.g. ``{"type": "function", "function": {...}}``."""
+
+    @abstractmethod
+    def _tools_payload(
+        self,
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
+        names: NameMap,
+        options: FormatOptions,
+    ) -> dict[str, Any]:
+        """The request fragment from the tool entries and definitions (all tools, in registry order)."""
+
+    @abstractmethod
+    def _parse_calls(self, response: Any) -> list[ToolCall]:
+        """Tool calls from a response already converted to plain data (names are wire names)."""
+
+    @abstractmethod
+    def _result_messages(self, results: list[ToolResult]) -> list[dict[str, Any]]:
+        """The vendor message(s) answering `results`."""
+
+    @abstractmethod
+    def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
+        """This vendor's stream decoder."""
+
+
+def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the payload's dicts and lists down to the tool entries, which stay shared."""
+    out: dict[str, Any] = {}
+    for key, value in payload.items():
+        if isinstance(value, list):
+            out[key] = list(value)
+        elif isinstance(value, dict) and key != "tool_choice":
+            out[key] = _fresh_containers(value)
+        else:
+            out[key] = value
+    return out
+
+
+def strip_nones(value: dict[str, Any]) -> dict[str, Any]:
+    """`value` without keys whose value is None (optional wire fields are omitted, not null)."""
+    return {k: v for k, v in value.items() if v is not None}
+
+
+_WS = re.compile(r"\s+")
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace (for short labels, never for descriptions)."""
+    return _WS.sub(" ", text).strip()
+
+
+def schema_for(item: Tool[..., Any]) -> JsonSchema:
+    """The tool's canonical input schema (a convenience for vendor modules)."""
+    return item.input_schema

@@ -1,0 +1,330 @@
+"""The dialect contract, loss records, and schema-walking helpers every `<vendor>/_dialect.py` shares."""
+
+from __future__ import annotations as _annotations
+
+import copy
+import json
+import sys
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._json_schema import JsonSchema
+
+if TYPE_CHECKING:
+    from ..definitions import ToolDefinition
+
+__all__ = [
+    "Dialect",
+    "DialectResult",
+    "Loss",
+    "LossLog",
+    "describe",
+    "inline_refs",
+    "inline_root_ref",
+    "move_to_description",
+    "object_root",
+    "walk_schemas",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One change a dialect made that the vendor's model will not see as the canonical schema says."""
+
+    path: str
+    """JSON pointer of the subschema in the canonical schema (``""`` is the root)."""
+    keyword: str
+    """The keyword concerned, e.g. ``exclusiveMinimum``."""
+    change: str
+    """What happened, e.g. ``dropped``, ``moved into the description``, ``enum values turned into strings``."""
+    rejected: bool = False
+    """True when the vendor rejects the schema outright rather than losing meaning."""
+
+    def __str__(self) -> str:
+        where = self.path or "/"
+        return f"{where}: {self.keyword} {self.change}" + (" (rejected by the vendor)" if self.rejected else "")
+
+
+@dataclass(frozen=True, slots=True)
+class DialectResult:
+    """A vendor's version of one schema, whether strict applies, and what was lost on the way."""
+
+    schema: JsonSchema
+    strict: bool
+    losses: tuple[Loss, ...] = ()
+
+    @property
+    def rejected(self) -> tuple[Loss, ...]:
+        """The losses that make the vendor reject the schema."""
+        return tuple(loss for loss in self.losses if loss.rejected)
+
+
+class LossLog:
+    """Collects `Loss` records while a dialect rewrites a schema."""
+
+    def __init__(self) -> None:
+        self.items: list[Loss] = []
+
+    def add(self, path: str, keyword: str, change: str, *, rejected: bool = False) -> None:
+        """Record one change."""
+        self.items.append(Loss(sys.intern(path), keyword, change, rejected))  # paths repeat across tools
+
+    def result(self, schema: JsonSchema, strict: bool) -> DialectResult:
+        """Freeze the log into a `DialectResult`."""
+        return DialectResult(schema=schema, strict=strict, losses=tuple(self.items))
+
+
+class Dialect(ABC):
+    """A vendor's JSON Schema dialect. `rewrite` must be pure: same input, same output, input untouched.
+
+    `result` caches `rewrite` per tool definition and strictness on the dialect instance, so providers
+    sharing a dialect (OpenAI Chat and Responses) keep one copy of each result.
+    """
+
+    name: str = "dialect"
+
+    def result(self, definition: ToolDefinition, strict: bool | None) -> DialectResult:
+        """`rewrite` of the definition's input schema, computed once per (definition, strict)."""
+        cache: PerDefinition[bool | None, DialectResult] | None = self.__dict__.get("_results")
+        if cache is None:
+            cache = self.__dict__["_results"] = PerDefinition()
+        hit = cache.get(definition, strict)
+        if hit is None:
+            hit = cache.put(definition, strict, self.rewrite(definition.input_schema, strict=strict))
+        return hit
+
+    @abstractmethod
+    def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
+        """The vendor's schema for canonical `schema`.
+
+        `strict`: True forces strict (recording what strict cannot express as rejected), False never
+        strict, None strict when the schema allows it.
+        """
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class PerDefinition(Generic[_K, _V]):
+    """Values per (tool definition, variant), kept while the definition lives.
+
+    Most definitions only ever have one variant, so that one is stored as a pair and a dict is made only
+    for a second: per tool, a cache entry is one weak reference and one small tuple.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[ToolDefinition, tuple[_K, _V] | dict[_K, _V]]
+        self._data = weakref.WeakKeyDictionary()
+
+    def get(self, definition: ToolDefinition, variant: _K) -> _V | None:
+        """The value for (`definition`, `variant`), or None."""
+        found = self._data.get(definition)
+        if found is None:
+            return None
+        if isinstance(found, tuple):
+            return found[1] if found[0] == variant else None
+        return found.get(variant)
+
+    def put(self, definition: ToolDefinition, variant: _K, value: _V) -> _V:
+        """Store `value` for (`definition`, `variant`) and return it."""
+        found = self._data.get(definition)
+        if found is None:
+            self._data[definition] = (variant, value)
+        elif isinstance(found, tuple):
+            self._data[definition] = {found[0]: found[1], variant: value}
+        else:
+            found[variant] = value
+        return value
+
+
+_T = TypeVar("_T")
+
+
+def per_result(measure: Callable[[JsonSchema], _T]) -> Callable[[DialectResult], _T]:
+    """`measure` of a dialect result's schema, computed once per (cached, immutable) result.
+
+    For per-request rules that sum a measure over every tool sent (Anthropic's strict budget, Cohere's
+    field limit): a new registry of the same tools then costs a lookup per tool, not a schema walk.
+    """
+    memo: dict[int, tuple[DialectResult, _T]] = {}
+
+    def measured(result: DialectResult) -> _T:
+        hit = memo.get(id(result))
+        if hit is not None and hit[0] is result:
+            return hit[1]
+        if len(memo) > 8192:
+            memo.clear()
+        value = measure(result.schema)
+        memo[id(result)] = (result, value)  # the result is kept alive, so its id cannot be reused
+        return value
+
+    return measured
+
+
+# ---- helpers ---------------------------------------------------------------------------------------
+
+_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SINGLES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_CHILDREN = frozenset((*_MAPS, *_LISTS, *_SINGLES))
+_RANK = {key: i for i, key in enumerate((*_MAPS, *_LISTS, *_SINGLES))}
+_MAP_KEYS = frozenset(_MAPS)
+_LIST_KEYS = frozenset(_LISTS)
+
+
+def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: str = "") -> None:
+    """Call ``visit(subschema, json_pointer)`` on every subschema, parents before children.
+
+    `visit` may modify the subschema in place (work on a copy: see `copy.deepcopy`).
+    """
+    if not isinstance(schema, dict):
+        return
+    visit(schema, path)
+    for key in _children_of(schema):
+        sub = schema.get(key)
+        if key in _MAP_KEYS:
+            if isinstance(sub, dict):
+                for name, child in sub.items():
+                    walk_schemas(child, visit, f"{path}/{key}/{_escape(name)}")
+        elif key in _LIST_KEYS:
+            if isinstance(sub, list):
+                for i, child in enumerate(sub):
+                    walk_schemas(child, visit, f"{path}/{key}/{i}")
+        elif isinstance(sub, dict):
+            walk_schemas(sub, visit, f"{path}/{key}")
+
+
+def _children_of(schema: JsonSchema) -> list[str] | tuple[()]:
+    """The keywords of `schema` that hold subschemas, in walking order (maps, lists, singles)."""
+    present = _CHILDREN.intersection(schema)
+    if not present:
+        return ()  # a leaf, as most subschemas are
+    return sorted(present, key=_RANK.__getitem__) if len(present) > 1 else list(present)
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1") if ("~" in name or "/" in name) else name
+
+
+def move_to_description(node: JsonSchema, keyword: str, path: str, log: LossLog, *, label: str | None = None) -> None:
+    """Remove `keyword` from `node`, append it to the node's description, and record the loss."""
+    if keyword in node:
+        describe(node, keyword, label)
+        log.add(path, keyword, "moved into the description")
+
+
+def describe(node: JsonSchema, keyword: str, label: str | None = None) -> None:
+    """Remove `keyword` from `node` and append it to the node's description (`move_to_description` unlogged)."""
+    value = node.pop(keyword)
+    text = f"{label or keyword}: {json.dumps(value, ensure_ascii=False)}"
+    description = node.get("description")
+    node["description"] = f"{description} ({text})" if description else text
+
+
+def inline_root_ref(schema: JsonSchema) -> JsonSchema:
+    """`schema` with a root ``$ref`` replaced by its target (for vendors that want an object at the root).
+
+    The target's keywords come last. It is not copied: read the result, or copy it before editing.
+    """
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith(("#/$defs/", "#/definitions/")):
+        return schema
+    section, name = ref[2:].split("/", 1)
+    target = schema.get(section, {}).get(name)
+    if not isinstance(target, dict):
+        return schema
+    merged = {k: v for k, v in schema.items() if k != "$ref"}
+    merged.update(target)
+    return merged
+
+
+def object_root(schema: JsonSchema) -> JsonSchema:
+    """`schema` with ``type: object`` and ``properties`` at the root (both required by the OpenAI-shaped vendors).
+
+    A no-argument tool is sent as ``{"type": "object", "properties": {}}``. Returns `schema` itself when
+    nothing is missing, so cached canonical schemas are not copied needlessly.
+    """
+    if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+        return schema
+    fixed = dict(schema)
+    if "$ref" not in fixed and "anyOf" not in fixed:
+        fixed.setdefault("type", "object")
+    if fixed.get("type") == "object":
+        fixed.setdefault("properties", {})
+    return fixed
+
+
+def drop_keyword(node: JsonSchema, keyword: str, path: str, log: LossLog, *, rejected: bool = False) -> None:
+    """Remove `keyword` from `node` and record the loss."""
+    if keyword in node:
+        node.pop(keyword)
+        log.add(path, keyword, "dropped", rejected=rejected)
+
+
+def is_recursive(schema: JsonSchema) -> bool:
+    """Whether a ``$defs`` entry refers (directly or indirectly) to itself."""
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+
+    def refs_of(node: Any) -> set[str]:
+        found: set[str] = set()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+                found.add(ref.rsplit("/", 1)[-1])
+            for value in node.values():
+                found |= refs_of(value)
+        elif isinstance(node, list):
+            for value in node:
+                found |= refs_of(value)
+        return found
+
+    graph = {name: refs_of(body) for name, body in defs.items()}
+    for start in graph:
+        stack, seen = list(graph[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                stack.extend(graph.get(name, ()))
+    return False
+
+
+def inline_refs(schema: JsonSchema, log: LossLog | None = None) -> JsonSchema:
+    """A copy of `schema` with local ``$ref``s replaced by their targets and ``$defs`` removed.
+
+    Recursive references cannot be inlined: they are cut at the second visit (replaced by ``{}``, an
+    "any" schema) and recorded in `log` as a loss.
+    """
+    root = copy.deepcopy(schema)
+    defs = {**root.pop("definitions", {}), **root.pop("$defs", {})}
+
+    def expand(node: Any, stack: tuple[str, ...], path: str) -> Any:
+        if isinstance(node, list):
+            return [expand(v, stack, f"{path}/{i}") for i, v in enumerate(node)]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            name = ref.rsplit("/", 1)[-1]
+            if name in stack or name not in defs:
+                if log is not None:
+                    log.add(path, "$ref", f"to recursive {name!r} cut (any value accepted there)")
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                return expand(rest, stack, path)
+            target = expand(copy.deepcopy(defs[name]), (*stack, name), path)
+            extra = {k: expand(v, stack, f"{path}/{k}") for k, v in node.items() if k != "$ref"}
+            return {**target, **extra}
+        return {
+            k: expand(v, stack, f"{path}/{k}") if k not in ("enum", "const", "default") else v for k, v in node.items()
+        }
+
+    result: JsonSchema = expand(root, (), "")
+    return result

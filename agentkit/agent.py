@@ -311,9 +311,16 @@ class Agent:
         return first, later, active
 
     def _first_request(
-        self, history: list[Message], tool_choice: str | None, active_tools: Iterable[str] | None
+        self,
+        history: list[Message],
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model: Model | None = None,
     ) -> tuple[list[Message], Registry, ModelSettings]:
-        """The first step's messages, tools sent and settings, offline (for payload snapshots)."""
+        """The first step's messages, tools sent and settings, offline (for payload snapshots).
+
+        With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
+        """
         first, _, active = self._settings(tool_choice, active_tools, None)
         tools = RunTools.build(self.tools, self.tool_search, self._deferred)
         ctx = RunContext(
@@ -321,7 +328,10 @@ class Agent:
         )
         text = self._instructions.render_sync(ctx)
         messages: list[Message] = [SystemMessage(text)] if text else []
-        return [*messages, *history], tools.sent([], active), first
+        native = model is not None and tools.native(model)
+        if native:
+            first = dataclasses.replace(first, deferred_tools=tools.deferred_keys(active))
+        return [*messages, *history], tools.sent([], active, native=native), first
 
     def _new_run(
         self,

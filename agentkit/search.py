@@ -190,6 +190,10 @@ class ToolSearch:
         "words; the best matching tools are listed and can be called from your next step on."
     )
     """What the model is told the search tool does."""
+    native: bool | None = None
+    """Use the vendor's own server-side tool search where it has one (Anthropic's BM25 tool search tool,
+    OpenAI Responses' hosted ``tool_search``): None (the default) on the models the vendor documents it
+    for, True wherever the vendor has the form, False never (agentkit's search, on every model)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or not _KEY.match(self.key):
@@ -197,6 +201,8 @@ class ToolSearch:
                 f"ToolSearch(key={self.key!r}): the search tool's key must be 1-64 letters, digits, '_' or '-' "
                 "(every vendor accepts those)"
             )
+        if self.native is not None and not isinstance(self.native, bool):
+            raise AgentSetupError(f"ToolSearch(native=...) is None, True or False, got {self.native!r}")
         if isinstance(self.max_results, bool) or not isinstance(self.max_results, int) or self.max_results < 1:
             raise AgentSetupError(
                 f"ToolSearch(max_results=...) must be a whole number of at least 1, got {self.max_results!r}"

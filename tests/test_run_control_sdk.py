@@ -13,11 +13,14 @@ from typing import Any
 
 import httpx
 import httpx2
+import pytest
 
 from agentkit import Registry, ToolCall, ToolContext, tool
 from agentkit.agent import Agent, RunContext
+from agentkit.exceptions import ModelSetupError
 from agentkit.hooks import Deny, Hooks, ModelRequest
 from agentkit.limits import RunLimits
+from agentkit.search import ToolSearch
 
 
 def model_class(vendor: str, name: str) -> Any:
@@ -84,6 +87,32 @@ def _claude(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
     }
 
 
+def responses_reply(output: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Responses API response with these output items."""
+    return {
+        "id": "resp_rc01",
+        "object": "response",
+        "created_at": 1764494400,
+        "model": "gpt-5.4-2026-03-05",
+        "status": "completed",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "output": output,
+        "usage": {"input_tokens": 90, "output_tokens": 30, "total_tokens": 120},
+    }
+
+
+def responses_text(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": "msg_rc01",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
 class Wire:
     """An in-process vendor endpoint: answers with the recorded responses in order, keeps the bodies."""
 
@@ -96,26 +125,30 @@ class Wire:
         return http.Response(200, json=self.replies.pop(0))
 
     def openai(self) -> Any:
+        return model_class("openai", "OpenAIChatModel")("gpt-4.1", client=self.openai_client())
+
+    def openai_client(self) -> Any:
         import openai
 
-        client = openai.AsyncOpenAI(
+        return openai.AsyncOpenAI(
             api_key="sk-test",
             base_url="http://127.0.0.1:8080/v1",
             max_retries=0,
             http_client=httpx.AsyncClient(transport=httpx.MockTransport(lambda r: self._answer(r, httpx))),
         )
-        return model_class("openai", "OpenAIChatModel")("gpt-4.1", client=client)
 
     def anthropic(self) -> Any:
+        return model_class("anthropic", "AnthropicModel")("claude-sonnet-4-6", client=self.anthropic_client())
+
+    def anthropic_client(self) -> Any:
         import anthropic
 
-        client = anthropic.AsyncAnthropic(
+        return anthropic.AsyncAnthropic(
             api_key="test-key",
             base_url="http://127.0.0.1:8080",
             max_retries=0,
             http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: self._answer(r, httpx2))),
         )
-        return model_class("anthropic", "AnthropicModel")("claude-sonnet-4-6", client=client)
 
 
 def names(body: dict[str, Any]) -> list[str]:
@@ -237,7 +270,12 @@ async def test_anthropic_tool_search_hooks_and_require_approval() -> None:
         claude_calls(("toolu_b", "book_flight", {"origin": "OSL", "destination": "FCO"})),
         claude_text("Booked."),
     )
-    agent = Agent(model=wire.anthropic(), tools=[book_flight], hooks=[Hooks(before_tool_call=audit)])
+    agent = Agent(
+        model=wire.anthropic(),
+        tools=[book_flight],
+        hooks=[Hooks(before_tool_call=audit)],
+        tool_search=ToolSearch(native=False),  # agentkit's own search, though Claude 4.6 has the native one
+    )
     paused = await agent.generate("Fly me from Oslo to Rome.", require_approval=True)
     assert paused.status == "awaiting_approval" and paused.pending[0].tool_name == "search_tools"
     paused = await agent.resume(paused, {"toolu_s": True})
@@ -271,3 +309,197 @@ async def test_anthropic_prepare_step_budgets_and_run_mcp_style_tools() -> None:
     assert names(second) == ["get_weather"]  # Anthropic has no allowed-tools form: the spent tool is not sent
     errors = [b for b in second["messages"][-1]["content"] if b.get("is_error")]
     assert len(errors) == 1 and "at most 1 time(s) per run" in json.dumps(errors[0])
+
+
+# ---- the vendors' native tool search ------------------------------------------------------------------
+
+
+@tool(deferred=True)
+def book_flight(origin: str, destination: str) -> str:
+    """Book a plane ticket between two airports."""
+    return f"booked {origin}-{destination}"
+
+
+async def test_anthropic_native_tool_search_defers_loading_and_replays_the_server_blocks() -> None:
+    from tests.spec import spec_errors
+
+    search_blocks = [
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "tool_search_tool_bm25", "input": {"query": "flight"}},
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": "srvtoolu_01",
+            "content": {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [{"type": "tool_reference", "tool_name": "book_flight"}],
+            },
+        },
+    ]
+    first = _claude(
+        [
+            *search_blocks,
+            {"type": "text", "text": "Booking it."},
+            {
+                "type": "tool_use",
+                "id": "toolu_01",
+                "name": "book_flight",
+                "input": {"origin": "OSL", "destination": "FCO"},
+            },
+        ],
+        "tool_use",
+    )
+    wire = Wire(first, claude_text("Booked."))
+    model = model_class("anthropic", "AnthropicModel")("claude-sonnet-4-6", client=wire.anthropic_client())
+    agent = Agent(model=model, tools=[get_weather, book_flight])
+    result = await agent.generate("Fly me from Oslo to Rome.")
+    assert result.text == "Booked." and result.tool_results[0].output == "booked OSL-FCO"
+
+    sent, again = wire.bodies
+    assert sent["tools"][0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+    by_name = {t["name"]: t for t in sent["tools"][1:]}
+    assert by_name["book_flight"]["defer_loading"] is True and "defer_loading" not in by_name["get_weather"]
+    assert "search_tools" not in by_name  # the vendor searches: agentkit's own search tool is not sent
+    assert all(spec_errors("anthropic.messages.tool", t) == [] for t in sent["tools"][1:])
+    assistant = again["messages"][1]
+    assert assistant["content"][:2] == search_blocks  # the server's search travels back, first
+    assert [b["type"] for b in assistant["content"][2:]] == ["text", "tool_use"]
+    assert again["tools"] == sent["tools"]  # deferred tools stay in the list: references resolve against it
+
+
+async def test_openai_responses_native_tool_search_uses_the_hosted_tool_and_replays_its_items() -> None:
+    from tests.spec import spec_errors
+
+    search_items = [
+        {
+            "type": "tool_search_call",
+            "id": "tsc_01",
+            "call_id": None,
+            "arguments": {"query": "flight"},
+            "execution": "server",
+            "status": "completed",
+        },
+        {
+            "type": "tool_search_output",
+            "id": "tso_01",
+            "call_id": None,
+            "execution": "server",
+            "status": "completed",
+            "tools": [
+                {
+                    "type": "function",
+                    "name": "book_flight",
+                    "parameters": {"type": "object", "properties": {}},
+                    "strict": True,
+                    "defer_loading": True,
+                }
+            ],
+        },
+    ]
+    first = responses_reply(
+        [
+            *search_items,
+            {
+                "type": "function_call",
+                "id": "fc_01",
+                "call_id": "call_01",
+                "name": "book_flight",
+                "arguments": json.dumps({"origin": "OSL", "destination": "FCO"}),
+                "status": "completed",
+            },
+        ]
+    )
+    wire = Wire(first, responses_reply([responses_text("Booked.")]))
+    model = model_class("openai", "OpenAIResponsesModel")("gpt-5.4", client=wire.openai_client())
+    agent = Agent(model=model, tools=[get_weather, book_flight])
+    result = await agent.generate("Fly me from Oslo to Rome.")
+    assert result.text == "Booked." and result.tool_results[0].output == "booked OSL-FCO"
+
+    sent, again = wire.bodies
+    assert sent["tools"][0] == {"type": "tool_search"}
+    assert spec_errors("openai.responses.tool", sent["tools"][0]) == []
+    by_name = {t["name"]: t for t in sent["tools"][1:]}
+    assert by_name["book_flight"]["defer_loading"] is True and "defer_loading" not in by_name["get_weather"]
+    assert all(spec_errors("openai.responses.function_tool_param", t) == [] for t in sent["tools"][1:])
+    replayed = [i.get("type", i.get("role")) for i in again["input"]]
+    assert replayed == ["user", "tool_search_call", "tool_search_output", "function_call", "function_call_output"]
+    # the hosted search travels back as it came (the SDK leaves out null fields), in its place
+    assert again["input"][1:3] == [{k: v for k, v in item.items() if v is not None} for item in search_items]
+
+
+async def test_native_tool_search_follows_the_model_and_the_settings() -> None:
+    from agentkit.testing import request_payload
+
+    def tools_of(agent: Agent) -> list[str]:
+        return [t.get("name") or t["type"] for t in request_payload(agent, "hi")["tools"]]
+
+    library = [get_weather, book_flight]
+    assert tools_of(Agent(model="anthropic:claude-opus-4-6", tools=library)) == [
+        "tool_search_tool_bm25", "get_weather", "book_flight",
+    ]  # fmt: skip
+    # a model the vendor does not document it for, or native=False: agentkit's own search
+    assert tools_of(Agent(model="anthropic:claude-3-7-sonnet-latest", tools=library)) == ["get_weather", "search_tools"]
+    off = ToolSearch(native=False)
+    assert tools_of(Agent(model="anthropic:claude-opus-4-6", tools=library, tool_search=off)) == [
+        "get_weather", "search_tools",
+    ]  # fmt: skip
+    forced = ToolSearch(native=True)
+    assert (
+        tools_of(Agent(model="openai-responses:my-proxy-model", tools=library, tool_search=forced))[0] == "tool_search"
+    )
+    with pytest.raises(ModelSetupError, match="has no native tool search"):
+        request_payload(Agent(model="openai:gpt-5.4", tools=library, tool_search=forced), "hi")
+
+
+def claude_sse(blocks: list[dict[str, Any]], stop: str) -> bytes:
+    """A Messages API stream of these content blocks (inputs streamed as JSON deltas)."""
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {**_claude([], stop), "stop_reason": None}},
+    ]
+    for index, block in enumerate(blocks):
+        streamed = block.get("type") in ("tool_use", "server_tool_use")
+        start = {**block, "input": {}} if streamed else block
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        if streamed:
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}})
+    events.append({"type": "message_stop"})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+async def test_anthropic_native_tool_search_streams_too() -> None:
+    blocks = [
+        {"type": "server_tool_use", "id": "srvtoolu_02", "name": "tool_search_tool_bm25", "input": {"query": "flight"}},
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": "srvtoolu_02",
+            "content": {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [{"type": "tool_reference", "tool_name": "book_flight"}],
+            },
+        },
+        {"type": "tool_use", "id": "toolu_02", "name": "book_flight", "input": {"origin": "OSL", "destination": "FCO"}},
+    ]
+    replies = [claude_sse(blocks, "tool_use"), claude_sse([{"type": "text", "text": "Booked."}], "end_turn")]
+    bodies: list[dict[str, Any]] = []
+
+    def answer(request: Any) -> Any:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, content=replies.pop(0), headers={"content-type": "text/event-stream"})
+
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(
+        api_key="k", base_url="http://127.0.0.1:8080", max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer)),
+    )  # fmt: skip
+    agent = Agent(
+        model=model_class("anthropic", "AnthropicModel")("claude-opus-4-6", client=client), tools=[book_flight]
+    )
+    stream = agent.stream("Fly me from Oslo to Rome.")
+    result = await stream.get_result()
+    assert result.text == "Booked." and result.tool_calls[0].name == "book_flight"  # the server's search is no call
+    assert result.tool_results[0].output == "booked OSL-FCO"
+    replayed = bodies[1]["messages"][1]["content"]
+    assert [b["type"] for b in replayed] == ["server_tool_use", "tool_search_tool_result", "tool_use"]
+    assert replayed[0]["input"] == {"query": "flight"}  # rebuilt from the streamed deltas

@@ -273,3 +273,19 @@ def test_a_registry_copy_follows_changes_to_its_tools() -> None:
     tools["echo"].description = "Say it back."
     assert copy.definitions() is not before  # the copy's cached definitions were dropped
     assert next(d for d in copy.definitions() if d.key == "echo").description == "Say it back."
+
+
+def test_providers_send_native_deferred_tools_only_where_the_vendor_has_the_form() -> None:
+    from agentkit.providers import get_provider
+
+    tools = library()
+    payload = get_provider("anthropic").format_tools(tools, deferred=["get_weather", "send_email"])
+    assert payload["tools"][0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+    marked = [t["name"] for t in payload["tools"][1:] if t.get("defer_loading")]
+    assert marked == ["get_weather", "send_email"]
+    plain = get_provider("anthropic").format_tools(tools)
+    assert not any(t.get("defer_loading") for t in plain["tools"])  # the cached entries were not touched
+    with pytest.raises(RegistryError, match="provider 'openai' has no native deferred tools"):
+        get_provider("openai").format_tools(tools, deferred=["get_weather"])
+    with pytest.raises(UnknownToolError):
+        get_provider("openai-responses").format_tools(tools, deferred=["get_weatherr"])

@@ -249,10 +249,12 @@ async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) ->
     registry = loop.registry
     for key in active or ():
         registry[key]  # raises UnknownToolError with a "did you mean"
-    active, choice = _budgeted(loop, active, choice, "tool_choice" in changes)
+    native = control.tools.native(model)
+    active, choice = _budgeted(loop, active, choice, "tool_choice" in changes, native)
     text = changes["instructions"] if "instructions" in changes else await control.instructions.render(ctx)
-    sent = control.tools.sent(loop.state.found, active)
-    step_settings = dataclasses.replace(base, tool_choice=choice, active_tools=active)
+    sent = control.tools.sent(loop.state.found, active, native=native)
+    deferred = control.tools.deferred_keys(active) if native else ()
+    step_settings = dataclasses.replace(base, tool_choice=choice, active_tools=active, deferred_tools=deferred)
     messages: list[Message] = [SystemMessage(text)] if text else []
     messages.extend(loop.convo)
     request = ModelRequest(model=model, messages=messages, tools=sent, settings=step_settings)
@@ -264,7 +266,7 @@ async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) ->
 
 
 def _budgeted(
-    loop: RunLoop, active: tuple[str, ...] | None, choice: str, chosen_here: bool
+    loop: RunLoop, active: tuple[str, ...] | None, choice: str, chosen_here: bool, native: bool
 ) -> tuple[tuple[str, ...] | None, str]:
     """The step's active tools without the tools whose budget is spent, and a tool choice that still fits."""
     spent = spent_tools(loop)
@@ -273,7 +275,7 @@ def _budgeted(
     elif spent == "all":
         keys = ()
     else:
-        pool = active if active is not None else tuple(loop.control.tools.sent(loop.state.found, None))
+        pool = active if active is not None else tuple(loop.control.tools.sent(loop.state.found, None, native=native))
         keys = tuple(k for k in pool if k not in spent) if spent & set(pool) else active
     if choice not in ("auto", "none", "required"):
         loop.registry[choice]  # raises UnknownToolError with a "did you mean"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from ..exceptions import AgentSetupError, RegistryError
+from ..models import Model
 from ..registry import Registry
 from ..search import ToolSearch, cached_index
 from ..tools import Tool
@@ -107,6 +108,8 @@ class RunTools:
 
     shown: tuple[str, ...] = ()
     """The keys sent in every step: all but the deferred ones (the search tool among them)."""
+    plain: Registry | None = None
+    """The run's tools without agentkit's search tool: what a model with native tool search is sent."""
 
     @classmethod
     def build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
@@ -159,12 +162,28 @@ class RunTools:
         run_registry = registry.copy()
         run_registry.add(config.key, search_tool(config, pairs))
         keys = frozenset(key for key, _ in pairs)
-        return cls(run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key))
+        return cls(run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key), plain=registry)
 
-    def sent(self, found: Sequence[str], active: tuple[str, ...] | None) -> Registry:
-        """The tools sent in a step: every tool but the deferred ones not found (nor named in `active`)."""
+    def native(self, model: Model) -> bool:
+        """Whether `model` gets the deferred tools in its vendor's native form (see `ToolSearch.native`)."""
+        return self.search is not None and model.native_tool_search(self.search.native)
+
+    def deferred_keys(self, active: tuple[str, ...] | None) -> tuple[str, ...]:
+        """For a native step: the keys sent deferred, in registry order (a key named active is sent whole)."""
+        assert self.plain is not None
+        named = set(active or ())
+        return tuple(k for k in self.plain if k in self.deferred and k not in named)
+
+    def sent(self, found: Sequence[str], active: tuple[str, ...] | None, *, native: bool = False) -> Registry:
+        """The tools sent in a step: every tool but the deferred ones not found (nor named in `active`).
+
+        With `native`, every tool but agentkit's search tool: the vendor holds the deferred ones back.
+        """
         if not self.deferred:
             return self.registry
+        if native:
+            assert self.plain is not None
+            return self.plain
         named = tuple(k for k in active or () if k in self.deferred and k not in found)
         cache_key = (tuple(found), named)
         hit = self._sent.get(cache_key)

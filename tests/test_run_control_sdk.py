@@ -320,20 +320,25 @@ def book_flight(origin: str, destination: str) -> str:
     return f"booked {origin}-{destination}"
 
 
-async def test_anthropic_native_tool_search_defers_loading_and_replays_the_server_blocks() -> None:
-    from tests.spec import spec_errors
-
-    search_blocks = [
-        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "tool_search_tool_bm25", "input": {"query": "flight"}},
+def claude_search(block_id: str) -> list[dict[str, Any]]:
+    """The blocks of one server-side tool search that found ``book_flight`` (Messages API shapes)."""
+    return [
+        {"type": "server_tool_use", "id": block_id, "name": "tool_search_tool_bm25", "input": {"query": "flight"}},
         {
             "type": "tool_search_tool_result",
-            "tool_use_id": "srvtoolu_01",
+            "tool_use_id": block_id,
             "content": {
                 "type": "tool_search_tool_search_result",
                 "tool_references": [{"type": "tool_reference", "tool_name": "book_flight"}],
             },
         },
     ]
+
+
+async def test_anthropic_native_tool_search_defers_loading_and_replays_the_server_blocks() -> None:
+    from tests.spec import spec_errors
+
+    search_blocks = claude_search("srvtoolu_01")
     first = _claude(
         [
             *search_blocks,
@@ -469,15 +474,7 @@ def claude_sse(blocks: list[dict[str, Any]], stop: str) -> bytes:
 
 async def test_anthropic_native_tool_search_streams_too() -> None:
     blocks = [
-        {"type": "server_tool_use", "id": "srvtoolu_02", "name": "tool_search_tool_bm25", "input": {"query": "flight"}},
-        {
-            "type": "tool_search_tool_result",
-            "tool_use_id": "srvtoolu_02",
-            "content": {
-                "type": "tool_search_tool_search_result",
-                "tool_references": [{"type": "tool_reference", "tool_name": "book_flight"}],
-            },
-        },
+        *claude_search("srvtoolu_02"),
         {"type": "tool_use", "id": "toolu_02", "name": "book_flight", "input": {"origin": "OSL", "destination": "FCO"}},
     ]
     replies = [claude_sse(blocks, "tool_use"), claude_sse([{"type": "text", "text": "Booked."}], "end_turn")]

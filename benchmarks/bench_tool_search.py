@@ -226,14 +226,13 @@ async def step_times(registry: Registry, deferred: bool, repeats: int) -> tuple[
     return first, best
 
 
-def payload_bytes(registry: Registry, deferred: bool, vendor: str) -> int:
+def payload_bytes(registry: Registry, deferred: bool, model: str) -> int:
     from agentkit import Agent
     from agentkit.models import ModelSettings
     from agentkit.testing import request_payload
 
-    agent = Agent(
-        model=f"{vendor}:model", tools=registry, deferred_tools=deferred, model_settings=ModelSettings(aliases=True)
-    )
+    settings = ModelSettings(aliases=True)
+    agent = Agent(model=model, tools=registry, deferred_tools=deferred, model_settings=settings)
     return len(json.dumps(request_payload(agent, "Find the weather in Oslo."), separators=(",", ":")).encode())
 
 
@@ -252,14 +251,16 @@ async def main(quick: bool) -> None:
     print(f"recall@10 (the question's own definition)  {measured['recall@10']:.3f}")
     build_ms, search_ms = measured["index_s"] * 1e3, measured["search_ms"]
     print(f"index build {build_ms:.0f} ms (bm25s import included); a search {search_ms:.2f} ms")
-    for vendor in ("openai", "anthropic"):
-        sent, deferred = payload_bytes(registry, False, vendor), payload_bytes(registry, True, vendor)
+    for model in ("openai:gpt-4.1", "anthropic:claude-3-7-sonnet-latest"):
+        sent, deferred = payload_bytes(registry, False, model), payload_bytes(registry, True, model)
         ratio = sent / deferred
         verdict = "ok" if ratio >= BYTES_TARGET else "BELOW TARGET"
         print(
-            f"{vendor} request body: {sent:,} B with every tool sent, {deferred:,} B with them deferred: "
+            f"{model} request body: {sent:,} B with every tool sent, {deferred:,} B with them deferred: "
             f"{ratio:.0f}x smaller (target >= {BYTES_TARGET:g}x) [{verdict}]"
         )
+    native = payload_bytes(registry, True, "anthropic:claude-opus-4-6")
+    print(f"anthropic:claude-opus-4-6 (native tool search: every definition sent, defer_loading): {native:,} B")
     repeats = 3 if quick else 10
     for deferred in (False, True):
         first, later = await step_times(registry, deferred, repeats)

@@ -16,6 +16,7 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 
 from __future__ import annotations as _annotations
 
+from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import RunContext, ToolContext
@@ -55,6 +56,7 @@ from .messages import (
     UserMessage,
 )
 from .registry import Registry
+from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
 
@@ -87,6 +89,7 @@ __all__ = [
     "RunHooks",
     "RunLimits",
     "RunResult",
+    "RunSnapshot",
     "StepChanges",
     "SystemMessage",
     "TextPart",
@@ -110,5 +113,6 @@ __all__ = [
     "UserMessage",
     "Workflow",
     "__version__",
+    "client_tool",
     "tool",
 ]

@@ -6,11 +6,17 @@ result = await agent.generate("Weather in Paris?")
 result.text, result.steps, result.messages, result.usage, result.status
 ```
 
-A run ends with one of three statuses:
+A run ends with one of these statuses:
 
 * ``"complete"``: the model answered without calling a tool;
 * ``"max_steps"``: `max_steps` model turns were used up (the last turn's tool results are in `messages`);
-* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran. Continue with `Agent.resume`.
+* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran;
+* ``"suspended"``: a tool called `ToolContext.suspend` and waits for data (the turn's other calls ran);
+* ``"awaiting_client"``: a client tool's call waits for the caller's output (the turn's other calls ran);
+* ``"cancelled"``: the run's cancellation event was set (``cancel=``, or ``context.cancelled``);
+* ``"awaiting_background"``: the model answered while background calls still run.
+
+The last five are paused: continue with `Agent.resume` (once), from the result or its `RunSnapshot`.
 
 Retry budgets (invalid arguments, `ModelRetry`, unknown tool names) end a run by raising
 `RetryLimitExceeded` (a `UsageLimitExceeded`) that carries the partial `RunResult`.
@@ -29,24 +35,34 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Union
 
-from ._agent._limits import enter_run, leave_run
 from ._agent._options import RunOptions, check_hooks
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
-from ._agent._toolset import DeferredTools, RunTools, bind_state, check_deferred, open_run_tools, unbind_state
+from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
+from ._agent.results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
+from ._agent.resume import resume_run
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
 from .context import RunContext, ToolContext
 from .events import RunStatus
-from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
+from .exceptions import (
+    AgentSetupError,
+    AlreadyResumedError,
+    ApprovalError,
+    ModelSetupError,
+    ResumeError,
+    RetryLimitExceeded,
+    ToolChoiceError,
+)
 from .hooks import PrepareStep, RunHooks, StepChanges
 from .limits import RunLimits
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
+from .runs import RunSnapshot, RunStore, default_store
 from .search import ToolSearch
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
@@ -54,13 +70,20 @@ from .workflows import Workflow
 __all__ = [
     "Agent",
     "AgentStream",
+    "AlreadyResumedError",
     "Approval",
     "ApprovalError",
     "MCPServerLike",
     "PendingApproval",
+    "PendingBackground",
+    "PendingClientCall",
+    "PendingItem",
+    "PendingSuspension",
+    "ResumeError",
     "RetryLimitExceeded",
     "RunContext",
     "RunResult",
+    "RunSnapshot",
     "RunStatus",
     "Step",
     "StepChanges",
@@ -108,6 +131,11 @@ class Agent:
         tool_search: how runs search deferred tools (`agentkit.search.ToolSearch`; the default when
             omitted); the search tool is added only to runs that have deferred tools.
         deferred_tools: keys of tools to defer (or True for all), besides tools marked ``deferred=True``.
+        store: the `RunStore` where each resume claims its pause (single use across copies and
+            processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
+        snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
+            (bytes or text of at least 16 bytes, or several to rotate: the first signs); default: the
+            store's ``key``, if any.
     """
 
     def __init__(
@@ -133,6 +161,8 @@ class Agent:
         limits: RunLimits | None = None,
         tool_search: ToolSearch | None = None,
         deferred_tools: DeferredTools | None = None,
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -163,6 +193,19 @@ class Agent:
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)
+        if store is not None and not isinstance(store, RunStore):
+            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
+        self.store = store
+        """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
+        if snapshot_key is not None:
+            from .runs._snapshot import _keys
+
+            try:
+                _keys(snapshot_key)
+            except (TypeError, ValueError) as exc:
+                raise AgentSetupError(f"snapshot_key: {exc}") from None
+        self.snapshot_key = snapshot_key
+        """Signs this agent's snapshots and is required on theirs at resume (None: the store's key)."""
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
@@ -238,7 +281,8 @@ class Agent:
         them as `tools`, or their calls' payloads are withheld.
         """
         known: dict[str, Any] = dict(self.tools.items())
-        known.update(result._run_tools or {})
+        state = result._state
+        known.update(state.registry or {} if state is not None else {})  # the run's own tools, in process
         if tools is not None:
             known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
         unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
@@ -348,14 +392,9 @@ class Agent:
         usage: Usage,
         inherited: ToolTransform | None = None,
     ) -> RunLoop:
-        agent_deferred = self._deferred
-        deferred: bool | frozenset[str] | None
-        if agent_deferred is True or state.deferred is True:
-            deferred = True
-        else:
-            deferred = frozenset(agent_deferred or ()) | frozenset(state.deferred or ())
-        tools = RunTools.build(registry, self.tool_search, deferred)
+        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
         state.run_keys = state.run_keys | extra_keys
+        state.registry = tools.registry  # every tool the run can call, for snapshots and transcripts
         control = RunControl(
             tools=tools,
             instructions=self._instructions,
@@ -386,8 +425,15 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            options.cancel,
             control=control,
         )
+
+    def _snapshot_key(self) -> Any:
+        return self.snapshot_key if self.snapshot_key is not None else getattr(self._run_store(), "key", None)
+
+    def _run_store(self) -> RunStore:
+        return self.store if self.store is not None else default_store()
 
     async def _start(
         self, prompt: Prompt, options: RunOptions, emit: Emit | None, inherited: ToolTransform | None = None
@@ -411,6 +457,7 @@ class Agent:
                 limits=limits,
                 deferred=options.deferred,
             )
+            state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
             run = self._new_run(
                 messages,
                 state,
@@ -436,6 +483,7 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
         prepare_step: PrepareStep | None = None,
@@ -444,7 +492,7 @@ class Agent:
         require_approval: bool = False,
         deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
+        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
@@ -453,8 +501,12 @@ class Agent:
             active_tools: the keys the model may call in this run (others are neither shown nor run).
             max_steps: model turns for this run (default: the agent's `max_steps`).
             deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share.
+            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
+                ``context.cancelled`` cancels the run, like `cancel`).
             model_settings: settings for this run instead of the agent's `model_settings`.
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
             tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
                 both have is an error naming both tools. No other run sees them.
             mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
@@ -478,7 +530,7 @@ class Agent:
         """
         options = RunOptions(
             tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
         )  # fmt: skip
         return await self._start(prompt, options.checked(), None)
 
@@ -492,6 +544,7 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
         prepare_step: PrepareStep | None = None,
@@ -503,7 +556,7 @@ class Agent:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
         options = RunOptions(
             tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
         )  # fmt: skip
         return asyncio.run(self._start(prompt, options.checked(), None))
 
@@ -517,6 +570,7 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
         prepare_step: PrepareStep | None = None,
@@ -531,7 +585,7 @@ class Agent:
         """
         options = RunOptions(
             tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
         ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
@@ -539,57 +593,76 @@ class Agent:
 
         return AgentStream(start)
 
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+    def _stream_for_parent(
+        self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
+    ) -> AgentStream:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
-            return await self._start(prompt, RunOptions(deps=deps), emit, policy)
+            return await self._start(prompt, RunOptions(deps=deps, cancel=cancel), emit, policy)
 
         return AgentStream(start)
 
-    # ---- approvals -------------------------------------------------------------------------------
+    # ---- pauses -----------------------------------------------------------------------------------
 
     async def resume(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
         prepare_step: PrepareStep | None = None,
         hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult:
-        """Continue a run that stopped with status ``"awaiting_approval"``.
+        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
-        `approvals` maps each pending call id to True/False or an `Approval` (a denial's reason reaches the
-        model). Approved calls run (with the rest of that turn's calls); denied ones become ``denied``
-        error results; then the loop goes on. Whether a call needs approval is decided again here, from
-        the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
+        `answers` maps each pending call id to what its pause waits for:
 
-        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over;
-        functions and sessions do not travel with a result, so give the run's own `tools`,
+        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
+          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
+          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
+          the history, so an edited pending list cannot let a call through;
+        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
+          runs again with `ToolContext.resume_data`;
+        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
+          a `ToolError` whose message the model gets as the call's error;
+        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
+
+        Then the loop goes on. Before anything runs, the pause is claimed in the agent's `store`: a second
+        resume of it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process
+        sharing the store), raises `AlreadyResumedError`. A resume rejected for its answers does not use
+        the pause up.
+
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
+        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
         `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
 
         Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
-                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
-                ``pickle``) was already resumed in this process. Nothing runs then.
+            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
+                fit (`ApprovalError` for approval decisions). Nothing runs then.
+            AlreadyResumedError: the pause was resumed before. Nothing runs.
+            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, or
+                (with a snapshot key) unsigned or edited.
         """
         options = RunOptions(
-            deps=deps, context=context, tools=tools, mcp_servers=mcp_servers, prepare_step=prepare_step,
-            hooks=hooks,
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
         ).checked()  # fmt: skip
-        return await self._resume(result, approvals, options, None)
+        async with self._session():
+            return await resume_run(self, paused, answers, options=options, emit=None)
 
     def resume_stream(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
         prepare_step: PrepareStep | None = None,
@@ -597,81 +670,46 @@ class Agent:
     ) -> AgentStream:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
         options = RunOptions(
-            deps=deps, context=context, tools=tools, mcp_servers=mcp_servers, prepare_step=prepare_step,
-            hooks=hooks,
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
         ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
-            return await self._resume(result, approvals, options, emit)
+            async with self._session():
+                return await resume_run(self, paused, answers, options=options, emit=emit)
 
         return AgentStream(start)
 
-    async def _resume(
-        self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
-        options: RunOptions,
-        emit: Emit | None,
-    ) -> RunResult:
+    def snapshot(self, result: RunResult) -> RunSnapshot:
+        """The `RunSnapshot` of a paused `result` of this agent, signed with its key (see `RunResult.snapshot`).
+
+        Works for copies and unpickled results too (they no longer know their tools).
+
+        Raises:
+            ResumeError: the result is not paused.
+        """
+        from .runs._snapshot import snapshot_of
+
         state = result._state
-        last = result.messages[-1] if result.messages else None
-        if result.status != "awaiting_approval" or state is None or not isinstance(last, AssistantMessage):
-            raise ApprovalError(f"only a run with status 'awaiting_approval' can be resumed (got {result.status!r})")
-        if not result.steps:
-            raise ApprovalError("the result has no step to resume")
-        decisions = {k: v if isinstance(v, Approval) else Approval(bool(v)) for k, v in approvals.items()}
-        calls = last.tool_calls
-        unknown = sorted(set(decisions) - {c.id for c in calls})
-        if unknown:
-            raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-        token = state.pause_token
-        state = dataclasses.replace(
-            state,
-            failures=dict(state.failures),
-            pause_token=None,
-            tool_calls=dict(state.tool_calls),
-            found=list(state.found),
-        )
-        later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-        later = later or dataclasses.replace(state.settings, tool_choice="auto")
-        steps = list(result.steps)
-        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
-            registry, extra_keys = opened
-            run = self._new_run(
-                list(result.messages),
-                state,
-                later,
-                later,
-                options=options,
-                registry=registry,
-                extra_keys=extra_keys,
-                emit=emit,
-                steps=steps,
-                usage=result.usage,
-            )
-            if state.step_tools is not None:
-                # the paused step's tools: what could run then is what may run now
-                run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
-                state.step_tools = None
-            missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-            if missing:
-                raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-            # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
-            if token is None or not claim_pause(token):
-                raise ApprovalError(
-                    "this result (or a copy of it) was already resumed; continue from the result that resume returned"
-                )
-            denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
-            step = steps[-1]
-            token_run, bound = enter_run(run), bind_state(run.state)
-            try:
-                results = await run.execute(calls, denied, step.index)
-            finally:
-                unbind_state(bound)
-                leave_run(token_run)
-            steps[-1] = dataclasses.replace(step, results=results)
-            run.record(step.index, step.response, calls, results)
-            return await run.run()
+        if state is not None and state.registry is not None:
+            tools = state.registry
+        else:  # a copy: the agent's tools (the run's own are unknown), with the search tool if it had one
+            tools = self._run_tools_of(self.tools, state.deferred if state is not None else None)
+        return snapshot_of(result, tools=tools, key=self._snapshot_key())
+
+    def _merged_deferred(self, run_deferred: bool | frozenset[str] | None) -> bool | frozenset[str] | None:
+        """The agent's deferred tools with a run's own."""
+        if self._deferred is True or run_deferred is True:
+            return True
+        return frozenset(self._deferred or ()) | frozenset(run_deferred or ())
+
+    def _run_tools_of(self, registry: Registry, run_deferred: Any) -> Registry:
+        """Every tool a run over `registry` can call (the search tool included when it defers tools).
+
+        `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
+        """
+        deferred = check_deferred(run_deferred, "the snapshot's ")
+        return RunTools.build(registry, self.tool_search, self._merged_deferred(deferred)).registry
 
 
 def _check_max_steps(max_steps: int) -> None:

@@ -91,6 +91,9 @@ class ToolOptions(TypedDict, total=False):
     """A call runs alone: the turn's earlier calls finish first, its later calls start after it."""
     limits: Sequence[ConcurrencyLimit]
     """Concurrency limits shared with other tools, optionally keyed by a resource (`ConcurrencyLimit`)."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,7 @@ class Tool(Generic[P, R_co]):
         max_concurrency: int | None = None,
         sequential: bool = False,
         limits: Sequence[ConcurrencyLimit] = (),
+        background: bool = False,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -214,6 +218,9 @@ class Tool(Generic[P, R_co]):
         """Concurrency limits this tool's calls hold while they run (its own `max_concurrency` among them)."""
         if own is not None:
             self.limits = (*self.limits, ConcurrencyLimit(own, name=f"{self.id}.max_concurrency"))
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -598,8 +605,8 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``, ``deferred``, ``max_calls``, ``max_concurrency``, ``sequential``,
-            ``limits``.
+            ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
+            ``sequential``, ``limits``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -20,7 +20,7 @@ from ..registry import Registry
 from ..tools import Tool
 
 if TYPE_CHECKING:
-    from .loop import RunLoop
+    from .loop import Outcome, RunLoop
     from .results import Approval
 
 __all__ = ["enter_run", "leave_run", "limited", "run_calls", "spent_tools"]
@@ -105,20 +105,22 @@ async def run_calls(
     calls: list[ToolCall],
     denied: Mapping[str, Approval],
     index: int,
-    run: Callable[[ToolCall, asyncio.Semaphore | None], Awaitable[ToolResult]],
-) -> list[ToolResult]:
-    """One result per call, in call order: denied and over-budget calls answered at once, the rest run.
+    answers: Mapping[str, Any],
+    run: Callable[[ToolCall, asyncio.Semaphore | None], Awaitable[Outcome]],
+) -> list[Outcome]:
+    """One outcome per call, in call order: denied and over-budget calls answered at once, the rest run.
 
-    A ``sequential`` tool's call runs alone: the calls before it finish first, the ones after wait.
+    A ``sequential`` tool's call runs alone: the calls before it finish first, the ones after wait. A
+    suspended call running again with its answer (in `answers`) was counted when it first ran.
     """
-    results: list[ToolResult | None] = [None] * len(calls)
+    results: list[Outcome | None] = [None] * len(calls)
     admitted: list[tuple[int, ToolCall]] = []
     for position, call in enumerate(calls):
         decision = denied.get(call.id)
         if decision is not None:
             results[position] = loop.deny(call, decision, index)
             continue
-        error = await _budget_error(loop, call)
+        error = None if call.id in answers else await _budget_error(loop, call)
         if error is not None:
             result = ToolResult.error(call, error, "budget")
             loop.emit_result(result, index)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations as _annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ class RunOptions:
     limits: RunLimits | None = None
     require_approval: bool = False
     deferred_tools: DeferredTools | None = None
+    cancel: asyncio.Event | None = None
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -53,6 +55,8 @@ class RunOptions:
         servers: Any = self.mcp_servers
         if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
             raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
+        if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):
+            raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
         _ = self.deferred
         return self
 

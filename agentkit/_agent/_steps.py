@@ -20,7 +20,7 @@ from ..limits import RunLimits
 from ..messages import Message, SystemMessage
 from ..models import Model, ModelSettings, infer_model
 from ..registry import Registry
-from ._hooks import before_model_request
+from ._intercept import before_model_request
 from ._limits import spent_tools
 from ._toolset import RunTools
 

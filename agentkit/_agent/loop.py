@@ -1,24 +1,30 @@
 """One run of an agent: model turn -> tool calls (concurrently) -> results -> next turn, until it ends.
 
 A run ends when the model answers (``"complete"``), when `max_steps` turns are used (``"max_steps"``),
-or when a call needs approval (``"awaiting_approval"``: nothing of that turn runs). Retry budgets end it
-by raising `RetryLimitExceeded`.
+or when it pauses: a call needs approval (``"awaiting_approval"``: nothing of that turn runs), a call
+suspended (``"suspended"``) or belongs to a client tool (``"awaiting_client"``) (the turn's other calls
+run), the run's cancellation event was set (``"cancelled"``, at the next safe point: before a model
+turn, or as soon as a pending model request is abandoned), or the model answered while background calls
+still run (``"awaiting_background"``). Retry budgets end it by raising `RetryLimitExceeded`.
 """
 
 from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
+    BackgroundResultEvent,
+    ClientToolCallEvent,
     FinishEvent,
     RunStatus,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -27,18 +33,21 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ModelAPIError, RetryLimitExceeded
+from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
-from ..tools import ToolTransform
-from ._hooks import after_model_response, call_with_hooks
+from ..tools import Tool, ToolTransform
+from ._intercept import after_model_response, call_with_hooks
 from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
-from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
+from .hooks import BACKGROUND, current_hooks
+from .interrupts import Interrupt, background_message, background_started, until_set
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
+from .results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -49,6 +58,11 @@ __all__ = ["RunLoop"]
 
 # error kinds that spend retry budget: the model can fix these by calling again differently
 _RETRYABLE = frozenset({"invalid_arguments", "retry"})
+
+Outcome = Union[ToolResult, Interrupt]
+"""What running one call gives: its result, or why it paused."""
+
+_T = TypeVar("_T")
 
 
 class RunLoop:
@@ -71,6 +85,7 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
         *,
         control: RunControl,
     ) -> None:
@@ -86,7 +101,11 @@ class RunLoop:
         self.first_step = len(steps)
         self.state = state
         self.deps = deps
-        self.cancelled = context.cancelled if context is not None else None
+        given = cancel if cancel is not None else (context.cancelled if context is not None else None)
+        self.cancel_given = given is not None
+        """Whether the caller holds the cancellation event (then a pending model request is raced with it)."""
+        self._cancelled = given
+        self.hooks = current_hooks.get()
         self.emit = emit
         self.steps = steps
         self.usage = usage
@@ -98,27 +117,46 @@ class RunLoop:
 
     # ---- the loop --------------------------------------------------------------------------------
 
+    @property
+    def cancelled(self) -> asyncio.Event:
+        """The run's cancellation event (the caller's, or made on first use): every tool sees it in its context."""
+        if self._cancelled is None:
+            self._cancelled = asyncio.Event()
+        return self._cancelled
+
     async def run(self) -> RunResult:
-        """Take model turns until the run ends; return its result."""
+        """Take model turns until the run ends or pauses; return its result."""
+        return await self.scoped(self._run())
+
+    async def scoped(self, work: Awaitable[_T]) -> _T:
+        """Await `work` with this run's concurrency cap and state installed for its tool calls."""
         token, bound = enter_run(self), bind_state(self.state)
         try:
-            return await self._run()
+            return await work
         finally:
             unbind_state(bound)
             leave_run(token)
 
     async def _run(self) -> RunResult:
         while len(self.steps) < self.state.max_steps:
+            if self._cancelled is not None and self._cancelled.is_set():
+                return self._finish("cancelled", self._last_text())
             index = len(self.steps)
+            if self.state.background:
+                self.join_background(index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
             step = await prepare_request(self, index, settings)
             request = step.request
             self.executor = step.executor
-            if self.emit is None:
-                response = await request.model.request(request.messages, request.tools, request.settings)
+            if self.emit is None and not self.cancel_given:
+                response: ModelResponse | None = await request.model.request(
+                    request.messages, request.tools, request.settings
+                )
             else:
-                response = await self._stream_turn(step, index)
+                response = await self._turn(step, index)
+            if response is None:
+                return self._finish("cancelled", self._last_text())
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
             if self.control.hooks:
@@ -129,31 +167,90 @@ class RunLoop:
             if not calls:
                 self.steps.append(Step(index, response, [], []))
                 self._step_finish(index, response, 0)
-                return self._finish("complete", message.text)
-            if self.emit is not None:
-                for call in calls:
-                    shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                    self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
-            pending = [call for call in calls if self.needs_approval(call)]
-            if pending:
-                self.steps.append(Step(index, response, calls, []))
-                approvals = [self._pending(call) for call in pending]
-                if self.emit is not None:
-                    for item in approvals:
-                        self.emit(
-                            ApprovalRequestedEvent(
-                                item.call_id, item.tool_name, item.payload, index, item.transform_error
-                            )
-                        )
-                self._step_finish(index, response, len(calls))
-                self.state.pause_token = new_pause_token()
-                self.state.step_tools = tuple(self.executor)
-                return self._finish("awaiting_approval", message.text, approvals)
-            results = await self.execute(calls, {}, index)
-            self.steps.append(Step(index, response, calls, results))
-            self.record(index, response, calls, results)
-        last = self.steps[-1].text if self.steps else ""
-        return self._finish("max_steps", last)
+                if not self.state.background:
+                    return self._finish("complete", message.text)
+                if not self.hooks.durable:
+                    return self._finish("awaiting_background", message.text, self._background_pending())
+                await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+                continue
+            self.steps.append(Step(index, response, calls, []))
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
+            if paused is not None:
+                return paused
+        if self.state.background and self.hooks.durable:
+            await self.wait_background()
+            self.join_background(len(self.steps))
+        if self.state.background:
+            return self._finish("awaiting_background", self._last_text(), self._background_pending())
+        return self._finish("max_steps", self._last_text())
+
+    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult | None:
+        """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
+        if self.emit is not None:
+            for call in calls:
+                shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+        pending = [call for call in calls if self.needs_approval(call)]
+        if not pending:
+            return None
+        approvals = [self._pending(call) for call in pending]
+        if self.emit is not None:
+            for item in approvals:
+                self.emit(
+                    ApprovalRequestedEvent(item.call_id, item.tool_name, item.payload, index, item.transform_error)
+                )
+        self._step_finish(index, response, len(calls))
+        self.state.step_tools = tuple(self.executor)  # a resume runs the calls against what this step could
+        return self._pause("awaiting_approval", response.message.text, list(approvals))
+
+    def _last_text(self) -> str:
+        return self.steps[-1].text if self.steps else ""
+
+    async def _turn(self, step: StepRequest, index: int) -> ModelResponse | None:
+        """One model request (streamed when the run streams); ``None`` when the run was cancelled meanwhile."""
+        planned = step.request
+        if self.emit is None:
+            request: Awaitable[ModelResponse] = planned.model.request(planned.messages, planned.tools, planned.settings)
+        else:
+            request = self._stream_turn(step, index)
+        if not self.cancel_given:
+            return await request
+        finished, response = await until_set(request, self.cancelled)
+        return response if finished else None
+
+    async def run_turn(
+        self,
+        index: int,
+        done: Mapping[str, ToolResult],
+        denied: Mapping[str, Approval],
+        answers: Mapping[str, Any],
+    ) -> RunResult | None:
+        """Run the calls of the last step that have no result in `done`; record the turn, or pause it.
+
+        `denied` calls become ``denied`` results; a suspended call in `answers` runs again with its data.
+        Returns the paused result when a call suspended or belongs to a client tool, else ``None``.
+        """
+        step = self.steps[-1]
+        calls = step.tool_calls
+        todo = [call for call in calls if call.id not in done]
+        outcomes = await self.execute(todo, denied, index, answers)
+        results = dict(done)
+        interrupts: list[Interrupt] = []
+        for outcome in outcomes:
+            if isinstance(outcome, Interrupt):
+                interrupts.append(outcome)
+            else:
+                results[outcome.call_id] = outcome
+        ordered = [results[call.id] for call in calls if call.id in results]
+        # a new Step: a resumed turn's old one still belongs to the paused result
+        step = self.steps[-1] = Step(step.index, step.response, calls, ordered)
+        if interrupts:
+            pending = [self._interrupted(item, index) for item in interrupts]
+            self._step_finish(index, step.response, len(calls))
+            status: RunStatus = "suspended" if any(i.kind == "suspension" for i in interrupts) else "awaiting_client"
+            return self._pause(status, step.text, pending)
+        self.record(index, step.response, calls, ordered)
+        return None
 
     async def _stream_turn(self, step: StepRequest, index: int) -> ModelResponse:
         emit = self.emit
@@ -241,7 +338,13 @@ class RunLoop:
         if self.emit is not None:
             self.emit(StepFinishEvent(index, response.finish_reason, calls, dataclasses.replace(response.usage)))
 
-    def _result(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def run_id(self) -> str:
+        """The run's id, made when first needed (a pause, a background call) and kept across its pauses."""
+        if not self.state.run_id:
+            self.state.run_id = self.hooks.new_pause_id()
+        return self.state.run_id
+
+    def _result(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
         return RunResult(
             text=text,
             status=status,
@@ -251,13 +354,20 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
-            _run_tools={k: self.registry[k] for k in self.control.extra_keys if k in self.registry} or None,
         )
 
-    def _finish(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def _finish(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
+        if status in ("cancelled", "awaiting_background"):
+            self.run_id()
+            self.state.pause_token = self.hooks.new_pause_id()  # resumable: one pause, one claim
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
         return self._result(status, text, pending)
+
+    def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult:
+        self.run_id()
+        self.state.pause_token = self.hooks.new_pause_id()
+        return self._finish(status, text, pending)
 
     # ---- approvals -------------------------------------------------------------------------------
 
@@ -289,14 +399,24 @@ class RunLoop:
 
     # ---- running tools ---------------------------------------------------------------------------
 
-    async def execute(self, calls: list[ToolCall], denied: Mapping[str, Approval], index: int) -> list[ToolResult]:
-        """Run the calls concurrently under the run's budgets and limits; one result per call, in call order.
+    async def execute(
+        self,
+        calls: list[ToolCall],
+        denied: Mapping[str, Approval],
+        index: int,
+        answers: Mapping[str, Any] | None = None,
+    ) -> list[Outcome]:
+        """Run the calls concurrently under the run's budgets and limits; outcomes in call order.
 
-        Denied calls become ``denied`` error results, calls over a budget ``budget`` error results.
+        Denied calls become ``denied`` error results, calls over a budget ``budget`` error results; a
+        suspended call whose id is in `answers` runs again with that data as `ToolContext.resume_data`.
         """
+        answers = answers or {}
         if len(calls) == 1 and not denied and self._plain:
-            return [await self._call(calls[0], index, None)]
-        return await run_calls(self, calls, denied, index, lambda call, turn: self._call(call, index, turn))
+            return [await self._call(calls[0], index, answers, None)]
+        return await run_calls(
+            self, calls, denied, index, answers, lambda call, turn: self._call(call, index, answers, turn)
+        )
 
     @property
     def _plain(self) -> bool:
@@ -320,42 +440,141 @@ class RunLoop:
         self.emit_result(result, index)
         return result
 
-    async def _call(self, call: ToolCall, index: int, turn: asyncio.Semaphore | None) -> ToolResult:
-        executor = self.executor
-        item = executor.get(call.name) if call.name in executor else None
-        ctx: ToolContext[Any] | None = None
-        hooks = self.control.hooks
-        if hooks or (item is not None and item.schema.context_params):
-            ctx = ToolContext(
-                deps=self.deps,
-                call_id=call.id,
-                tool_name=call.name,
-                agent=self.agent,
-                retry=self.state.failures.get(call.name, 0),
-                on_progress=self._progress(call),
-            )
-            if self.cancelled is not None:
-                ctx.cancelled = self.cancelled
+    def _context(
+        self, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
+    ) -> ToolContext[Any] | None:
+        # the run's hooks see the context the tool gets, so they get one whatever the tool takes
+        if not self.control.hooks and (item is None or not item.schema.context_params):
+            return None
+        ctx: ToolContext[Any] = ToolContext(
+            deps=self.deps,
+            call_id=call.id,
+            tool_name=call.name,
+            agent=self.agent,
+            retry=self.state.failures.get(call.name, 0),
+            on_progress=self._progress(call),
+            cancelled=self.cancelled,
+        )
+        if call.id in answers:
+            ctx.resume_data = answers[call.id]
+        return ctx
+
+    def _runner(
+        self, ctx: ToolContext[Any] | None, turn: asyncio.Semaphore | None
+    ) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        """How one call of this step runs.
+
+        A deferred tool not found yet is refused; the rest run under the call's limits, through the
+        execution hooks (here, or a durable engine's activity), between the run's own hooks.
+        """
+        executor, deps, engine, tools = self.executor, self.deps, self.hooks, self.control.tools
 
         async def run(call: ToolCall) -> ToolResult:
             target = executor.get(call.name) if call.name in executor else None
-            if target is None and call.name in self.control.tools.deferred:
-                search = self.control.tools.search
+            if target is None and call.name in tools.deferred:
+                search = tools.search.key if tools.search is not None else "the search tool"
                 return ToolResult.error(
-                    call,
-                    f"Tool {call.name!r} is not loaded yet: find it with "
-                    f"{search.key if search else 'the search tool'!r} first, then call it.",
+                    call, f"Tool {call.name!r} is not loaded yet: find it with {search!r} first, then call it.",
                     "unknown_tool",
-                )
-            return await limited(target, call, turn, lambda: executor.call(call, deps=self.deps, context=ctx))
+                )  # fmt: skip
+            return await limited(target, call, turn, lambda: engine.call_tool(executor, call, deps, ctx))
 
-        if hooks:
-            assert ctx is not None
-            result = await call_with_hooks(self, call, ctx, run)
+        if not self.control.hooks:
+            return run
+        assert ctx is not None
+        return lambda call: call_with_hooks(self, call, ctx, run)
+
+    async def _call(
+        self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None
+    ) -> Outcome:
+        item = self.executor.get(call.name) if call.name in self.executor else None
+        ctx = self._context(item, call, answers)
+        run = self._runner(ctx, turn)
+        if item is not None and item.background and call.id not in answers:
+            result = self._start_background(call, run)
         else:
-            result = await run(call)
+            try:
+                result = await run(call)
+            except ToolSuspended as signal:
+                return Interrupt(call, "suspension", signal.payload, signal.schema)
+            except ClientCallRequested:
+                return Interrupt(call, "client", None, item.output_schema if item is not None else None)
         self.emit_result(result, index)
         return result
+
+    # ---- pauses other than approvals -------------------------------------------------------------
+
+    def _interrupted(self, item: Interrupt, index: int) -> PendingItem:
+        call = item.call
+        rules = self.rules(call.name)
+        arguments = display_arguments(call)
+        if item.kind == "suspension":
+            payload, error = shape(rules.suspension, item.request, "suspension")
+            if self.emit is not None:
+                self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error))
+            return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)
+        payload, error = shape(rules.input, arguments, "input")
+        if self.emit is not None:
+            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
+        return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
+
+    def _start_background(self, call: ToolCall, run: Callable[[ToolCall], Awaitable[ToolResult]]) -> ToolResult:
+        async def work() -> ToolResult:
+            try:
+                return await run(call)  # under the call's limits and the run's hooks, as any call
+            except (ToolSuspended, ClientCallRequested):
+                return ToolResult.error(
+                    call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
+                )
+
+        BACKGROUND[(self.run_id(), call.id)] = asyncio.ensure_future(work())
+        self.state.background[call.id] = None
+        return background_started(call)
+
+    def _background_task(self, call_id: str) -> asyncio.Future[ToolResult] | None:
+        return BACKGROUND.get((self.state.run_id, call_id))
+
+    def join_background(self, index: int) -> None:
+        """Add every finished background call's result to the conversation (before the model turn `index`)."""
+        background = self.state.background
+        for call_id in list(background):
+            result = background[call_id]
+            if result is None:
+                task = self._background_task(call_id)
+                if task is None or not task.done():
+                    continue
+                result = task.result()
+            BACKGROUND.pop((self.state.run_id, call_id), None)
+            del background[call_id]
+            self.convo.append(background_message(result))
+            if self.emit is not None:
+                rules = self.rules(result.name)
+                if result.is_error:
+                    shown, problem = shape(rules.error, error_text(result, rules), "error")
+                    event = BackgroundResultEvent(call_id, result.name, None, shown, result.error_kind, index, problem)
+                else:
+                    shown, problem = shape(rules.output, result.output, "output")
+                    event = BackgroundResultEvent(call_id, result.name, shown, None, None, index, problem)
+                self.emit(event)
+
+    async def wait_background(self) -> None:
+        """Wait for this run's background calls running in this process; their results stay in the state."""
+        for call_id, result in list(self.state.background.items()):
+            task = self._background_task(call_id) if result is None else None
+            if task is not None:
+                self.state.background[call_id] = await task
+
+    def _background_pending(self) -> list[PendingItem]:
+        calls = {c.id: c for step in self.steps for c in step.tool_calls}
+        pending: list[PendingItem] = []
+        for call_id, result in self.state.background.items():
+            call = calls.get(call_id)
+            task = self._background_task(call_id)
+            done = result is not None or (task is not None and task.done())
+            name = call.name if call is not None else (result.name if result is not None else "")
+            arguments = display_arguments(call) if call is not None else None
+            pending.append(PendingBackground(call_id, name, arguments, done))
+        return pending
 
     def _progress(self, call: ToolCall) -> ProgressSink:
         emit = self.emit

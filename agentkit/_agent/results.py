@@ -3,47 +3,48 @@
 from __future__ import annotations as _annotations
 
 import secrets
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ..events import RunStatus
 from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
 
 if TYPE_CHECKING:
+    from ..runs import RunSnapshot
     from ..tools import Tool
 
-__all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step", "claim_pause", "new_pause_token"]
+__all__ = [
+    "PAUSED_STATUSES",
+    "Approval",
+    "PendingApproval",
+    "PendingItem",
+    "RunResult",
+    "RunState",
+    "Step",
+    "new_pause_token",
+]
 
-# Pause tokens already resumed in this process. A copy of a paused result (copy.deepcopy, pickle) carries
-# the same token, so it cannot resume a second time either. One short string per resumed pause: a process
-# that resumes a million runs keeps about 100 MB, which is the price of single use without a store.
-_claimed: set[str] = set()
-_claimed_lock = threading.Lock()  # runs of other event loops (threads) may resume concurrently
+PAUSED_STATUSES: frozenset[str] = frozenset(
+    {"awaiting_approval", "suspended", "awaiting_client", "cancelled", "awaiting_background"}
+)
+"""The statuses `Agent.resume` continues (and `RunResult.snapshot` captures)."""
 
 
 def new_pause_token() -> str:
-    """A fresh, unguessable token for one paused result."""
+    """A fresh, unguessable id for one pause: the key a run store claims on resume (single use)."""
     return secrets.token_hex(16)
-
-
-def claim_pause(token: str) -> bool:
-    """Mark `token` as resumed; False when it already was (by this result or any copy of it)."""
-    with _claimed_lock:
-        if token in _claimed:
-            return False
-        _claimed.add(token)
-        return True
 
 
 @dataclass
 class Step:
     """One model turn and the tool calls it made, with their results (in call order).
 
-    `results` is empty when the turn made no calls, or while its calls wait for approval.
+    `results` is empty when the turn made no calls, or while its calls wait for approval; while some of
+    its calls are suspended or wait for a client, it holds the results of the others.
     """
 
     index: int
@@ -72,6 +73,11 @@ class PendingApproval:
     arguments: Any
     payload: Any
     transform_error: str | None = None
+    kind: Literal["approval"] = "approval"
+
+
+PendingItem = Union[PendingApproval, PendingSuspension, PendingClientCall, PendingBackground]
+"""What a paused run waits for; `kind` tells which."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,15 @@ class RunState:
     failures: dict[str, int]
     run_retries: int
     pause_token: str | None = None
-    """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
+    """Set when the run pauses; claimed in the run store by the one `resume` that continues it."""
+    run_id: str = ""
+    """The run's id, the same across its pauses (background calls are found by it)."""
+    background: dict[str, ToolResult | None] = field(default_factory=dict)
+    """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
+    signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
+    registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
+    """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
     tool_calls: dict[str, int] = field(default_factory=dict)
     """Calls counted against budgets so far, per key."""
     total_calls: int = 0
@@ -111,6 +125,13 @@ class RunState:
     """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
     withholds their payloads rather than show them unshaped."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        # A copied or pickled result carries neither the key nor live tool objects.
+        state.pop("signing_key", None)
+        state.pop("registry", None)
+        return state
+
 
 @dataclass
 class RunResult:
@@ -127,15 +148,24 @@ class RunResult:
     steps: list[Step]
     messages: list[Message]
     usage: Usage
-    pending: list[PendingApproval] = field(default_factory=list)
+    pending: list[PendingItem] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
-    _run_tools: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
-    """The tools the run added (its own and its MCP servers'), for `Agent.transcript`; never copied or pickled."""
 
-    def __getstate__(self) -> dict[str, Any]:
-        # A run's own tools may be closures or live sessions: a copy keeps only their keys (in `_state`).
-        return {k: v for k, v in self.__dict__.items() if k != "_run_tools"}
+    @property
+    def paused(self) -> bool:
+        """Whether `Agent.resume` can continue this run (approvals, suspensions, client calls, ...)."""
+        return self.status in PAUSED_STATUSES and self._state is not None
+
+    def snapshot(self) -> RunSnapshot:
+        """This paused run as a portable, versioned, JSON-only `RunSnapshot` (signed with the agent's key).
+
+        Raises:
+            ResumeError: the run is not paused (see `paused`).
+        """
+        from ..runs._snapshot import snapshot_of
+
+        return snapshot_of(self)
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -186,10 +186,14 @@ class Agent:
         self.tool_search = tool_search
         self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
+        if transform is not None and not isinstance(transform, ToolTransform):
+            raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
         self.transform = transform
         self.max_steps = max_steps
         self.retries = retries
         self.max_retries = max_retries
+        if model_settings is not None and not isinstance(model_settings, ModelSettings):
+            raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)

@@ -413,3 +413,17 @@ async def test_transcripts_shape_run_tools_and_withhold_them_when_unknown() -> N
     assert withheld.input is None and "not known here" in withheld.transform_errors[0]
     [again] = agent.transcript(copy, tools=[charge])
     assert again.input == {"card": "****"}
+
+
+def test_options_of_the_wrong_kind_fail_at_once_naming_the_option() -> None:
+    with pytest.raises(AgentSetupError, match=r"Agent\(model_settings=...\) takes a ModelSettings"):
+        Agent(model_settings={"temperature": 0})  # type: ignore[arg-type]
+    with pytest.raises(AgentSetupError, match=r"Agent\(transform=...\) takes a ToolTransform"):
+        Agent(transform=lambda value: value)  # type: ignore[arg-type]
+    agent = Agent(model="test")
+    with pytest.raises(AgentSetupError, match=r"generate\(model_settings=...\) takes a ModelSettings"):
+        agent.stream("hi", model_settings={"temperature": 0})  # type: ignore[arg-type]
+    with pytest.raises(AgentSetupError, match=r"generate\(limits=...\) takes RunLimits"):
+        agent.stream("hi", limits={"max_tool_calls": 1})  # type: ignore[arg-type]
+    with pytest.raises(AgentSetupError, match=r"require_approval=...\) is True or False"):
+        agent.stream("hi", require_approval="yes")  # type: ignore[arg-type]

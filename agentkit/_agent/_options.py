@@ -55,6 +55,10 @@ class RunOptions:
         servers: Any = self.mcp_servers
         if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
             raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
+        if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):
+            raise AgentSetupError(
+                f"generate(model_settings=...) takes a ModelSettings(...), got {self.model_settings!r}"
+            )
         if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
         _ = self.deferred

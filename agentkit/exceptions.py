@@ -28,7 +28,7 @@ Exception
 │   ├── HookError                           a model-request hook raised or returned what cannot be sent
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
-│   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
+│   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
@@ -476,7 +476,10 @@ class MCPConnectionError(AgentkitError, ConnectionError):
 
 
 class MCPLoadError(AgentkitError, ValueError):
-    """`load_registry` could not turn a ``module:attribute`` target into a `Registry`."""
+    """A command-line target (``module:attr`` or ``file.py:attr``) could not be loaded or names nothing usable.
+
+    Raised by the one loader every ``agentkit`` command and `agentkit.mcp.load_registry` use.
+    """
 
 
 class UIInputError(AgentkitError, ValueError):

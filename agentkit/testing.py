@@ -463,7 +463,7 @@ def check_tool_contract(
         from hypothesis_jsonschema import from_schema
     except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
         raise ImportError(
-            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit[testing]'"
+            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit-tools[testing]'"
         ) from exc
     from jsonschema import Draft202012Validator
 

@@ -36,7 +36,6 @@ from agentkit.interop import tool_from_definition  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "corpus"
 QUESTIONS = DATA / "bfcl_single_questions.jsonl"
-SHARED = ROOT.parent / "shared" / "corpus" / "bfcl"
 CATEGORIES = ("simple_python", "simple_java", "simple_javascript", "live_simple")
 RECALL_TARGET, BYTES_TARGET = 0.9, 20.0
 
@@ -46,45 +45,13 @@ def _json_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def definitions() -> list[dict[str, Any]]:
-    """The unique BFCL definitions, first appearance first (the test data's file, else the reference copy)."""
-    copy = DATA / "bfcl_definitions.jsonl"
-    if copy.exists():
-        return _json_lines(copy)
-    # the reference copy, read as tests/data/README.md says the copy was made (a few more survive here)
-    seen: dict[str, dict[str, Any]] = {}
-    for path in sorted(SHARED.glob("**/*.json")):
-        try:
-            rows = _json_lines(path)
-        except ValueError:
-            continue  # not JSON lines: no function documents
-        for row in rows:
-            items = row.get("function") if "function" in row else [row] if "parameters" in row else []
-            for item in items or []:
-                seen.setdefault(json.dumps(item), item)
-    return list(seen.values())
+    """The 3,526 unique BFCL definitions, first appearance first (tests/data; `dev/make_test_data.py`)."""
+    return _json_lines(DATA / "bfcl_definitions.jsonl")
 
 
 def fingerprint(definition: dict[str, Any]) -> str:
-    """A short, stable name for one definition: its canonical JSON's sha256, first 16 hex digits."""
+    """What the questions file names a definition by (as `dev/make_test_data.py` computes it)."""
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def write_questions(source: Path = SHARED) -> Path:
-    """Rebuild tests/data/corpus/bfcl_single_questions.jsonl from the reference copy of BFCL."""
-    lines = []
-    for category in CATEGORIES:
-        for row in _json_lines(source / f"BFCL_v4_{category}.json"):
-            [function] = row["function"]
-            text = " ".join(m["content"] for turn in row["question"] for m in turn if m["role"] == "user")
-            record = {
-                "id": row["id"],
-                "question": text,
-                "function": function["name"],
-                "definition": fingerprint(function),
-            }
-            lines.append(json.dumps(record, ensure_ascii=False))
-    QUESTIONS.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return QUESTIONS
 
 
 def questions() -> list[tuple[str, str, str]]:
@@ -274,9 +241,4 @@ async def main(quick: bool) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--write-questions", metavar="BFCL_DIR", type=Path, help="rebuild the questions file")
-    arguments = parser.parse_args()
-    if arguments.write_questions is not None:
-        print(write_questions(arguments.write_questions))
-    else:
-        asyncio.run(main(arguments.quick))
+    asyncio.run(main(parser.parse_args().quick))

@@ -1,6 +1,6 @@
 """One MCP session per user, for one run only: each request opens its own server with that user's credentials.
 
-Needs `pip install 'agentkit[mcp]'`. Offline: this file is also the MCP server (spawned over stdio with
+Needs `pip install 'agentkit-tools[mcp]'`. Offline: this file is also the MCP server (spawned over stdio with
 ``--serve``), and a scripted model stands in for the LLM. Two users' runs go side by side; each sees
 only its own session's tools and data, and each session is closed when its run ends.
 """

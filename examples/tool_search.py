@@ -1,6 +1,6 @@
 """Tool search: a library of hundreds of tools, none sent until the model searches for what it needs.
 
-Needs `pip install 'agentkit[search]'` (the BM25 library). Offline: a scripted model stands in for the
+Needs `pip install 'agentkit-tools[search]'` (the BM25 library). Offline: a scripted model stands in for the
 LLM; the request bodies are the real OpenAI Chat Completions payloads, built without sending anything.
 """
 

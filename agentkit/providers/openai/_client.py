@@ -59,7 +59,7 @@ def _import_openai() -> Any:
         import openai  # noqa: TID251 - the one lazy import point, on first use
     except ImportError as error:  # pragma: no cover - openai is a dependency of agentkit
         raise ImportError(
-            "The OpenAI models need the openai package: pip install 'agentkit[openai]' (or pip install openai)"
+            "The OpenAI models need the openai package: pip install 'agentkit-tools[openai]' (or pip install openai)"
         ) from error
     return openai
 

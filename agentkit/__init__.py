@@ -19,7 +19,7 @@ from __future__ import annotations as _annotations
 from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
@@ -39,7 +39,9 @@ from .exceptions import (
     UsageError,
     UsageLimitExceeded,
 )
+from .hooks import Hooks, RunHooks, StepChanges
 from .instrumentation import InstrumentationSettings, instrument, is_instrumented, uninstrument
+from .limits import ConcurrencyLimit, RunLimits
 from .messages import (
     AssistantMessage,
     ContentPart,
@@ -69,9 +71,11 @@ __all__ = [
     "ApprovalError",
     "ApprovalPolicy",
     "AssistantMessage",
+    "ConcurrencyLimit",
     "ContentPart",
     "ErrorDetail",
     "FunctionSchema",
+    "Hooks",
     "ImagePart",
     "InstrumentationSettings",
     "Message",
@@ -83,8 +87,12 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RetryLimitExceeded",
+    "RunContext",
+    "RunHooks",
+    "RunLimits",
     "RunResult",
     "RunSnapshot",
+    "StepChanges",
     "SystemMessage",
     "TextPart",
     "Tool",

@@ -34,8 +34,9 @@ from .messages import (
 if TYPE_CHECKING:
     from ._agent.loop import RunLoop
     from ._agent.results import RunResult
+    from .hooks import ModelRequest
     from .instrumentation import InstrumentationSettings
-    from .models import Model, ModelSettings
+    from .models import Model
 
 __all__ = ["PROVIDER_NAMES", "Tracing"]
 
@@ -102,9 +103,10 @@ class Tracing:
 
     # ---- a model request -------------------------------------------------------------------------------
 
-    async def chat(self, loop: RunLoop, settings: ModelSettings, turn: Awaitable[ModelResponse]) -> ModelResponse:
-        """Await `turn` (one model request, streamed or not) inside a ``chat`` span."""
-        provider, model = _provider_and_model(loop.model)
+    async def chat(self, loop: RunLoop, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
+        """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
+        settings = request.settings
+        provider, model = _provider_and_model(request.model)
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider,
@@ -115,9 +117,9 @@ class Tracing:
             attributes["gen_ai.request.max_tokens"] = settings.max_tokens
         if settings.temperature is not None:
             attributes["gen_ai.request.temperature"] = settings.temperature
-        attributes.update(_server(getattr(loop.model, "base_url", None)))
+        attributes.update(_server(getattr(request.model, "base_url", None)))
         if self.content:
-            self._request_content(loop, attributes)
+            self._request_content(loop, request, attributes)
         with self.tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes) as span:
             response = await turn
             span.set_attributes(_response(response))
@@ -127,14 +129,14 @@ class Tracing:
                 span.set_attribute("gen_ai.output.messages", _json([message]))
             return response
 
-    def _request_content(self, loop: RunLoop, attributes: dict[str, Any]) -> None:
-        system = [m.text for m in loop.convo if isinstance(m, SystemMessage)]
+    def _request_content(self, loop: RunLoop, request: ModelRequest, attributes: dict[str, Any]) -> None:
+        system = [m.text for m in request.messages if isinstance(m, SystemMessage)]
         if system:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
-        messages = [_message(loop, m) for m in loop.convo if not isinstance(m, SystemMessage)]
+        messages = [_message(loop, m) for m in request.messages if not isinstance(m, SystemMessage)]
         attributes["gen_ai.input.messages"] = _json(messages)
         attributes["gen_ai.tool.definitions"] = _json(
-            [{"type": "function", "name": d.key, "description": d.description} for d in loop.registry.definitions()]
+            [{"type": "function", "name": d.key, "description": d.description} for d in request.tools.definitions()]
         )
 
     # ---- a tool call -----------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from .messages import ToolCall, ToolResult
 
 __all__ = [
     "Scrubber",
+    "described",
     "enter_calls",
     "failure",
     "invalid_arguments",
@@ -82,6 +83,8 @@ def run_policy() -> tuple[bool | None, bool]:
 
 _LEVELS = {
     "exception": logging.ERROR,
+    "hook_error": logging.ERROR,
+    "limit_error": logging.ERROR,
     "invalid_output": logging.WARNING,
     "timeout": logging.WARNING,
     "tool_error": logging.INFO,
@@ -155,6 +158,24 @@ def log_output_error(call: ToolCall, exc: ToolOutputError, *, redacted: bool) ->
     else:
         message = "; ".join(str(e) for e in exc.errors)
     _log(call, "invalid_output", None, message=message)
+
+
+def described(call: ToolCall, kind: str, exc: BaseException, tool: Any = None) -> str:
+    """`exc` as the model may read it in the error text of `call` (``hook_error``, ``limit_error``), logged.
+
+    The application's own code failed around the call (a hook, a concurrency limit's key function): the
+    same policy as a tool's exception applies, `tool`'s own settings first, then the current run's.
+    """
+    run_mask, run_redacts = run_policy()
+    own = getattr(tool, "mask_error_details", None)
+    mask = own if own is not None else bool(run_mask)
+    transform = getattr(tool, "transform", None)
+    scrub = Scrubber(call) if run_redacts or getattr(transform, "input", None) is not None else None
+    _log(call, kind, exc, scrub=scrub)
+    if mask:
+        return "an internal error (details not shown)"
+    text = describe_exception(exc)
+    return scrub(text) if scrub is not None else text
 
 
 def unknown_tool(call: ToolCall, text: str) -> ToolResult:

@@ -35,6 +35,9 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Union
 
+from ._agent._options import RunOptions, check_hooks
+from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
+from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
@@ -43,7 +46,7 @@ from ._agent.resume import resume_run
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .events import RunStatus
 from .exceptions import (
     AgentSetupError,
@@ -54,11 +57,14 @@ from .exceptions import (
     RetryLimitExceeded,
     ToolChoiceError,
 )
+from .hooks import PrepareStep, RunHooks, StepChanges
 from .instrumentation import Instrument, check_instrument
+from .limits import RunLimits
 from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
 from .runs import RunSnapshot, RunStore, default_store
+from .search import ToolSearch
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
@@ -76,10 +82,12 @@ __all__ = [
     "PendingSuspension",
     "ResumeError",
     "RetryLimitExceeded",
+    "RunContext",
     "RunResult",
     "RunSnapshot",
     "RunStatus",
     "Step",
+    "StepChanges",
     "TranscriptEntry",
 ]
 
@@ -98,7 +106,9 @@ class Agent:
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
         name: a display name; defaults to `id`.
-        instructions: the system instructions, sent first in every request (not stored in the history).
+        instructions: the system instructions, sent first in every request (not stored in the history):
+            text, a function of the `RunContext` (sync or async, returning text or None; called before
+            every model turn), or a list mixing text and functions (joined by blank lines).
         model: ``"vendor:model-name"``, ``"test"``, or a `Model` instance (which may wrap your own SDK
             client). Resolved on first use, so tests can `override` it without an API key.
         tools: a `Registry`, a dict ``{key: tool_or_function}`` or a list of tools (key = tool id).
@@ -115,6 +125,13 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        prepare_step: runs before each model turn with the `RunContext` and may change that turn's
+            model, active tools, tool choice, instructions and settings (returns `StepChanges` or None).
+        hooks: `RunHooks` around every model request and tool call, in order (see `agentkit.hooks`).
+        limits: `RunLimits` for every run: a tool-call budget and concurrency caps (`agentkit.limits`).
+        tool_search: how runs search deferred tools (`agentkit.search.ToolSearch`; the default when
+            omitted); the search tool is added only to runs that have deferred tools.
+        deferred_tools: keys of tools to defer (or True for all), besides tools marked ``deferred=True``.
         store: the `RunStore` where each resume claims its pause (single use across copies and
             processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
         snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
@@ -132,7 +149,7 @@ class Agent:
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent] | None = None,
@@ -145,6 +162,11 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
         mask_error_details: bool = False,
@@ -157,12 +179,29 @@ class Agent:
             )
         self.id: str = id if id is not None else _slug(name or "agent")
         self.name: str = name if name is not None else self.id
-        self.instructions = instructions
+        self._instructions = Instructions(instructions)
+        self.instructions: InstructionsLike = instructions
+        """The instructions as given (text, a function, or a list of both)."""
+        self._prepare = check_prepare([prepare_step], "Agent(...): ")
+        self.hooks: list[RunHooks[Any]] = check_hooks(hooks, "Agent(hooks=...)")
+        """Hooks around every model request and tool call of every run, in order."""
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
+        self.limits = limits or RunLimits()
+        """Budgets and concurrency caps for every run (a run's own `limits` go over them field by field)."""
+        if tool_search is not None and not isinstance(tool_search, ToolSearch):
+            raise AgentSetupError(f"Agent(tool_search=...) takes ToolSearch(...), got {tool_search!r}")
+        self.tool_search = tool_search
+        self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
+        if transform is not None and not isinstance(transform, ToolTransform):
+            raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
         self.transform = transform
         self.max_steps = max_steps
         self.retries = retries
         self.max_retries = max_retries
+        if model_settings is not None and not isinstance(model_settings, ModelSettings):
+            raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)
@@ -209,6 +248,11 @@ class Agent:
         return registry
 
     @property
+    def instructions_preview(self) -> str:
+        """The instructions for a display: the text parts, ``{function_name}`` where a function's text goes."""
+        return self._instructions.preview
+
+    @property
     def tools(self) -> Registry:
         """Every tool the model may call: own tools, ``agent-*``, ``workflow-*`` and entered MCP servers'."""
         return self._sessions.registry
@@ -242,13 +286,23 @@ class Agent:
             self._model = infer_model(self.model)
         return self._model
 
-    def transcript(self, result: RunResult) -> list[TranscriptEntry]:
+    def transcript(
+        self, result: RunResult, *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+    ) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
         The same fail-closed rules as the stream events: a transform that raises withholds that payload.
-        Calls still waiting for approval are listed with their (shaped) input only.
+        Calls still waiting for approval are listed with their (shaped) input only. Tools given to the
+        run itself are known to the result it returned; for a copy of it (``pickle``, ``deepcopy``), pass
+        them as `tools`, or their calls' payloads are withheld.
         """
-        return transcript(result, self.tools, self.transform)
+        known: dict[str, Any] = dict(self.tools.items())
+        state = result._state
+        known.update(state.registry or {} if state is not None else {})  # the run's own tools, in process
+        if tools is not None:
+            known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
+        unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
+        return transcript(result, known, self.transform, withheld=unknown)
 
     @contextlib.contextmanager
     def override(self, *, model: ModelLike) -> Iterator[None]:
@@ -287,7 +341,11 @@ class Agent:
     # ---- running ---------------------------------------------------------------------------------
 
     def _settings(
-        self, tool_choice: str | None, active_tools: Iterable[str] | None, model_settings: ModelSettings | None
+        self,
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model_settings: ModelSettings | None,
+        registry: Registry | None = None,
     ) -> tuple[ModelSettings, ModelSettings, tuple[str, ...] | None]:
         base = model_settings or self.model_settings
         if tool_choice is None and active_tools is None:
@@ -296,7 +354,7 @@ class Agent:
         else:
             active = tuple(active_tools) if active_tools is not None else base.active_tools
             first = dataclasses.replace(base, tool_choice=tool_choice or base.tool_choice, active_tools=active)
-        registry = self.tools
+        registry = registry if registry is not None else self.tools
         for key in active or ():
             registry[key]  # raises UnknownToolError with a "did you mean"
         choice = first.tool_choice
@@ -312,6 +370,29 @@ class Agent:
         later = first if choice in ("auto", "none") else dataclasses.replace(first, tool_choice="auto")
         return first, later, active
 
+    def _first_request(
+        self,
+        history: list[Message],
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model: Model | None = None,
+    ) -> tuple[list[Message], Registry, ModelSettings]:
+        """The first step's messages, tools sent and settings, offline (for payload snapshots).
+
+        With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
+        """
+        first, _, active = self._settings(tool_choice, active_tools, None)
+        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
+        ctx = RunContext(
+            deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
+        )
+        text = self._instructions.render_sync(ctx)
+        messages: list[Message] = [SystemMessage(text)] if text else []
+        native = model is not None and tools.native(model)
+        if native:
+            first = dataclasses.replace(first, deferred_tools=tools.deferred_keys(active))
+        return [*messages, *history], tools.sent([], active, native=native), first
+
     def _new_run(
         self,
         messages: list[Message],
@@ -319,30 +400,39 @@ class Agent:
         first: ModelSettings,
         later: ModelSettings,
         *,
-        deps: Any,
-        context: ToolContext[Any] | None,
+        options: RunOptions,
+        registry: Registry,
+        extra_keys: frozenset[str],
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
-        cancel: asyncio.Event | None = None,
         subagent_responses: list[ModelResponse] | None = None,
     ) -> RunLoop:
-        registry = self.tools
-        state.registry = registry
-        executor = registry.select(state.active_tools) if state.active_tools is not None else registry
-        convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
-        prefix = len(convo)
-        convo.extend(messages)
+        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
+        state.run_keys = state.run_keys | extra_keys
+        state.registry = tools.registry  # every tool the run can call, for snapshots and transcripts
+        control = RunControl(
+            tools=tools,
+            instructions=self._instructions,
+            prepare=[*self._prepare, *check_prepare([options.prepare_step], "generate(...): ")],
+            hooks=[*self.hooks, *check_hooks(options.hooks, "generate(hooks=...)")],
+            limits=state.limits,
+            require_approval=state.require_approval,
+            extra_keys=extra_keys,
+        )
+        run_registry = tools.registry
+        executor = run_registry.select(state.active_tools) if state.active_tools is not None else run_registry
+        deps, context = options.deps, options.context
         if deps is None and context is not None:
             deps = context.deps
         return RunLoop(
             self,
             self.resolve_model(),
-            registry,
+            run_registry,
             executor,
-            convo,
-            prefix,
+            list(messages),
+            0,
             first,
             later,
             state,
@@ -352,8 +442,9 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
-            cancel,
-            subagent_responses,
+            options.cancel,
+            control=control,
+            subagent_responses=subagent_responses,
         )
 
     def _snapshot_key(self) -> Any:
@@ -363,37 +454,42 @@ class Agent:
         return self.store if self.store is not None else default_store()
 
     async def _start(
-        self,
-        prompt: Prompt,
-        tool_choice: str | None,
-        active_tools: Iterable[str] | None,
-        max_steps: int | None,
-        deps: Any,
-        context: ToolContext[Any] | None,
-        model_settings: ModelSettings | None,
-        emit: Emit | None,
-        inherited: ToolTransform | None = None,
-        cancel: asyncio.Event | None = None,
+        self, prompt: Prompt, options: RunOptions, emit: Emit | None, inherited: ToolTransform | None = None
     ) -> RunResult:
-        first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        if max_steps is not None:
-            _check_max_steps(max_steps)
-        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
-        state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
-        run = self._new_run(
-            _as_messages(prompt),
-            state,
-            first,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=[],
-            usage=Usage(),
-            inherited=inherited,
-            cancel=cancel,
-        )
-        return await run.run()
+        messages = _as_messages(prompt)
+        if options.max_steps is not None:
+            _check_max_steps(options.max_steps)
+        limits = options.limits.over(self.limits) if options.limits is not None else self.limits
+        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
+            registry, extra_keys = opened
+            first, later, active = self._settings(
+                options.tool_choice, options.active_tools, options.model_settings, registry
+            )
+            state = RunState(
+                options.max_steps if options.max_steps is not None else self.max_steps,
+                active,
+                first,
+                {},
+                0,
+                require_approval=options.require_approval,
+                limits=limits,
+                deferred=options.deferred,
+            )
+            state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
+            run = self._new_run(
+                messages,
+                state,
+                first,
+                later,
+                options=options,
+                registry=registry,
+                extra_keys=extra_keys,
+                emit=emit,
+                steps=[],
+                usage=Usage(),
+                inherited=inherited,
+            )
+            return await run.run()
 
     async def generate(
         self,
@@ -406,6 +502,13 @@ class Agent:
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
         """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
@@ -422,19 +525,32 @@ class Agent:
             cancel: an event that cancels the run when set: it stops at the next safe point (before a model
                 turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
                 awaited) with status ``"cancelled"``, resumable.
+            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
+                both have is an error naming both tools. No other run sees them.
+            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
+                the run starts, closed when it ends; their tools join this run's.
+            prepare_step: runs before each model turn (after the agent's own) and may change that turn
+                (see `agentkit.hooks.StepChanges`).
+            hooks: `RunHooks` for this run, after the agent's own.
+            limits: `RunLimits` for this run; fields left None keep the agent's.
+            require_approval: every tool call of this run needs approval (besides the tools' own policies).
+            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
+                tools' own ``deferred=True`` (see `agentkit.search`).
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
             UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
             ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
                 ``active_tools=[]``.
-            AgentSetupError: `max_steps` is below 1.
+            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
+            AgentSetupError: `max_steps` is below 1, or a run option cannot work.
+            HookError: a model-request hook failed (tool-call hooks never raise).
         """
-        options = (prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
-        if self.mcp_servers:
-            async with self._session():
-                return await self._start(*options, cancel=cancel)
-        return await self._start(*options, cancel=cancel)
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        )  # fmt: skip
+        return await self._start(prompt, options.checked(), None)
 
     def generate_sync(
         self,
@@ -447,20 +563,20 @@ class Agent:
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        return asyncio.run(
-            self.generate(
-                prompt,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                max_steps=max_steps,
-                deps=deps,
-                context=context,
-                model_settings=model_settings,
-                cancel=cancel,
-            )
-        )
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        )  # fmt: skip
+        return asyncio.run(self._start(prompt, options.checked(), None))
 
     def stream(
         self,
@@ -473,17 +589,25 @@ class Agent:
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> AgentStream:
-        """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
+        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
 
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards.
         """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit, cancel=cancel
-                )
+            return await self._start(prompt, options, emit)
 
         return AgentStream(start)
 
@@ -493,8 +617,7 @@ class Agent:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy, cancel=cancel)
+            return await self._start(prompt, RunOptions(deps=deps, cancel=cancel), emit, policy)
 
         return AgentStream(start)
 
@@ -508,6 +631,10 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult:
         """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
@@ -528,6 +655,10 @@ class Agent:
         sharing the store), raises `AlreadyResumedError`. A resume rejected for its answers does not use
         the pause up.
 
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
+        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
+        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
+
         Raises:
             ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
                 fit (`ApprovalError` for approval decisions). Nothing runs then.
@@ -535,8 +666,12 @@ class Agent:
             SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, or
                 (with a snapshot key) unsigned or edited.
         """
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
         async with self._session():
-            return await resume_run(self, paused, answers, deps=deps, context=context, emit=None, cancel=cancel)
+            return await resume_run(self, paused, answers, options=options, emit=None)
 
     def resume_stream(
         self,
@@ -546,12 +681,20 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
             async with self._session():
-                return await resume_run(self, paused, answers, deps=deps, context=context, emit=emit, cancel=cancel)
+                return await resume_run(self, paused, answers, options=options, emit=emit)
 
         return AgentStream(start)
 
@@ -566,8 +709,25 @@ class Agent:
         from .runs._snapshot import snapshot_of
 
         state = result._state
-        tools = state.registry if state is not None and state.registry is not None else self.tools
+        if state is not None and state.registry is not None:
+            tools = state.registry
+        else:  # a copy: the agent's tools (the run's own are unknown), with the search tool if it had one
+            tools = self._run_tools_of(self.tools, state.deferred if state is not None else None)
         return snapshot_of(result, tools=tools, key=self._snapshot_key())
+
+    def _merged_deferred(self, run_deferred: bool | frozenset[str] | None) -> bool | frozenset[str] | None:
+        """The agent's deferred tools with a run's own."""
+        if self._deferred is True or run_deferred is True:
+            return True
+        return frozenset(self._deferred or ()) | frozenset(run_deferred or ())
+
+    def _run_tools_of(self, registry: Registry, run_deferred: Any) -> Registry:
+        """Every tool a run over `registry` can call (the search tool included when it defers tools).
+
+        `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
+        """
+        deferred = check_deferred(run_deferred, "the snapshot's ")
+        return RunTools.build(registry, self.tool_search, self._merged_deferred(deferred)).registry
 
 
 def _check_max_steps(max_steps: int) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
@@ -36,6 +36,48 @@ def _as_tool(value: Any, where: str) -> Tool[..., Any]:
     if callable(value):
         return Tool(value)
     raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
+
+
+async def result_of(
+    item: Tool[..., Any],
+    call: ToolCall,
+    value: Any,
+    *,
+    mask: bool | None = None,
+    redacted: bool | None = None,
+) -> ToolResult:
+    """The result of `call` whose tool returned `value`: the output validated, what the model receives made.
+
+    A result that breaks the output schema (or a failing ``to_model_output``) is an error result under the
+    error policy: `mask` and `redacted` as `Registry.call` decided them; None: the tool's own settings,
+    else those of the run the current task belongs to.
+    """
+    if mask is None or redacted is None:
+        run_mask, run_redacts = failures.run_policy()
+        if mask is None:
+            mask = item.mask_error_details if item.mask_error_details is not None else bool(run_mask)
+        if redacted is None:
+            redacted = run_redacts or (item.transform is not None and item.transform.input is not None)
+    try:
+        if item.schema.needs_thread:
+            value = await item.avalidate_output(value, name=call.name)
+        else:
+            value = item.schema.validate_output(call.name, value)
+        content = item.model_content(value)
+    except ToolOutputError as exc:
+        text = str(exc)
+        if mask:
+            text = failures.masked_text(call.name)
+        elif redacted:  # the result may be (or quote) a redacted argument
+            text = failures.Scrubber(call)(text)
+        output_hidden = item.transform is not None and item.transform.output is not None
+        failures.log_output_error(call, exc, redacted=redacted or output_hidden)
+        return ToolResult.error(call, text, "invalid_output", type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+        return failures.failure(
+            call, "invalid_output", exc, mask=mask, redacted=redacted, what="result could not be shown"
+        )
+    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
 
 class Registry(Mapping[str, Tool[..., Any]]):
@@ -138,6 +180,18 @@ class Registry(Mapping[str, Tool[..., Any]]):
     def __repr__(self) -> str:
         return f"Registry({list(self._tools)!r})"
 
+    def items(self) -> ItemsView[str, Tool[..., Any]]:
+        """(key, tool) pairs in registration order (the dict's own view: no lookup per key)."""
+        return self._tools.items()
+
+    def copy(self) -> Registry:
+        """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
+        copy = Registry()
+        copy._tools = dict(self._tools)
+        for item in copy._tools.values():
+            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
+        return copy
+
     def select(self, keys: Iterable[str]) -> Registry:
         """A registry holding only `keys` (same tools, same keys, in the order given).
 
@@ -229,30 +283,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        try:
-            if schema.needs_thread:
-                value = await item.avalidate_output(value, name=call.name)
-            else:
-                value = schema.validate_output(call.name, value)
-            content = item.model_content(value)
-        except ToolOutputError as exc:
-            if self._masks(item, mask_error_details):
-                text = failures.masked_text(call.name)
-            else:  # the result may be (or quote) a redacted argument
-                text = failures.Scrubber(call)(str(exc)) if redacted else str(exc)
-            output_hidden = item.transform is not None and item.transform.output is not None
-            failures.log_output_error(call, exc, redacted=redacted or output_hidden)
-            return ToolResult.error(call, text, "invalid_output", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            return failures.failure(
-                call,
-                "invalid_output",
-                exc,
-                mask=self._masks(item, mask_error_details),
-                redacted=redacted,
-                what="result could not be shown",
-            )
-        return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+        return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""

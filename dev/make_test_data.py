@@ -9,7 +9,10 @@ The tests read only ``tests/data``, so a clone passes its tests on its own. What
 * ``specs/<vendor>-openapi.subset.json``: of each vendor's OpenAPI document only what the tests use, the
   `OPENAPI_ROOTS` components and paths with everything they reference (YAML dates become ISO strings);
 * ``corpus/bfcl_definitions.jsonl``: the BFCL function definitions, deduplicated by their JSON text, in the
-  order of first appearance (files sorted by path), one per line.
+  order of first appearance (files sorted by path), one per line;
+* ``corpus/bfcl_single_questions.jsonl``: the questions of BFCL's single-function categories (``simple_*``,
+  ``live_simple``), each with its function's name and a fingerprint of its definition (the first 16 hex
+  digits of the sha256 of its JSON with sorted keys), for the tool-search benchmark and its test.
 
 A test that needs another OpenAPI component: add it to `OPENAPI_ROOTS` and run this again.
 ``tests/data/README.md`` records the sources, their licenses and the sha256 of every input.
@@ -125,6 +128,36 @@ def bfcl_definitions(folder: Path) -> list[dict[str, Any]]:
     return list(unique.values())
 
 
+SINGLE_FUNCTION = ("simple_python", "simple_java", "simple_javascript", "live_simple")
+"""BFCL's categories whose every question has exactly one function: the expected match of a tool search."""
+
+
+def fingerprint(definition: dict[str, Any]) -> str:
+    """A short, stable name for one definition: the sha256 of its JSON with sorted keys, 16 hex digits."""
+    return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def bfcl_questions(folder: Path) -> list[dict[str, Any]]:
+    """Each single-function question: id, the users' text, its function's name and definition fingerprint."""
+    rows = []
+    for category in SINGLE_FUNCTION:
+        for line in (folder / f"BFCL_v4_{category}.json").read_text().splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            [function] = record["function"]
+            text = " ".join(m["content"] for turn in record["question"] for m in turn if m["role"] == "user")
+            rows.append(
+                {
+                    "id": record["id"],
+                    "question": text,
+                    "function": function["name"],
+                    "definition": fingerprint(function),
+                }
+            )
+    return rows
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -162,6 +195,10 @@ def build(source: Path) -> dict[str, str]:
     lines = "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in definitions)
     (corpus / "bfcl_definitions.jsonl").write_text(lines)
     inputs["corpus/bfcl/*.json"] = f"{len(definitions)} unique definitions"
+    questions = bfcl_questions(source / "corpus" / "bfcl")
+    rows = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions)
+    (corpus / "bfcl_single_questions.jsonl").write_text(rows, encoding="utf-8")
+    inputs["corpus/bfcl/BFCL_v4_{simple_*,live_simple}.json"] = f"{len(questions)} single-function questions"
     shutil.copyfile(source / "corpus" / "bfcl" / "SOURCE.txt", corpus / "bfcl.SOURCE.txt")
     (DATA / "LICENSES").mkdir(exist_ok=True)
     shutil.copyfile(

@@ -240,3 +240,53 @@ def test_the_scrubber_takes_out_every_argument_value_longest_first() -> None:
     scrub = Scrubber(ToolCall("c", "t", {"a": "abc", "b": ["abcdef", {"c": 123456}], "d": True, "e": "xy"}))
     assert scrub("abcdef abc 123456 xy True") == "[redacted] [redacted] [redacted] xy True"
     assert Scrubber(ToolCall("c", "t", '{"broken": "json'))('bad {"broken": "json here') == "bad [redacted] here"
+
+
+# ---- the application's own code around a call: hooks and concurrency-limit keys --------------------------
+
+
+async def test_a_failing_hook_or_limit_key_is_logged_and_told_under_the_same_policy(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from agentkit import ConcurrencyLimit, RunHooks, ToolContext
+
+    class Audit(RunHooks[Any]):
+        def before_tool_call(self, ctx: ToolContext[Any], call: ToolCall) -> None:
+            raise RuntimeError(f"audit db postgres://admin@db refused {call.arguments_dict()['token']}")
+
+    @tool(limits=[ConcurrencyLimit(1, key=lambda args: args["tenant"] + args["token"])])
+    def limited(token: str) -> str:
+        """Limited per tenant."""
+        return "ok"
+
+    told: list[str] = []
+
+    def turn(messages: list[Any], info: Any) -> Any:
+        if len(messages) == 1:
+            return AssistantMessage(tool_calls=[call("find")])
+        told.append(messages[-1].results[0].text)
+        return "ok"
+
+    def limited_turn(messages: list[Any], info: Any) -> Any:
+        if len(messages) == 1:
+            return AssistantMessage(tool_calls=[call("limited")])
+        told.append(messages[-1].results[0].text)
+        return "ok"
+
+    with caplog.at_level(logging.DEBUG, logger="agentkit"):
+        await Agent(model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], transform=HIDE).generate("a")
+        await Agent(
+            model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], mask_error_details=True
+        ).generate("b")
+        await Agent(model=FunctionModel(limited_turn), tools={"limited": limited}).generate("c")
+    assert SECRET not in told[0] and "[redacted]" in told[0]  # the hook's message, the redacted value taken out
+    assert "postgres" not in told[1] and "internal error" in told[1]  # masked like a tool's exception
+    assert "KeyError: 'tenant'" in told[2]  # the default policy: type and message
+    failed = [r for r in records(caplog) if getattr(r, "error_kind", None) in ("hook_error", "limit_error")]
+    assert [(r.levelno, r.error_kind) for r in failed] == [  # type: ignore[attr-defined]
+        (logging.ERROR, "hook_error"),
+        (logging.ERROR, "hook_error"),
+        (logging.ERROR, "limit_error"),
+    ]
+    assert SECRET not in failed[0].getMessage()  # a redacted call's values stay out of the log too
+    assert SECRET in failed[1].getMessage() and failed[1].exc_info is not None  # masking hides from the model only

@@ -20,7 +20,7 @@ from ..instrumentation import enter_run, leave_run
 from ..messages import ModelResponse, ToolResult
 
 if TYPE_CHECKING:
-    from ..models import ModelSettings
+    from ..hooks import ModelRequest
     from .loop import RunLoop
     from .results import RunResult
 
@@ -45,26 +45,28 @@ async def agent_run(loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
         leave_run(token)
 
 
-async def model_turn(
-    loop: RunLoop, settings: ModelSettings, index: int, turn: Awaitable[ModelResponse]
-) -> ModelResponse:
-    """Await one model request, logged at DEBUG and traced as a ``chat`` span when tracing is on."""
+async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]) -> ModelResponse:
+    """Await one model request, logged at DEBUG and traced as a ``chat`` span when tracing is on.
+
+    `request` is the request as the step's hooks left it (its model, messages, tools and settings).
+    """
     debug = debugging()
-    model = loop.model.name
+    model = request.model.name
+    settings = request.settings
     if debug:
         logger.debug(
             "agent %r step %d: request to %s (%d messages, %d tools, tool_choice=%r)",
             loop.agent.id,
             index,
             model,
-            len(loop.convo),
-            len(settings.active_tools) if settings.active_tools is not None else len(loop.registry),
+            len(request.messages),
+            len(settings.active_tools) if settings.active_tools is not None else len(request.tools),
             settings.tool_choice,
             extra={"agent_id": loop.agent.id, "step": index, "model": model},
         )
     start = time.perf_counter()
     try:
-        response = await (turn if loop.tracing is None else loop.tracing.chat(loop, settings, turn))
+        response = await (turn if loop.tracing is None else loop.tracing.chat(loop, request, turn))
     except BaseException as exc:
         if debug:
             logger.debug(

@@ -119,3 +119,29 @@ def test_the_export_rule_catches_a_bad_list(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_py_typed_is_shipped() -> None:
     assert (Path(agentkit.__file__).parent / "py.typed").exists()
+
+
+# folders of tests/ that test no package folder: the docs, real servers, type checks, data, shared fixtures
+_NOT_MIRRORED = {"docs", "e2e", "typing", "data", "fixtures", "__pycache__"}
+
+
+def test_the_test_tree_mirrors_the_package() -> None:
+    """Each folder of tests/ is a folder of agentkit/ (the tests of agentkit/ui/ live in tests/ui/, ...)."""
+    tests = Path(__file__).resolve().parent
+    package = Path(agentkit.__file__).resolve().parent
+    strays = sorted(
+        str(folder.relative_to(tests))
+        for folder in tests.rglob("*")
+        if folder.is_dir()
+        and any(folder.glob("*.py"))  # a folder of tests, not one a test writes into
+        and not _NOT_MIRRORED & set(folder.relative_to(tests).parts)
+        and not (package / folder.relative_to(tests)).is_dir()
+    )
+    assert not strays, f"tests/{strays} mirror no folder of agentkit/: move them to tests/<package path>/"
+    loose = sorted(
+        p.name
+        for p in tests.glob("test_*.py")
+        if p.stem.removeprefix("test_").split("_")[0]
+        in {d.name for d in package.iterdir() if d.is_dir() and not d.name.startswith("_")}
+    )
+    assert not loose, f"{loose} test a subpackage of agentkit: move them into its folder under tests/"

@@ -21,17 +21,20 @@ This module holds the agent's configuration and its entry points; the machinery 
 
 from __future__ import annotations as _annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, Union
+from typing import Any, overload
 
+from ._agent._deps import check_deps
+from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.results import Approval, OutputT, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.runs import AgentRuns, DepsT
+from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
@@ -40,6 +43,7 @@ from .events import RunStatus
 from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
+from .output import Output, OutputSpec
 from .registry import Registry
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
@@ -50,6 +54,7 @@ __all__ = [
     "Approval",
     "ApprovalError",
     "MCPServerLike",
+    "Output",
     "PendingApproval",
     "RetryLimitExceeded",
     "RunResult",
@@ -58,17 +63,16 @@ __all__ = [
     "TranscriptEntry",
 ]
 
-Prompt = Union[str, UserMessage, Sequence[Message]]
-"""A prompt text, one user message, or a whole neutral history (e.g. a previous `RunResult.messages` plus a
-new `UserMessage`)."""
-
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]+", "-", text).strip("-").lower() or "agent"
 
 
-class Agent:
+class Agent(AgentRuns[DepsT, OutputT]):
     """A model with instructions and tools, run in a loop until it answers.
+
+    ``Agent[Deps, Output]``: both types are inferred from the constructor (``deps=``/``deps_type=``,
+    ``output_type=``); `generate` returns a ``RunResult[Output]`` (a per-call ``output_type`` changes it).
 
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
@@ -90,8 +94,65 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        deps_type: the type of `deps` when they are given per call (for the type checker, and checked
+            against the tools' ``ToolContext[...]`` at run time).
+        output_type: what a run answers with: a type (pydantic model, dataclass, TypedDict, ``list[...]``,
+            scalar, ``Literal``, a list of models for a union) or an `Output` with options; `str` (the
+            default) is the text answer. See `agentkit.output`.
+        output_validators: functions of the validated answer (sync or async) run before it is accepted;
+            they may raise `ModelRetry` (the model is asked again) and a non-None result replaces it.
+        stop_at_tools: keys of tools whose successful call ends the run, with the call's result as its
+            output and no further model turn (a tool's own ``ends_run=True`` does the same).
     """
 
+    @overload
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        instructions: str | None = None,
+        model: ModelLike | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
+        workflows: Mapping[str, Workflow[..., Any]] | None = None,
+        description: str | None = None,
+        transform: ToolTransform | None = None,
+        max_steps: int = 10,
+        retries: int = 2,
+        max_retries: int = 10,
+        model_settings: ModelSettings | None = None,
+        deps: DepsT | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        deps_type: type[DepsT] | None = None,
+        output_type: OutputSpec[OutputT] | None = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Agent[Any, Any],
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        instructions: str | None = None,
+        model: ModelLike | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
+        workflows: Mapping[str, Workflow[..., Any]] | None = None,
+        description: str | None = None,
+        transform: ToolTransform | None = None,
+        max_steps: int = 10,
+        retries: int = 2,
+        max_retries: int = 10,
+        model_settings: ModelSettings | None = None,
+        deps: Any = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        deps_type: Any = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
+    ) -> None: ...
     def __init__(
         self,
         *,
@@ -110,6 +171,10 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        deps_type: Any = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -126,15 +191,22 @@ class Agent:
         self.max_retries = max_retries
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
+        self.deps_type: type[Any] | None = deps_type
+        """The declared type of the dependencies (None: the type of `deps`, or not known)."""
+        self.output: OutputConfig = output_config(output_type, output_validators, stop_at_tools, "Agent")
+        """What runs answer with: the output type and its options, validators and stop-at tools."""
         self.mcp_servers = list(mcp_servers)
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
         self._model: Model | None = model if isinstance(model, Model) else None
         self._override: ContextVar[Model | None] = ContextVar(f"agentkit_override_{self.id}", default=None)
-        self.agents: dict[str, Agent] = dict(agents or {})
+        self.agents: dict[str, Agent[Any, Any]] = dict(agents or {})
         self.workflows: dict[str, Workflow[..., Any]] = dict(workflows or {})
         self._sessions = MCPSessions(self._build_registry(tools), self.mcp_servers)
+        for key in self.output.stop_at:
+            self.tools[key]  # a stop-at key that names no tool raises UnknownToolError with a "did you mean"
+        check_deps(self.tools, deps, deps_type, "Agent(...)")
 
     def __repr__(self) -> str:
         return f"Agent(id={self.id!r}, model={self.model!r}, tools={list(self.tools)!r})"
@@ -211,7 +283,7 @@ class Agent:
 
     # ---- MCP sessions ----------------------------------------------------------------------------
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Agent[DepsT, OutputT]:
         await self._sessions.enter()
         return self
 
@@ -277,9 +349,16 @@ class Agent:
         convo.extend(messages)
         if deps is None and context is not None:
             deps = context.deps
+        deps = deps if deps is not None else self.deps
+        check_deps(registry, deps, self.deps_type, "generate(...)")
+        model = self.resolve_model()
+        output = RunOutput.of(state.output, model, registry)
+        if output is not None:
+            registry = output.registry(registry)
+            first, later = output.settings(first), output.settings(later)
         return RunLoop(
             self,
-            self.resolve_model(),
+            model,
             registry,
             executor,
             convo,
@@ -287,13 +366,31 @@ class Agent:
             first,
             later,
             state,
-            deps if deps is not None else self.deps,
+            deps,
             context,
             emit,
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            output,
         )
+
+    def _output_for(
+        self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
+    ) -> OutputConfig:
+        """The output a run asks for: a per-call type (with its own validators) or the agent's, plus stop-at keys."""
+        if output_type is None:
+            config = self.output
+            if validators:
+                config = dataclasses.replace(
+                    config, validators=output_config(config.target, validators, None, "generate").validators
+                )
+        else:
+            config = output_config(output_type, validators, None, "generate")
+            config = dataclasses.replace(config, stop_at=self.output.stop_at)
+        for key in stop_at or ():
+            self.tools[key]  # raises UnknownToolError with a "did you mean"
+        return config.with_stop_at(list(stop_at or ()))
 
     async def _start(
         self,
@@ -306,11 +403,21 @@ class Agent:
         model_settings: ModelSettings | None,
         emit: Emit | None,
         inherited: ToolTransform | None = None,
-    ) -> RunResult:
+        output: OutputConfig | None = None,
+    ) -> RunResult[Any]:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
         if max_steps is not None:
             _check_max_steps(max_steps)
-        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
+        config = output if output is not None else self.output
+        state = RunState(
+            max_steps if max_steps is not None else self.max_steps,
+            active,
+            first,
+            {},
+            0,
+            structured=config.structured,
+            output=config,
+        )
         run = self._new_run(
             _as_messages(prompt),
             state,
@@ -325,95 +432,10 @@ class Agent:
         )
         return await run.run()
 
-    async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-    ) -> RunResult:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
-
-        Args:
-            prompt: a text, a `UserMessage`, or a whole neutral history to continue.
-            tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool key. ``"required"`` and a key
-                apply to the first model turn only (then ``"auto"``), or the model could never answer.
-            active_tools: the keys the model may call in this run (others are neither shown nor run).
-            max_steps: model turns for this run (default: the agent's `max_steps`).
-            deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share.
-            model_settings: settings for this run instead of the agent's `model_settings`.
-
-        Raises:
-            RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
-            UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
-            ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
-                ``active_tools=[]``.
-            AgentSetupError: `max_steps` is below 1.
-        """
-        if self.mcp_servers:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None
-                )
-        return await self._start(prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
-
-    def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-    ) -> RunResult:
-        """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        return asyncio.run(
-            self.generate(
-                prompt,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                max_steps=max_steps,
-                deps=deps,
-                context=context,
-                model_settings=model_settings,
-            )
-        )
-
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-    ) -> AgentStream:
-        """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
-
-        The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards.
-        """
-
-        async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit
-                )
-
-        return AgentStream(start)
-
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream[OutputT]:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
-        async def start(emit: Emit) -> RunResult:
+        async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
                 return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
 
@@ -421,53 +443,14 @@ class Agent:
 
     # ---- approvals -------------------------------------------------------------------------------
 
-    async def resume(
-        self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-    ) -> RunResult:
-        """Continue a run that stopped with status ``"awaiting_approval"``.
-
-        `approvals` maps each pending call id to True/False or an `Approval` (a denial's reason reaches the
-        model). Approved calls run (with the rest of that turn's calls); denied ones become ``denied``
-        error results; then the loop goes on. Whether a call needs approval is decided again here, from
-        the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
-
-        Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
-                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
-                ``pickle``) was already resumed in this process. Nothing runs then.
-        """
-        async with self._session():
-            return await self._resume(result, approvals, deps, context, None)
-
-    def resume_stream(
-        self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-    ) -> AgentStream:
-        """`resume` as a stream of events (the resumed turn's tool results first)."""
-
-        async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._resume(result, approvals, deps, context, emit)
-
-        return AgentStream(start)
-
     async def _resume(
         self,
-        result: RunResult,
+        result: RunResult[Any],
         approvals: Mapping[str, bool | Approval],
         deps: Any,
         context: ToolContext[Any] | None,
         emit: Emit | None,
-    ) -> RunResult:
+    ) -> RunResult[Any]:
         state = result._state
         last = result.messages[-1] if result.messages else None
         if result.status != "awaiting_approval" or state is None or not isinstance(last, AssistantMessage):

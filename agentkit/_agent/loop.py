@@ -16,6 +16,7 @@ from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
     FinishEvent,
+    OutputDeltaEvent,
     RunStatus,
     StepFinishEvent,
     SubagentEvent,
@@ -33,8 +34,9 @@ from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import ToolTransform
+from ._output import RunOutput
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
-from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
+from .results import NO_OUTPUT, Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -52,7 +54,7 @@ class RunLoop:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent[Any, Any],
         model: Model,
         registry: Registry,
         executor: Registry,
@@ -67,6 +69,7 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        output: RunOutput | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
@@ -88,12 +91,17 @@ class RunLoop:
         self._rules: dict[str, ToolTransform] = {}
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
+        self.output = output
+        """The run's output type and stop-at tools (None: a text answer, no tool ends the run)."""
+        self._ended: RunResult[Any] | None = None
 
     # ---- the loop --------------------------------------------------------------------------------
 
-    async def run(self) -> RunResult:
+    async def run(self) -> RunResult[Any]:
         """Take model turns until the run ends; return its result."""
         while len(self.steps) < self.state.max_steps:
+            if self._ended is not None:  # the last turn's tools ended it (an answer, a stop-at tool)
+                return self._ended
             index = len(self.steps)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
@@ -106,12 +114,19 @@ class RunLoop:
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
+            if not calls and self.output is not None and self.output.schema is not None:
+                answered = await self.output.text_answer(self, index, response)
+                if answered is not None:
+                    return answered
+                continue  # asked again, within the retry budget
             if not calls:
                 self.steps.append(Step(index, response, [], []))
                 self._step_finish(index, response, 0)
                 return self._finish("complete", message.text)
             if self.emit is not None:
                 for call in calls:
+                    if self.output is not None and call.name == self.output.key:
+                        continue  # the answer: an `OutputEvent` once it is valid, never a tool event
                     shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
                     self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
             pending = [call for call in calls if self.needs_approval(call)]
@@ -131,6 +146,8 @@ class RunLoop:
             results = await self.execute(calls, {}, index)
             self.steps.append(Step(index, response, calls, results))
             self.record(index, response, calls, results)
+        if self._ended is not None:
+            return self._ended
         last = self.steps[-1].text if self.steps else ""
         return self._finish("max_steps", last)
 
@@ -141,9 +158,18 @@ class RunLoop:
         ids: dict[int, str | None] = {}
         taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
         response: ModelResponse | None = None
+        output = self.output if self.output is not None and self.output.schema is not None else None
+        if output is not None:
+            output.turn_started()
         async for event in self.model.stream(self.convo, self.registry, settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
+                if output is not None and output.streams_text:
+                    changed, partial = output.text_delta(event.text)
+                    if changed:
+                        emit(OutputDeltaEvent(partial, index))
+            elif output is not None and self._answer_event(output, event, names, index):
+                continue
             elif isinstance(event, ToolCallStart):
                 call_id = event.call_id
                 if call_id is not None:
@@ -151,20 +177,43 @@ class RunLoop:
                     taken.add(call_id)
                 names[event.index] = event.tool_name
                 ids[event.index] = call_id
-                emit(ToolCallStartEvent(call_id, event.tool_name, event.index, index))
+                if output is None or event.tool_name != output.key:
+                    emit(ToolCallStartEvent(call_id, event.tool_name, event.index, index))
             elif isinstance(event, ToolCallArgsDelta):
                 name = names.get(event.index, "")
-                # Partial JSON cannot be redacted by an `input` transform: deltas are shown only through
-                # an explicit `input_delta` transform.
-                delta_fn = self.rules(name).input_delta
-                if delta_fn is not None:
-                    shaped, error = shape(delta_fn, event.delta, "input_delta")
-                    emit(ToolCallDeltaEvent(ids.get(event.index), name, event.index, shaped, index, error))
+                # Partial JSON cannot be redacted by an `input` transform: deltas (and the arguments parsed
+                # so far) are shown only through an explicit `input_delta` (`input_partial`) transform.
+                rules = self.rules(name)
+                if rules.input_delta is not None or rules.input_partial is not None:
+                    emit(self._delta_event(rules, name, ids.get(event.index), event, index))
             elif isinstance(event, ResponseDone):
                 response = event.response
         if response is None:
             raise ModelAPIError(self.model.name, "the stream ended without a complete response")
         return response
+
+    def _delta_event(
+        self, rules: ToolTransform, name: str, call_id: str | None, event: ToolCallArgsDelta, index: int
+    ) -> ToolCallDeltaEvent:
+        shaped, error = shape(rules.input_delta, event.delta, "input_delta") if rules.input_delta else (None, None)
+        partial: Any = None
+        if rules.input_partial is not None and name in self.registry:
+            so_far = self.registry[name].partial_arguments(event.arguments_so_far)
+            partial, failed = shape(rules.input_partial, so_far, "input_partial")
+            error = error or failed
+        return ToolCallDeltaEvent(call_id, name, event.index, shaped, index, error, partial)
+
+    def _answer_event(self, output: RunOutput, event: Any, names: dict[int, str], index: int) -> bool:
+        """Whether `event` belongs to the output tool's call (shown as `OutputDeltaEvent`s, not tool events)."""
+        if output.key is None:
+            return False
+        if isinstance(event, ToolCallArgsDelta) and names.get(event.index) == output.key:
+            assert self.emit is not None
+            changed, partial = output.partial(event.arguments_so_far)
+            if changed:
+                self.emit(OutputDeltaEvent(partial, index))
+            return True
+        return False
 
     def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
         """`response` with every call id unique in the run.
@@ -191,6 +240,7 @@ class RunLoop:
         state = self.state
         failures = state.failures
         over: str | None = None
+        culprit: ToolResult | None = None
         for result in results:
             kind = result.error_kind
             if kind is None:
@@ -201,6 +251,7 @@ class RunLoop:
                 count = failures[result.name] = failures.get(result.name, 0) + 1
                 state.run_retries += 1
                 if count > self.agent.retries:
+                    culprit = result
                     over = (
                         f"Tool {result.name!r} failed {count} times in a row ({kind}); "
                         f"the agent allows {self.agent.retries} retries per tool (Agent(retries=...))."
@@ -213,13 +264,24 @@ class RunLoop:
                 "(Agent(max_retries=...))."
             )
         if over is not None:
-            raise RetryLimitExceeded(over, self._result("max_steps", ""))
+            partial = self._result("max_steps", "")
+            output = self.output
+            if output is not None and output.key is not None and culprit is not None and culprit.name == output.key:
+                raise output.budget_error(over, partial)  # the answers kept failing: with the last one
+            raise RetryLimitExceeded(over, partial)
+        if self.output is not None:
+            ended = self.output.ended(calls, results)
+            if ended is not None:
+                text, value = ended
+                self._ended = self.output.finish(self, text, value)
 
     def _step_finish(self, index: int, response: ModelResponse, calls: int) -> None:
         if self.emit is not None:
             self.emit(StepFinishEvent(index, response.finish_reason, calls, dataclasses.replace(response.usage)))
 
-    def _result(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def _result(
+        self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None, output: Any = NO_OUTPUT
+    ) -> RunResult[Any]:
         return RunResult(
             text=text,
             status=status,
@@ -229,12 +291,15 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
+            _output=output,
         )
 
-    def _finish(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def _finish(
+        self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None, *, output: Any = NO_OUTPUT
+    ) -> RunResult[Any]:
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
-        return self._result(status, text, pending)
+        return self._result(status, text, pending, output)
 
     # ---- approvals -------------------------------------------------------------------------------
 
@@ -275,6 +340,8 @@ class RunLoop:
         return result
 
     async def _call(self, call: ToolCall, index: int) -> ToolResult:
+        if self.output is not None and call.name == self.output.key:
+            return await self.output.tool_result(call)  # an answer, checked: never run as a tool
         executor = self.executor
         ctx: ToolContext[Any] | None = None
         if call.name in executor and executor[call.name].schema.context_params:

@@ -359,7 +359,7 @@ async def ui_message_chunks(
 
 
 async def open_ui_message_stream(
-    agent: Agent,
+    agent: Agent[Any, Any],
     body: Any,
     *,
     store: RunStore,

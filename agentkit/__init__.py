@@ -16,6 +16,7 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 
 from __future__ import annotations as _annotations
 
+from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import ToolContext
@@ -53,6 +54,7 @@ from .messages import (
     UserMessage,
 )
 from .registry import Registry
+from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
 
@@ -80,6 +82,7 @@ __all__ = [
     "RegistryError",
     "RetryLimitExceeded",
     "RunResult",
+    "RunSnapshot",
     "SystemMessage",
     "TextPart",
     "Tool",
@@ -102,5 +105,6 @@ __all__ = [
     "UserMessage",
     "Workflow",
     "__version__",
+    "client_tool",
     "tool",
 ]

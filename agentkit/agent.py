@@ -6,11 +6,17 @@ result = await agent.generate("Weather in Paris?")
 result.text, result.steps, result.messages, result.usage, result.status
 ```
 
-A run ends with one of three statuses:
+A run ends with one of these statuses:
 
 * ``"complete"``: the model answered without calling a tool;
 * ``"max_steps"``: `max_steps` model turns were used up (the last turn's tool results are in `messages`);
-* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran. Continue with `Agent.resume`.
+* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran;
+* ``"suspended"``: a tool called `ToolContext.suspend` and waits for data (the turn's other calls ran);
+* ``"awaiting_client"``: a client tool's call waits for the caller's output (the turn's other calls ran);
+* ``"cancelled"``: the run's cancellation event was set (``cancel=``, or ``context.cancelled``);
+* ``"awaiting_background"``: the model answered while background calls still run.
+
+The last five are paused: continue with `Agent.resume` (once), from the result or its `RunSnapshot`.
 
 Retry budgets (invalid arguments, `ModelRetry`, unknown tool names) end a run by raising
 `RetryLimitExceeded` (a `UsageLimitExceeded`) that carries the partial `RunResult`.
@@ -21,6 +27,7 @@ This module holds the agent's configuration and its entry points; the machinery 
 
 from __future__ import annotations as _annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import re
@@ -32,7 +39,8 @@ from ._agent._deps import check_deps
 from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, OutputT, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
+from ._agent.results import Approval, OutputT, PendingApproval, PendingItem, RunResult, RunState, Step
 from ._agent.runs import AgentRuns, DepsT
 from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
@@ -40,24 +48,40 @@ from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
 from .context import ToolContext
 from .events import RunStatus
-from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
+from .exceptions import (
+    AgentSetupError,
+    AlreadyResumedError,
+    ApprovalError,
+    ModelSetupError,
+    ResumeError,
+    RetryLimitExceeded,
+    ToolChoiceError,
+)
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .output import Output, OutputSpec
 from .registry import Registry
+from .runs import RunSnapshot, RunStore, default_store
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
 __all__ = [
     "Agent",
     "AgentStream",
+    "AlreadyResumedError",
     "Approval",
     "ApprovalError",
     "MCPServerLike",
     "Output",
     "PendingApproval",
+    "PendingBackground",
+    "PendingClientCall",
+    "PendingItem",
+    "PendingSuspension",
+    "ResumeError",
     "RetryLimitExceeded",
     "RunResult",
+    "RunSnapshot",
     "RunStatus",
     "Step",
     "TranscriptEntry",
@@ -94,6 +118,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        store: the `RunStore` where each resume claims its pause (single use across copies and
+            processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
+        snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
+            (bytes or text of at least 16 bytes, or several to rotate: the first signs); default: the
+            store's ``key``, if any.
         deps_type: the type of `deps` when they are given per call (for the type checker, and checked
             against the tools' ``ToolContext[...]`` at run time).
         output_type: what a run answers with: a type (pydantic model, dataclass, TypedDict, ``list[...]``,
@@ -124,6 +153,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: DepsT | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
         deps_type: type[DepsT] | None = None,
         output_type: OutputSpec[OutputT] | None = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -148,6 +179,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
         deps_type: Any = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -161,7 +194,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         instructions: str | None = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        agents: Mapping[str, Agent] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
         workflows: Mapping[str, Workflow[..., Any]] | None = None,
         description: str | None = None,
         transform: ToolTransform | None = None,
@@ -171,6 +204,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
         deps_type: Any = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -196,6 +231,19 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self.output: OutputConfig = output_config(output_type, output_validators, stop_at_tools, "Agent")
         """What runs answer with: the output type and its options, validators and stop-at tools."""
         self.mcp_servers = list(mcp_servers)
+        if store is not None and not isinstance(store, RunStore):
+            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
+        self.store = store
+        """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
+        if snapshot_key is not None:
+            from .runs._snapshot import _keys
+
+            try:
+                _keys(snapshot_key)
+            except (TypeError, ValueError) as exc:
+                raise AgentSetupError(f"snapshot_key: {exc}") from None
+        self.snapshot_key = snapshot_key
+        """Signs this agent's snapshots and is required on theirs at resume (None: the store's key)."""
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
@@ -258,7 +306,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
             self._model = infer_model(self.model)
         return self._model
 
-    def transcript(self, result: RunResult) -> list[TranscriptEntry]:
+    def transcript(self, result: RunResult[Any]) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
         The same fail-closed rules as the stream events: a transform that raises withholds that payload.
@@ -341,8 +389,10 @@ class Agent(AgentRuns[DepsT, OutputT]):
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunLoop:
         registry = self.tools
+        state.registry = registry
         executor = registry.select(state.active_tools) if state.active_tools is not None else registry
         convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
         prefix = len(convo)
@@ -352,9 +402,10 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deps = deps if deps is not None else self.deps
         check_deps(registry, deps, self.deps_type, "generate(...)")
         model = self.resolve_model()
-        output = RunOutput.of(state.output, model, registry)
+        config = state.output if state.output is not None else self._restored_output(state)
+        output = RunOutput.of(config, model, registry)
         if output is not None:
-            registry = output.registry(registry)
+            registry = output.registry(registry)  # the output tool joins what the model is told about
             first, later = output.settings(first), output.settings(later)
         return RunLoop(
             self,
@@ -372,8 +423,24 @@ class Agent(AgentRuns[DepsT, OutputT]):
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            cancel,
             output,
         )
+
+    def _restored_output(self, state: RunState) -> OutputConfig:
+        """A snapshot's run resumes with the agent's output, which must be the one it paused with."""
+        from .runs._snapshot import output_fingerprint
+
+        if state.output_fingerprint != output_fingerprint(self.output):
+            from .exceptions import SnapshotError
+
+            raise SnapshotError(
+                "the run paused asking for another output type than this agent's (a per-call output_type?): "
+                "a snapshot resumes with the agent's output_type; resume the RunResult in the same process, "
+                "or give the agent that output_type"
+            )
+        state.output, state.structured = self.output, self.output.structured
+        return self.output
 
     def _output_for(
         self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
@@ -392,6 +459,12 @@ class Agent(AgentRuns[DepsT, OutputT]):
             self.tools[key]  # raises UnknownToolError with a "did you mean"
         return config.with_stop_at(list(stop_at or ()))
 
+    def _snapshot_key(self) -> Any:
+        return self.snapshot_key if self.snapshot_key is not None else getattr(self._run_store(), "key", None)
+
+    def _run_store(self) -> RunStore:
+        return self.store if self.store is not None else default_store()
+
     async def _start(
         self,
         prompt: Prompt,
@@ -403,21 +476,16 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None,
         emit: Emit | None,
         inherited: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
         output: OutputConfig | None = None,
     ) -> RunResult[Any]:
         first, later, active = self._settings(tool_choice, active_tools, model_settings)
         if max_steps is not None:
             _check_max_steps(max_steps)
         config = output if output is not None else self.output
-        state = RunState(
-            max_steps if max_steps is not None else self.max_steps,
-            active,
-            first,
-            {},
-            0,
-            structured=config.structured,
-            output=config,
-        )
+        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
+        state.structured, state.output = config.structured, config
+        state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
         run = self._new_run(
             _as_messages(prompt),
             state,
@@ -429,69 +497,36 @@ class Agent(AgentRuns[DepsT, OutputT]):
             steps=[],
             usage=Usage(),
             inherited=inherited,
+            cancel=cancel,
         )
         return await run.run()
 
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream[OutputT]:
+    def _stream_for_parent(
+        self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
+    ) -> AgentStream[OutputT]:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
+                return await self._start(prompt, None, None, None, deps, None, None, emit, policy, cancel=cancel)
 
         return AgentStream(start)
 
-    # ---- approvals -------------------------------------------------------------------------------
+    # ---- pauses -----------------------------------------------------------------------------------
 
-    async def _resume(
-        self,
-        result: RunResult[Any],
-        approvals: Mapping[str, bool | Approval],
-        deps: Any,
-        context: ToolContext[Any] | None,
-        emit: Emit | None,
-    ) -> RunResult[Any]:
+    def snapshot(self, result: RunResult[Any]) -> RunSnapshot:
+        """The `RunSnapshot` of a paused `result` of this agent, signed with its key (see `RunResult.snapshot`).
+
+        Works for copies and unpickled results too (they no longer know their tools).
+
+        Raises:
+            ResumeError: the result is not paused.
+        """
+        from .runs._snapshot import snapshot_of
+
         state = result._state
-        last = result.messages[-1] if result.messages else None
-        if result.status != "awaiting_approval" or state is None or not isinstance(last, AssistantMessage):
-            raise ApprovalError(f"only a run with status 'awaiting_approval' can be resumed (got {result.status!r})")
-        if not result.steps:
-            raise ApprovalError("the result has no step to resume")
-        decisions = {k: v if isinstance(v, Approval) else Approval(bool(v)) for k, v in approvals.items()}
-        calls = last.tool_calls
-        unknown = sorted(set(decisions) - {c.id for c in calls})
-        if unknown:
-            raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-        token = state.pause_token
-        state = dataclasses.replace(state, failures=dict(state.failures), pause_token=None)
-        later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-        later = later or dataclasses.replace(state.settings, tool_choice="auto")
-        steps = list(result.steps)
-        run = self._new_run(
-            list(result.messages),
-            state,
-            later,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=steps,
-            usage=result.usage,
-        )
-        missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-        if missing:
-            raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-        # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
-        if token is None or not claim_pause(token):
-            raise ApprovalError(
-                "this result (or a copy of it) was already resumed; continue from the result that resume returned"
-            )
-        denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
-        step = steps[-1]
-        results = await run.execute(calls, denied, step.index)
-        steps[-1] = dataclasses.replace(step, results=results)
-        run.record(step.index, step.response, calls, results)
-        return await run.run()
+        tools = state.registry if state is not None and state.registry is not None else self.tools
+        return snapshot_of(result, tools=tools, key=self._snapshot_key())
 
 
 def _check_max_steps(max_steps: int) -> None:

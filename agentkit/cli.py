@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInputError, ToolOutputError
+from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInputError, ToolOutputError, ToolSuspended
 from .registry import Registry
 from .tools import Tool
 
@@ -120,6 +120,8 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.tool!r} returned an invalid result: {'; '.join(str(e) for e in exc.errors)}") from None
     except (ModelRetry, ToolError) as exc:
         raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
+    except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
+        raise CLIError(f"{args.tool!r} asked for input ({exc.payload!r}), which the command line cannot give") from None
     except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
         raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
     _print_json(item.schema.dump_output_python(value))
@@ -154,6 +156,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if result.status == "awaiting_approval":
         pending = ", ".join(f"{p.tool_name} ({p.call_id})" for p in result.pending)
         raise CLIError(f"the run stopped: call(s) awaiting approval: {pending}")
+    if result.paused:
+        pending = ", ".join(f"{p.tool_name} ({p.call_id}, {p.kind})" for p in result.pending) or "nothing listed"
+        raise CLIError(f"the run paused ({result.status}), waiting for: {pending}")
     if result.status != "complete":
         raise CLIError(f"the run ended without an answer ({result.status}, after {len(result.steps)} steps)")
     return 0

@@ -7,15 +7,18 @@ registry, the agent loop, or `Tool.invoke(..., context=...)` — and never appea
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import Any, Generic, Union, overload
 
 from typing_extensions import TypeVar
 
 __all__ = ["ToolContext"]
 
 DepsT = TypeVar("DepsT", default=Any)
+T = TypeVar("T")
+
+_NOT_RESUMED: Any = object()
 
 
 @dataclass
@@ -44,6 +47,49 @@ class ToolContext(Generic[DepsT]):
     """Set when the run is being cancelled; long tools may poll it and stop early."""
     on_progress: Callable[[Any], None] | None = None
     """Receives progress events emitted with `emit`; set by the agent loop."""
+    resume_data: Any = field(default=_NOT_RESUMED, repr=False)
+    """The data a resumed run brought for this call after it suspended (see `suspend`), as validated
+    against the suspension's schema; `resumed` says whether there is any (it may be ``None`` itself)."""
+
+    @property
+    def resumed(self) -> bool:
+        """Whether this call is being re-entered after `suspend`, with `resume_data`."""
+        return self.resume_data is not _NOT_RESUMED
+
+    @overload
+    def suspend(self, payload: Any = None, *, schema: type[T]) -> T: ...
+    @overload
+    def suspend(self, payload: Any = None, *, schema: Mapping[str, Any] | None = None) -> Any: ...
+    def suspend(self, payload: Any = None, *, schema: Union[type[Any], Mapping[str, Any], None] = None) -> Any:
+        """Pause the run until someone answers `payload`; on the resumed call, return the answer.
+
+        The first time, this raises `ToolSuspended`: the run stops with status ``"suspended"`` and a
+        `PendingSuspension` carrying `payload` (shaped for displays by the ``suspension`` transform) and
+        the JSON Schema of `schema` (a pydantic model, dataclass, TypedDict or JSON Schema dict). A
+        ``resume(result, {call_id: data})`` validates `data` against that schema and calls the tool again
+        from the start, with `resume_data` set: then this returns the data (an instance of `schema` when
+        it is a Python type), so the tool reads on past this line.
+
+        ```python
+        @tool
+        def book(ctx: ToolContext, flight: str) -> str:
+            seat = ctx.suspend({"question": f"Which seat on {flight}?"}, schema=Seat)
+            return f"booked {seat.row}{seat.letter}"
+        ```
+
+        Everything before the call runs again on resume, so keep side effects after it. One suspension
+        per call: the answer belongs to the suspension that paused the run.
+        """
+        if self.resumed:
+            if isinstance(schema, type):
+                from pydantic import TypeAdapter
+
+                return TypeAdapter(schema).validate_python(self.resume_data)
+            return self.resume_data
+        from .exceptions import ToolSuspended
+        from .runs._answers import json_schema_of
+
+        raise ToolSuspended(payload, json_schema_of(schema) if schema is not None else None)
 
     def emit(self, event: Any) -> None:
         """Report progress (any JSON-ready value) to whoever runs the tool; a no-op when nobody listens."""
@@ -60,4 +106,5 @@ class ToolContext(Generic[DepsT]):
             retry=self.retry,
             cancelled=self.cancelled,
             on_progress=self.on_progress,
+            resume_data=self.resume_data,
         )

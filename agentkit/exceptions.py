@@ -22,7 +22,10 @@ Exception
 │   ├── UsageLimitExceeded                  a run hit a limit
 │   │   └── RetryLimitExceeded              ... a retry budget; carries the partial ``result``
 │   │       └── OutputValidationError       ... spent on answers that do not fit the output type (``raw``, ``errors``)
-│   ├── ApprovalError (ValueError)          a resume with missing or unknown decisions, or resumed twice
+│   ├── ResumeError (ValueError)            a paused run cannot go on as asked; nothing ran
+│   │   ├── ApprovalError                   ... approval decisions missing, or naming no pending call
+│   │   │   └── AlreadyResumedError         ... the pause (or a copy of its result or snapshot) was resumed before
+│   │   └── SnapshotError                   ... a snapshot that is malformed, edited, too new, or for changed tools
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
@@ -32,17 +35,22 @@ Exception
 └── ToolError                               signal: "this call failed; tell the model why"
 Warning
 └── AgentkitWarning (UserWarning)           e.g. a docstring that documents a missing parameter
+BaseException
+├── ToolSuspended                           signal: "pause the run until this call gets its data" (ctx.suspend)
+└── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
 ```
 
 A name in parentheses is a built-in exception the class also derives from, so ``except ValueError``
 (say) catches it too. `ModelRetry` and `ToolError` are raised *by tools*, not by agentkit: they are
-control flow, not failures, so they stay outside `AgentkitError`. Each class is importable from here
+control flow, not failures, so they stay outside `AgentkitError`. `ToolSuspended` (raised by
+`ToolContext.suspend`) derives from `BaseException`, like `asyncio.CancelledError`, so a tool's own
+``except Exception`` cannot swallow the pause. Each class is importable from here
 (and from the module that raises it, where it was defined before).
 """
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,9 +62,11 @@ from ._text import clip, shorten
 __all__ = [
     "AgentSetupError",
     "AgentkitError",
+    "AlreadyResumedError",
     "AgentkitWarning",
     "ApprovalError",
     "CLIError",
+    "ClientCallRequested",
     "ErrorDetail",
     "InvalidToolNameError",
     "InvalidToolNamesError",
@@ -68,13 +78,16 @@ __all__ = [
     "ModelSetupError",
     "OutputValidationError",
     "RegistryError",
+    "ResumeError",
     "RetryLimitExceeded",
+    "SnapshotError",
     "ToolChoiceError",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
     "ToolOutputError",
     "ToolDeadlineError",
+    "ToolSuspended",
     "ToolTimeoutError",
     "UIInputError",
     "UnknownProviderError",
@@ -398,8 +411,43 @@ class OutputValidationError(RetryLimitExceeded):
         return (type(self), (str(self), self.result, self.raw, self.errors))
 
 
-class ApprovalError(AgentkitError, ValueError):
-    """`Agent.resume` cannot continue: decisions missing or naming no pending call, or a result resumed twice."""
+class ResumeError(AgentkitError, ValueError):
+    """`Agent.resume` cannot continue as asked; nothing ran.
+
+    The run is not paused, or an answer is missing, names no pending call, or does not fit what the call
+    asked for. Fix the answers and resume again: the pause was not used up.
+    """
+
+
+class ApprovalError(ResumeError):
+    """`Agent.resume` cannot continue: approval decisions missing or naming no pending call."""
+
+
+class AlreadyResumedError(ApprovalError):
+    """The pause was already resumed; nothing ran.
+
+    This result or snapshot, or a copy of it (``deepcopy``, ``pickle``, the same JSON in another process),
+    was claimed in the run store by an earlier `resume`.
+
+    Continue from the result that first `resume` returned. (Under `ApprovalError`, which was raised for this
+    before snapshots existed.)
+    """
+
+
+class SnapshotError(ResumeError):
+    """A `RunSnapshot` cannot be restored; nothing ran.
+
+    Not a snapshot, a newer format, an edited or unsigned document where a key is configured, another
+    agent's, or tools that changed since the pause (`keys` names them).
+    """
+
+    def __init__(self, message: str, keys: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.keys = list(keys)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.keys))
 
 
 class WorkflowStepError(AgentkitError):
@@ -465,3 +513,24 @@ class ToolError(Exception):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+class ClientCallRequested(BaseException):
+    """Raised by a client tool (`client_tool`) inside a run: the loop hands the call to the caller.
+
+    Outside a run the tool raises `ToolError` instead (nobody could run the call).
+    """
+
+
+class ToolSuspended(BaseException):
+    """Raised by `ToolContext.suspend`: the run stops with status ``"suspended"`` until `resume` brings data.
+
+    `payload` is what the tool asked with (JSON-ready); `schema` the JSON Schema the data must fit (or
+    ``None``). A `BaseException`, so a tool's ``except Exception`` does not swallow it. Outside a run (a
+    plain `Tool.invoke`) it reaches the caller as it is.
+    """
+
+    def __init__(self, payload: Any = None, schema: Mapping[str, Any] | None = None) -> None:
+        self.payload = payload
+        self.schema = dict(schema) if schema is not None else None
+        super().__init__(payload, self.schema)

@@ -345,7 +345,7 @@ def _tokens(messages: Iterable[Message]) -> int:
 
 def request_payload(
     agent: Agent[Any, Any],
-    prompt: Prompt | RunResult | None = None,
+    prompt: Prompt | RunResult[Any] | None = None,
     *,
     provider: ProviderLike | None = None,
     model_name: str | None = None,

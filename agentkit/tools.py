@@ -82,6 +82,9 @@ class ToolOptions(TypedDict, total=False):
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
     ends_run: bool
     """A successful call ends the agent's run with its result as the output, without another model turn."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ class Tool(Generic[P, R_co]):
         transform: ToolTransform | None = None,
         inline: bool = False,
         ends_run: bool = False,
+        background: bool = False,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -175,6 +179,9 @@ class Tool(Generic[P, R_co]):
         self.ends_run = bool(ends_run)
         """A successful call ends the agent's run: its result is the run's output, with no further model
         turn (like ``stop_at_tools=[key]`` on the agent, for every agent that has this tool)."""
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -575,7 +582,7 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``, ``ends_run``.
+            ``transform``, ``inline``, ``ends_run``, ``background``.
     """
     if fn is not None:
         if isinstance(fn, str):

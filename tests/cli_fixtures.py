@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from agentkit import Registry, tool
+from agentkit import Registry, ToolContext, tool
 
 
 @tool
@@ -43,3 +43,13 @@ def wire_money(amount: int) -> str:
 
 failing = Registry([boom])
 guarded = Registry([wire_money])
+
+
+@tool
+def ask_seat(ctx: ToolContext, flight: str) -> str:
+    """Book a seat (asks which)."""
+    seat = ctx.suspend({"question": f"Which seat on {flight}?"}, schema={"type": "string"})
+    return f"seat {seat}"
+
+
+asking = Registry([ask_seat])

@@ -98,3 +98,11 @@ def test_a_module_that_fails_to_import_is_one_line(capsys: pytest.CaptureFixture
 def test_a_run_that_stops_for_approval_exits_non_zero(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "run", "tests.cli_fixtures:guarded", "pay", "-m", "test")
     assert status == 1 and "awaiting approval: wire_money" in err
+
+
+def test_a_tool_or_run_that_suspends_says_what_it_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "call", "tests.cli_fixtures:asking", "ask_seat", '{"flight": "LH1"}')
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert "asked for input ({'question': 'Which seat on LH1?'}), which the command line cannot give" in err
+    status, _, err = run(capsys, "run", "tests.cli_fixtures:asking", "book", "-m", "test")
+    assert status == 1 and "the run paused (suspended), waiting for: ask_seat (" in err and "suspension)" in err

@@ -117,7 +117,7 @@ class TranscriptEntry:
 
 
 def transcript(
-    result: RunResult, tools: Mapping[str, Tool[..., Any]], policy: ToolTransform | None
+    result: RunResult[Any], tools: Mapping[str, Tool[..., Any]], policy: ToolTransform | None
 ) -> list[TranscriptEntry]:
     """Every tool call of `result` shaped by its tool's transform merged with the `policy`."""
     entries: list[TranscriptEntry] = []

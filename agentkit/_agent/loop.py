@@ -1,8 +1,11 @@
 """One run of an agent: model turn -> tool calls (concurrently) -> results -> next turn, until it ends.
 
 A run ends when the model answers (``"complete"``), when `max_steps` turns are used (``"max_steps"``),
-or when a call needs approval (``"awaiting_approval"``: nothing of that turn runs). Retry budgets end it
-by raising `RetryLimitExceeded`.
+or when it pauses: a call needs approval (``"awaiting_approval"``: nothing of that turn runs), a call
+suspended (``"suspended"``) or belongs to a client tool (``"awaiting_client"``) (the turn's other calls
+run), the run's cancellation event was set (``"cancelled"``, at the next safe point: before a model
+turn, or as soon as a pending model request is abandoned), or the model answered while background calls
+still run (``"awaiting_background"``). Retry budgets end it by raising `RetryLimitExceeded`.
 """
 
 from __future__ import annotations as _annotations
@@ -10,16 +13,19 @@ from __future__ import annotations as _annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
+    BackgroundResultEvent,
+    ClientToolCallEvent,
     FinishEvent,
     OutputDeltaEvent,
     RunStatus,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -28,15 +34,18 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ModelAPIError, RetryLimitExceeded
+from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
-from ..tools import ToolTransform
+from ..tools import Tool, ToolTransform
 from ._output import RunOutput
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
-from .results import NO_OUTPUT, Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
+from .hooks import BACKGROUND, current_hooks
+from .interrupts import Interrupt, background_message, background_started, until_set
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
+from .results import NO_OUTPUT, Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -47,6 +56,9 @@ __all__ = ["RunLoop"]
 
 # error kinds that spend retry budget: the model can fix these by calling again differently
 _RETRYABLE = frozenset({"invalid_arguments", "retry"})
+
+Outcome = Union[ToolResult, Interrupt]
+"""What running one call gives: its result, or why it paused."""
 
 
 class RunLoop:
@@ -69,6 +81,7 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
         output: RunOutput | None = None,
     ) -> None:
         self.agent = agent
@@ -82,7 +95,11 @@ class RunLoop:
         self.first_step = len(steps)
         self.state = state
         self.deps = deps
-        self.cancelled = context.cancelled if context is not None else None
+        given = cancel if cancel is not None else (context.cancelled if context is not None else None)
+        self.cancel_given = given is not None
+        """Whether the caller holds the cancellation event (then a pending model request is raced with it)."""
+        self._cancelled = given
+        self.hooks = current_hooks.get()
         self.emit = emit
         self.steps = steps
         self.usage = usage
@@ -97,59 +114,135 @@ class RunLoop:
 
     # ---- the loop --------------------------------------------------------------------------------
 
+    @property
+    def cancelled(self) -> asyncio.Event:
+        """The run's cancellation event (the caller's, or made on first use): every tool sees it in its context."""
+        if self._cancelled is None:
+            self._cancelled = asyncio.Event()
+        return self._cancelled
+
     async def run(self) -> RunResult[Any]:
-        """Take model turns until the run ends; return its result."""
+        """Take model turns until the run ends or pauses; return its result."""
         while len(self.steps) < self.state.max_steps:
             if self._ended is not None:  # the last turn's tools ended it (an answer, a stop-at tool)
                 return self._ended
+            if self._cancelled is not None and self._cancelled.is_set():
+                return self._finish("cancelled", self._last_text())
             index = len(self.steps)
+            if self.state.background:
+                self.join_background(index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
-            if self.emit is None:
-                response = await self.model.request(self.convo, self.registry, settings)
+            if self.emit is None and not self.cancel_given:
+                response: ModelResponse | None = await self.model.request(self.convo, self.registry, settings)
             else:
-                response = await self._stream_turn(settings, index)
+                response = await self._turn(settings, index)
+            if response is None:
+                return self._finish("cancelled", self._last_text())
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
-            if not calls and self.output is not None and self.output.schema is not None:
-                answered = await self.output.text_answer(self, index, response)
+            if not calls:
+                answered = await self._answered(index, response)
                 if answered is not None:
                     return answered
-                continue  # asked again, within the retry budget
-            if not calls:
-                self.steps.append(Step(index, response, [], []))
-                self._step_finish(index, response, 0)
-                return self._finish("complete", message.text)
-            if self.emit is not None:
-                for call in calls:
-                    if self.output is not None and call.name == self.output.key:
-                        continue  # the answer: an `OutputEvent` once it is valid, never a tool event
-                    shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                    self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
-            pending = [call for call in calls if self.needs_approval(call)]
-            if pending:
-                self.steps.append(Step(index, response, calls, []))
-                approvals = [self._pending(call) for call in pending]
-                if self.emit is not None:
-                    for item in approvals:
-                        self.emit(
-                            ApprovalRequestedEvent(
-                                item.call_id, item.tool_name, item.payload, index, item.transform_error
-                            )
-                        )
-                self._step_finish(index, response, len(calls))
-                self.state.pause_token = new_pause_token()
-                return self._finish("awaiting_approval", message.text, approvals)
-            results = await self.execute(calls, {}, index)
-            self.steps.append(Step(index, response, calls, results))
-            self.record(index, response, calls, results)
+                continue  # asked again (an invalid answer), or background calls were awaited
+            self.steps.append(Step(index, response, calls, []))
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
+            if paused is not None:
+                return paused
         if self._ended is not None:
             return self._ended
-        last = self.steps[-1].text if self.steps else ""
-        return self._finish("max_steps", last)
+        if self.state.background and self.hooks.durable:
+            await self.wait_background()
+            self.join_background(len(self.steps))
+        if self.state.background:
+            return self._finish("awaiting_background", self._last_text(), self._background_pending())
+        return self._finish("max_steps", self._last_text())
+
+    async def _answered(self, index: int, response: ModelResponse) -> RunResult[Any] | None:
+        """A turn without tool calls: the run's result, or None to take another turn."""
+        if self.output is not None and self.output.schema is not None and not self.state.background:
+            return await self.output.text_answer(self, index, response)  # None: asked again, within the budget
+        self.steps.append(Step(index, response, [], []))
+        self._step_finish(index, response, 0)
+        text = response.message.text
+        if not self.state.background:
+            return self._finish("complete", text)
+        if not self.hooks.durable:
+            return self._finish("awaiting_background", text, self._background_pending())
+        await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+        return None
+
+    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult[Any] | None:
+        """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
+        if self.emit is not None:
+            for call in calls:
+                if self.output is not None and call.name == self.output.key:
+                    continue  # the answer: an `OutputEvent` once it is valid, never a tool event
+                shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+        pending = [call for call in calls if self.needs_approval(call)]
+        if not pending:
+            return None
+        approvals = [self._pending(call) for call in pending]
+        if self.emit is not None:
+            for item in approvals:
+                self.emit(
+                    ApprovalRequestedEvent(item.call_id, item.tool_name, item.payload, index, item.transform_error)
+                )
+        self._step_finish(index, response, len(calls))
+        return self._pause("awaiting_approval", response.message.text, list(approvals))
+
+    def _last_text(self) -> str:
+        return self.steps[-1].text if self.steps else ""
+
+    async def _turn(self, settings: ModelSettings, index: int) -> ModelResponse | None:
+        """One model request (streamed when the run streams); ``None`` when the run was cancelled meanwhile."""
+        if self.emit is None:
+            request: Awaitable[ModelResponse] = self.model.request(self.convo, self.registry, settings)
+        else:
+            request = self._stream_turn(settings, index)
+        if not self.cancel_given:
+            return await request
+        finished, response = await until_set(request, self.cancelled)
+        return response if finished else None
+
+    async def run_turn(
+        self,
+        index: int,
+        done: Mapping[str, ToolResult],
+        denied: Mapping[str, Approval],
+        answers: Mapping[str, Any],
+    ) -> RunResult[Any] | None:
+        """Run the calls of the last step that have no result in `done`; record the turn, or pause it.
+
+        `denied` calls become ``denied`` results; a suspended call in `answers` runs again with its data.
+        Returns the paused result when a call suspended or belongs to a client tool, else ``None``.
+        """
+        step = self.steps[-1]
+        calls = step.tool_calls
+        todo = [call for call in calls if call.id not in done]
+        outcomes = await self.execute(todo, denied, index, answers)
+        results = dict(done)
+        interrupts: list[Interrupt] = []
+        for outcome in outcomes:
+            if isinstance(outcome, Interrupt):
+                interrupts.append(outcome)
+            else:
+                results[outcome.call_id] = outcome
+        ordered = [results[call.id] for call in calls if call.id in results]
+        # a new Step: a resumed turn's old one still belongs to the paused result
+        step = self.steps[-1] = Step(step.index, step.response, calls, ordered)
+        if interrupts:
+            pending = [self._interrupted(item, index) for item in interrupts]
+            self._step_finish(index, step.response, len(calls))
+            status: RunStatus = "suspended" if any(i.kind == "suspension" for i in interrupts) else "awaiting_client"
+            return self._pause(status, step.text, pending)
+        self.record(index, step.response, calls, ordered)
+        return None
 
     async def _stream_turn(self, settings: ModelSettings, index: int) -> ModelResponse:
         emit = self.emit
@@ -205,15 +298,13 @@ class RunLoop:
 
     def _answer_event(self, output: RunOutput, event: Any, names: dict[int, str], index: int) -> bool:
         """Whether `event` belongs to the output tool's call (shown as `OutputDeltaEvent`s, not tool events)."""
-        if output.key is None:
+        if output.key is None or not isinstance(event, ToolCallArgsDelta) or names.get(event.index) != output.key:
             return False
-        if isinstance(event, ToolCallArgsDelta) and names.get(event.index) == output.key:
-            assert self.emit is not None
-            changed, partial = output.partial(event.arguments_so_far)
-            if changed:
-                self.emit(OutputDeltaEvent(partial, index))
-            return True
-        return False
+        assert self.emit is not None
+        changed, partial = output.partial(event.arguments_so_far)
+        if changed:
+            self.emit(OutputDeltaEvent(partial, index))
+        return True
 
     def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
         """`response` with every call id unique in the run.
@@ -279,8 +370,14 @@ class RunLoop:
         if self.emit is not None:
             self.emit(StepFinishEvent(index, response.finish_reason, calls, dataclasses.replace(response.usage)))
 
+    def run_id(self) -> str:
+        """The run's id, made when first needed (a pause, a background call) and kept across its pauses."""
+        if not self.state.run_id:
+            self.state.run_id = self.hooks.new_pause_id()
+        return self.state.run_id
+
     def _result(
-        self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None, output: Any = NO_OUTPUT
+        self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, output: Any = NO_OUTPUT
     ) -> RunResult[Any]:
         return RunResult(
             text=text,
@@ -295,11 +392,19 @@ class RunLoop:
         )
 
     def _finish(
-        self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None, *, output: Any = NO_OUTPUT
+        self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, *, output: Any = NO_OUTPUT
     ) -> RunResult[Any]:
+        if status in ("cancelled", "awaiting_background"):
+            self.run_id()
+            self.state.pause_token = self.hooks.new_pause_id()  # resumable: one pause, one claim
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
         return self._result(status, text, pending, output)
+
+    def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult[Any]:
+        self.run_id()
+        self.state.pause_token = self.hooks.new_pause_id()
+        return self._finish(status, text, pending)
 
     # ---- approvals -------------------------------------------------------------------------------
 
@@ -317,15 +422,25 @@ class RunLoop:
 
     # ---- running tools ---------------------------------------------------------------------------
 
-    async def execute(self, calls: list[ToolCall], denied: Mapping[str, Approval], index: int) -> list[ToolResult]:
-        """Run the calls concurrently (denied ones become ``denied`` error results); results in call order."""
+    async def execute(
+        self,
+        calls: list[ToolCall],
+        denied: Mapping[str, Approval],
+        index: int,
+        answers: Mapping[str, Any] | None = None,
+    ) -> list[Outcome]:
+        """Run the calls concurrently (denied ones become ``denied`` error results); outcomes in call order.
+
+        A suspended call whose id is in `answers` runs again with that data as `ToolContext.resume_data`.
+        """
+        answers = answers or {}
         if len(calls) == 1 and not denied:
-            return [await self._call(calls[0], index)]
-        runs: list[Awaitable[ToolResult]] = []
+            return [await self._call(calls[0], index, answers)]
+        runs: list[Awaitable[Outcome]] = []
         for call in calls:
             decision = denied.get(call.id)
             if decision is None:
-                runs.append(self._call(call, index))
+                runs.append(self._call(call, index, answers))
             else:
                 runs.append(self._deny(call, decision, index))
         return list(await asyncio.gather(*runs))
@@ -339,24 +454,115 @@ class RunLoop:
             self._emit_result(result, index)
         return result
 
-    async def _call(self, call: ToolCall, index: int) -> ToolResult:
+    def _context(
+        self, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
+    ) -> ToolContext[Any] | None:
+        if item is None or not item.schema.context_params:
+            return None
+        ctx: ToolContext[Any] = ToolContext(
+            deps=self.deps,
+            agent=self.agent,
+            retry=self.state.failures.get(call.name, 0),
+            on_progress=self._progress(call),
+            cancelled=self.cancelled,
+        )
+        if call.id in answers:
+            ctx.resume_data = answers[call.id]
+        return ctx
+
+    async def _call(self, call: ToolCall, index: int, answers: Mapping[str, Any]) -> Outcome:
         if self.output is not None and call.name == self.output.key:
             return await self.output.tool_result(call)  # an answer, checked: never run as a tool
-        executor = self.executor
-        ctx: ToolContext[Any] | None = None
-        if call.name in executor and executor[call.name].schema.context_params:
-            ctx = ToolContext(
-                deps=self.deps,
-                agent=self.agent,
-                retry=self.state.failures.get(call.name, 0),
-                on_progress=self._progress(call),
-            )
-            if self.cancelled is not None:
-                ctx.cancelled = self.cancelled
-        result = await executor.call(call, deps=self.deps, context=ctx)
+        item = self.executor.get(call.name)
+        ctx = self._context(item, call, answers)
+        if item is not None and item.background and call.id not in answers:
+            result = self._start_background(call, ctx)
+        else:
+            try:
+                result = await self.hooks.call_tool(self.executor, call, self.deps, ctx)
+            except ToolSuspended as signal:
+                return Interrupt(call, "suspension", signal.payload, signal.schema)
+            except ClientCallRequested:
+                return Interrupt(call, "client", None, item.output_schema if item is not None else None)
         if self.emit is not None:
             self._emit_result(result, index)
         return result
+
+    # ---- pauses other than approvals -------------------------------------------------------------
+
+    def _interrupted(self, item: Interrupt, index: int) -> PendingItem:
+        call = item.call
+        rules = self.rules(call.name)
+        arguments = display_arguments(call)
+        if item.kind == "suspension":
+            payload, error = shape(rules.suspension, item.request, "suspension")
+            if self.emit is not None:
+                self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error))
+            return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)
+        payload, error = shape(rules.input, arguments, "input")
+        if self.emit is not None:
+            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
+        return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
+
+    def _start_background(self, call: ToolCall, ctx: ToolContext[Any] | None) -> ToolResult:
+        hooks, executor, deps = self.hooks, self.executor, self.deps
+
+        async def work() -> ToolResult:
+            try:
+                return await hooks.call_tool(executor, call, deps, ctx)
+            except (ToolSuspended, ClientCallRequested):
+                return ToolResult.error(
+                    call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
+                )
+
+        BACKGROUND[(self.run_id(), call.id)] = asyncio.ensure_future(work())
+        self.state.background[call.id] = None
+        return background_started(call)
+
+    def _background_task(self, call_id: str) -> asyncio.Future[ToolResult] | None:
+        return BACKGROUND.get((self.state.run_id, call_id))
+
+    def join_background(self, index: int) -> None:
+        """Add every finished background call's result to the conversation (before the model turn `index`)."""
+        background = self.state.background
+        for call_id in list(background):
+            result = background[call_id]
+            if result is None:
+                task = self._background_task(call_id)
+                if task is None or not task.done():
+                    continue
+                result = task.result()
+            BACKGROUND.pop((self.state.run_id, call_id), None)
+            del background[call_id]
+            self.convo.append(background_message(result))
+            if self.emit is not None:
+                rules = self.rules(result.name)
+                if result.is_error:
+                    shown, problem = shape(rules.error, error_text(result, rules), "error")
+                    event = BackgroundResultEvent(call_id, result.name, None, shown, result.error_kind, index, problem)
+                else:
+                    shown, problem = shape(rules.output, result.output, "output")
+                    event = BackgroundResultEvent(call_id, result.name, shown, None, None, index, problem)
+                self.emit(event)
+
+    async def wait_background(self) -> None:
+        """Wait for this run's background calls running in this process; their results stay in the state."""
+        for call_id, result in list(self.state.background.items()):
+            task = self._background_task(call_id) if result is None else None
+            if task is not None:
+                self.state.background[call_id] = await task
+
+    def _background_pending(self) -> list[PendingItem]:
+        calls = {c.id: c for step in self.steps for c in step.tool_calls}
+        pending: list[PendingItem] = []
+        for call_id, result in self.state.background.items():
+            call = calls.get(call_id)
+            task = self._background_task(call_id)
+            done = result is not None or (task is not None and task.done())
+            name = call.name if call is not None else (result.name if result is not None else "")
+            arguments = display_arguments(call) if call is not None else None
+            pending.append(PendingBackground(call_id, name, arguments, done))
+        return pending
 
     def _progress(self, call: ToolCall) -> ProgressSink:
         emit = self.emit

@@ -3,9 +3,9 @@
 from __future__ import annotations as _annotations
 
 import secrets
-import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Literal, Union
 
 from typing_extensions import TypeVar
 
@@ -13,18 +13,11 @@ from ..events import RunStatus
 from ..exceptions import UsageError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
 
-__all__ = [
-    "NO_OUTPUT",
-    "Approval",
-    "OutputT",
-    "PendingApproval",
-    "RunResult",
-    "RunState",
-    "Step",
-    "claim_pause",
-    "new_pause_token",
-]
+if TYPE_CHECKING:
+    from ..runs import RunSnapshot
+    from ..tools import Tool
 
 OutputT = TypeVar("OutputT", default=str)
 """A run's output type: the model's text (`str`) unless an output type was asked for."""
@@ -44,32 +37,36 @@ class _NoOutput:
 
 NO_OUTPUT: Any = _NoOutput()
 
-# Pause tokens already resumed in this process. A copy of a paused result (copy.deepcopy, pickle) carries
-# the same token, so it cannot resume a second time either. One short string per resumed pause: a process
-# that resumes a million runs keeps about 100 MB, which is the price of single use without a store.
-_claimed: set[str] = set()
-_claimed_lock = threading.Lock()  # runs of other event loops (threads) may resume concurrently
+__all__ = [
+    "NO_OUTPUT",
+    "PAUSED_STATUSES",
+    "Approval",
+    "OutputT",
+    "PendingApproval",
+    "PendingItem",
+    "RunResult",
+    "RunState",
+    "Step",
+    "new_pause_token",
+]
+
+PAUSED_STATUSES: frozenset[str] = frozenset(
+    {"awaiting_approval", "suspended", "awaiting_client", "cancelled", "awaiting_background"}
+)
+"""The statuses `Agent.resume` continues (and `RunResult.snapshot` captures)."""
 
 
 def new_pause_token() -> str:
-    """A fresh, unguessable token for one paused result."""
+    """A fresh, unguessable id for one pause: the key a run store claims on resume (single use)."""
     return secrets.token_hex(16)
-
-
-def claim_pause(token: str) -> bool:
-    """Mark `token` as resumed; False when it already was (by this result or any copy of it)."""
-    with _claimed_lock:
-        if token in _claimed:
-            return False
-        _claimed.add(token)
-        return True
 
 
 @dataclass
 class Step:
     """One model turn and the tool calls it made, with their results (in call order).
 
-    `results` is empty when the turn made no calls, or while its calls wait for approval.
+    `results` is empty when the turn made no calls, or while its calls wait for approval; while some of
+    its calls are suspended or wait for a client, it holds the results of the others.
     """
 
     index: int
@@ -98,6 +95,11 @@ class PendingApproval:
     arguments: Any
     payload: Any
     transform_error: str | None = None
+    kind: Literal["approval"] = "approval"
+
+
+PendingItem = Union[PendingApproval, PendingSuspension, PendingClientCall, PendingBackground]
+"""What a paused run waits for; `kind` tells which."""
 
 
 @dataclass(frozen=True)
@@ -118,11 +120,28 @@ class RunState:
     failures: dict[str, int]
     run_retries: int
     pause_token: str | None = None
-    """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
+    """Set when the run pauses; claimed in the run store by the one `resume` that continues it."""
+    run_id: str = ""
+    """The run's id, the same across its pauses (background calls are found by it)."""
+    background: dict[str, ToolResult | None] = field(default_factory=dict)
+    """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
+    signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
+    registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
+    """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
     structured: bool = False
     """Whether the run asks for an output type (its `RunResult.output` is then not simply its text)."""
     output: Any = None
-    """How the run asks for its output (`agentkit._agent._output.RunOutput`), kept for `resume`."""
+    """What the run asks of its answer (`agentkit._agent._output.OutputConfig`), kept for `resume`."""
+    output_fingerprint: str | None = None
+    """A restored snapshot's record of `output` (types do not travel as JSON): checked against the agent's."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        # A copied or pickled result carries neither the key nor live tool objects.
+        state.pop("signing_key", None)
+        state.pop("registry", None)
+        return state
 
 
 @dataclass
@@ -141,7 +160,7 @@ class RunResult(Generic[OutputT]):
     steps: list[Step]
     messages: list[Message]
     usage: Usage
-    pending: list[PendingApproval] = field(default_factory=list)
+    pending: list[PendingItem] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
     _output: Any = field(default=NO_OUTPUT, repr=False)
@@ -157,13 +176,13 @@ class RunResult(Generic[OutputT]):
 
         Raises:
             UsageError: the run asked for an output type and ended without an answer of it (status
-                ``"max_steps"`` or ``"awaiting_approval"``): check `status` first.
+                ``"max_steps"``, or paused): check `status` first.
         """
         value = self._output
         if value is NO_OUTPUT:
             raise UsageError(
                 f"this run ended with status {self.status!r}, without an answer of its output type; check "
-                "result.status (resume an 'awaiting_approval' run, or allow more max_steps)"
+                "result.status (resume a paused run, or allow more max_steps)"
             )
         result: OutputT = value
         return result
@@ -172,6 +191,21 @@ class RunResult(Generic[OutputT]):
     def has_output(self) -> bool:
         """Whether `output` holds an answer (a structured run that ended without one has none)."""
         return self._output is not NO_OUTPUT
+
+    @property
+    def paused(self) -> bool:
+        """Whether `Agent.resume` can continue this run (approvals, suspensions, client calls, ...)."""
+        return self.status in PAUSED_STATUSES and self._state is not None
+
+    def snapshot(self) -> RunSnapshot:
+        """This paused run as a portable, versioned, JSON-only `RunSnapshot` (signed with the agent's key).
+
+        Raises:
+            ResumeError: the run is not paused (see `paused`).
+        """
+        from ..runs._snapshot import snapshot_of
+
+        return snapshot_of(self)
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -20,10 +20,11 @@ from ..messages import Message, UserMessage
 from ..models import ModelSettings
 from ..output import OutputSpec
 from ._output import OutputConfig, OutputValidatorFn
-from .results import Approval, OutputT, RunResult
+from .results import OutputT, RunResult
 from .stream import AgentStream, Emit
 
 if TYPE_CHECKING:
+    from ..runs import RunSnapshot
     from ..tools import ToolTransform
     from .sessions import MCPServerLike
 
@@ -59,19 +60,11 @@ class AgentRuns(Generic[DepsT, OutputT]):
             model_settings: ModelSettings | None,
             emit: Emit | None,
             inherited: ToolTransform | None = None,
+            cancel: asyncio.Event | None = None,
             output: OutputConfig | None = None,
         ) -> RunResult[Any]: ...
 
         def _session(self) -> contextlib.AbstractAsyncContextManager[None]: ...
-
-        async def _resume(
-            self,
-            result: RunResult[Any],
-            approvals: Mapping[str, bool | Approval],
-            deps: Any,
-            context: ToolContext[Any] | None,
-            emit: Emit | None,
-        ) -> RunResult[Any]: ...
 
     @overload
     async def generate(
@@ -87,6 +80,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[OutputT]: ...
     @overload
     async def generate(
@@ -102,6 +96,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[T]: ...
     @overload
     async def generate(
@@ -117,6 +112,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]: ...
     async def generate(
         self,
@@ -131,8 +127,9 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
+        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
@@ -141,12 +138,16 @@ class AgentRuns(Generic[DepsT, OutputT]):
             active_tools: the keys the model may call in this run (others are neither shown nor run).
             max_steps: model turns for this run (default: the agent's `max_steps`).
             deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share.
+            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
+                ``context.cancelled`` cancels the run, like `cancel`).
             model_settings: settings for this run instead of the agent's `model_settings`.
             output_type: this run's output type instead of the agent's (the result is typed by it).
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception);
@@ -158,14 +159,11 @@ class AgentRuns(Generic[DepsT, OutputT]):
                 output type no model can be asked for, or ``mode="native"`` where the vendor cannot serve it.
         """
         output = self._output_for(output_type, output_validators, stop_at_tools)
+        options = (prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
         if self.mcp_servers:
             async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None, None, output
-                )
-        return await self._start(
-            prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None, None, output
-        )
+                return await self._start(*options, cancel=cancel, output=output)
+        return await self._start(*options, cancel=cancel, output=output)
 
     @overload
     def generate_sync(
@@ -181,6 +179,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[OutputT]: ...
     @overload
     def generate_sync(
@@ -196,6 +195,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[T]: ...
     @overload
     def generate_sync(
@@ -211,6 +211,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]: ...
     def generate_sync(
         self,
@@ -225,6 +226,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
         return asyncio.run(
@@ -239,6 +241,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
                 output_type=output_type,
                 output_validators=output_validators,
                 stop_at_tools=stop_at_tools,
+                cancel=cancel,
             )
         )
 
@@ -256,6 +259,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
@@ -271,6 +275,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream[T]: ...
     @overload
     def stream(
@@ -286,6 +291,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream[Any]: ...
     def stream(
         self,
@@ -300,6 +306,7 @@ class AgentRuns(Generic[DepsT, OutputT]):
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
+        cancel: asyncio.Event | None = None,
     ) -> AgentStream[Any]:
         """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
 
@@ -311,49 +318,108 @@ class AgentRuns(Generic[DepsT, OutputT]):
         async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
                 return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit, None, output
-                )
+                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit,
+                    cancel=cancel, output=output,
+                )  # fmt: skip
 
         return AgentStream(start)
 
     # ---- approvals -------------------------------------------------------------------------------
 
+    @overload
     async def resume(
         self,
-        result: RunResult[T],
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult[T],
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
-    ) -> RunResult[T]:
-        """Continue a run that stopped with status ``"awaiting_approval"``.
+        cancel: asyncio.Event | None = None,
+    ) -> RunResult[T]: ...
+    @overload
+    async def resume(
+        self,
+        paused: RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> RunResult[OutputT]: ...
+    async def resume(
+        self,
+        paused: RunResult[Any] | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> RunResult[Any]:
+        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
-        `approvals` maps each pending call id to True/False or an `Approval` (a denial's reason reaches the
-        model). Approved calls run (with the rest of that turn's calls); denied ones become ``denied``
-        error results; then the loop goes on. Whether a call needs approval is decided again here, from
-        the calls in `result.messages`, so an edited `result.pending` cannot let a call through. The run
-        keeps the output type it was started with.
+        `answers` maps each pending call id to what its pause waits for:
+
+        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
+          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
+          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
+          the history, so an edited pending list cannot let a call through;
+        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
+          runs again with `ToolContext.resume_data`;
+        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
+          a `ToolError` whose message the model gets as the call's error;
+        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
+
+        Then the loop goes on, with the output type the run was started with (a snapshot resumes with the
+        agent's). Before anything runs, the pause is claimed in the agent's `store`: a second resume of
+        it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process sharing the
+        store), raises `AlreadyResumedError`. A resume rejected for its answers does not use the pause up.
 
         Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
-                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
-                ``pickle``) was already resumed in this process. Nothing runs then.
+            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
+                fit (`ApprovalError` for approval decisions). Nothing runs then.
+            AlreadyResumedError: the pause was resumed before. Nothing runs.
+            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, for
+                another output type, or (with a snapshot key) unsigned or edited.
         """
-        async with self._session():
-            return await self._resume(result, approvals, deps, context, None)
+        from .resume import resume_run
 
+        async with self._session():
+            return await resume_run(self, paused, answers, deps=deps, context=context, emit=None, cancel=cancel)  # type: ignore[arg-type]
+
+    @overload
     def resume_stream(
         self,
-        result: RunResult[T],
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult[T],
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
-    ) -> AgentStream[T]:
+        cancel: asyncio.Event | None = None,
+    ) -> AgentStream[T]: ...
+    @overload
+    def resume_stream(
+        self,
+        paused: RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AgentStream[OutputT]: ...
+    def resume_stream(
+        self,
+        paused: RunResult[Any] | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AgentStream[Any]:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
+        from .resume import resume_run
 
         async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
-                return await self._resume(result, approvals, deps, context, emit)
+                return await resume_run(self, paused, answers, deps=deps, context=context, emit=emit, cancel=cancel)  # type: ignore[arg-type]
 
         return AgentStream(start)

@@ -66,12 +66,12 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
         sink = ctx.on_progress
         try:
             if isinstance(sink, ProgressSink) and sink.streaming:
-                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy)
+                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy, cancel=ctx.cancelled)
                 async for event in stream:
                     ctx.emit(Forwarded(sub.id, event))
                 result = stream.result
             else:
-                result = await sub.generate(prompt, deps=ctx.deps)
+                result = await sub.generate(prompt, deps=ctx.deps, cancel=ctx.cancelled)  # the parent's cancel stops it
         except ModelAPIError as exc:
             # The vendor's body may quote a key or a prompt: the supervisor's model gets what failed only.
             raise ToolError(f"Agent {sub.id!r} failed: {exc.summary}.") from exc
@@ -84,6 +84,11 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
         if result.status == "awaiting_approval":
             names = ", ".join(repr(p.tool_name) for p in result.pending)
             raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")
+        if result.status in ("suspended", "awaiting_client"):
+            names = ", ".join(repr(p.tool_name) for p in result.pending)
+            raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} wait for input, not available here.")
+        if result.status == "cancelled":
+            raise ToolError(f"Agent {sub.id!r} was cancelled.")
         return result.text
 
     description = sub.description or sub.instructions or f"Ask the agent {sub.name!r} to do a task."

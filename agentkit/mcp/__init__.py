@@ -18,6 +18,7 @@ from __future__ import annotations as _annotations
 
 from ._client import MCPServer, StructuredOutput
 from ._common import MCPConnectionError, MCPLoadError
+from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
 from ._server import (
     Transport,
     create_server,
@@ -31,10 +32,13 @@ from ._server import (
 )
 
 __all__ = [
+    "ApprovalFromAnnotations",
     "MCPConnectionError",
     "MCPLoadError",
     "MCPServer",
+    "MCPTool",
     "StructuredOutput",
+    "ToolAnnotations",
     "Transport",
     "create_server",
     "load_registry",

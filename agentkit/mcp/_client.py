@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic_core import to_json
 
-from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError
+from ..context import ToolContext
+from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
-from ..tools import Tool
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
+from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -89,6 +90,7 @@ class MCPServer:
         timeout: float | None = 60.0,
         connect_timeout: float | None = 30.0,
         prefix: str = "",
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
 
@@ -99,8 +101,12 @@ class MCPServer:
             timeout: seconds one tool call may take before it becomes a timeout error (None: no limit).
             connect_timeout: seconds to start, initialize and list tools before giving up.
             prefix: put before every tool name to make the registry keys (e.g. ``"time_"``).
+            requires_approval: approval for every tool (a bool), or decided per tool from its
+                `ToolAnnotations` (e.g. ``lambda a: a.destructive``), returning a bool or a policy.
         """
         self._transport = transport
+        self.requires_approval = requires_approval
+        self._elicitations = Elicitations(lambda: self.name)
         self.name = name
         """The server's name: the given one, replaced by the server's own after initialization."""
         self.timeout = timeout
@@ -135,6 +141,7 @@ class MCPServer:
         prefix: str = "",
         name: str | None = None,
         errlog: TextIO | None = None,
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -148,6 +155,7 @@ class MCPServer:
             prefix: put before every tool name to make the registry keys.
             name: how errors name the server until it tells its own name (default: the command line).
             errlog: where the server's stderr goes (default: this process's stderr).
+            requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
         """
         arguments = [str(a) for a in args]
 
@@ -163,7 +171,14 @@ class MCPServer:
             return stdio_client(params)
 
         label = name or " ".join([command, *arguments])
-        return cls(transport, name=label, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+        return cls(
+            transport,
+            name=label,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            prefix=prefix,
+            requires_approval=requires_approval,
+        )
 
     @classmethod
     def http(
@@ -176,6 +191,7 @@ class MCPServer:
         connect_timeout: float | None = 30.0,
         prefix: str = "",
         name: str | None = None,
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
@@ -187,6 +203,7 @@ class MCPServer:
             connect_timeout: seconds to connect, initialize and list tools.
             prefix: put before every tool name to make the registry keys.
             name: how errors name the server until it tells its own name (default: the URL).
+            requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
         """
         extra = dict(headers or {})
 
@@ -206,7 +223,14 @@ class MCPServer:
                 streams = await stack.enter_async_context(streamable_http_client(url, http_client=client))
                 yield streams[0], streams[1]
 
-        return cls(transport, name=name or url, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+        return cls(
+            transport,
+            name=name or url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            prefix=prefix,
+            requires_approval=requires_approval,
+        )
 
     # ---- lifetime ---------------------------------------------------------------------------------
 
@@ -303,7 +327,9 @@ class MCPServer:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, elicitation_callback=self._elicitations)
+                )
                 init = await session.initialize()
                 tools = await _list_tools(session)
                 self.server_info = init.server_info
@@ -333,8 +359,10 @@ class MCPServer:
     def _build_registry(self, tools: Sequence[mcp_types.Tool]) -> Registry:
         registry = Registry()
         for listed in tools:
+            annotations = ToolAnnotations.from_mcp(listed.annotations)
+            policy = self.requires_approval
             try:
-                item: Tool[..., Any] = Tool(
+                item = MCPTool(
                     self._forwarder(listed.name, listed.output_schema is not None),
                     id=listed.name,
                     description=listed.description or listed.title or "",
@@ -342,6 +370,7 @@ class MCPServer:
                     output_schema=dict(listed.output_schema) if listed.output_schema is not None else None,
                     timeout=self.timeout,
                     to_model_output=_model_output,
+                    requires_approval=policy(annotations) if callable(policy) else policy,
                 )
             except ToolDefinitionError as exc:
                 warnings.warn(
@@ -350,12 +379,19 @@ class MCPServer:
                     stacklevel=2,
                 )
                 continue
+            item.annotations, item.server = annotations, self.name
             registry.add(self.prefix + listed.name, item)
         return registry
 
-    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[[dict[str, Any]], Any]:
-        async def forward(arguments: dict[str, Any]) -> Any:
-            result = await self.call_tool(tool_name, arguments)
+    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[..., Any]:
+        async def forward(ctx: ToolContext[Any], arguments: dict[str, Any]) -> Any:
+            slot = self._elicitations.open(ctx.resume_data) if ctx.resumed else self._elicitations.open()
+            try:
+                result = await self.call_tool(tool_name, arguments)
+            finally:
+                self._elicitations.close(slot)
+            if slot.asked is not None:  # the server asked the user something: the run pauses (see _elicit)
+                raise ToolSuspended(slot.asked, slot.schema)
             return self._tool_output(tool_name, result, has_output_schema)
 
         forward.__name__ = tool_name

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._json_schema import JsonSchema, inline_root_ref
 from .._text import clip
-from ..messages import ToolCall
+from ..context import ToolContext
+from ..exceptions import ToolSuspended
+from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
 from ._common import MCPLoadError, parts_to_content, require_mcp
@@ -95,7 +97,10 @@ def create_server(
     """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
 
     Every call goes through `Registry.call`, so bad arguments, exceptions in a tool and timeouts come
-    back as ``isError: true`` results with the error message, never as a crashed server. A result has
+    back as ``isError: true`` results with the error message, never as a crashed server. A tool that
+    suspends (`ToolContext.suspend`) asks the client with an elicitation (its payload as the message, its
+    schema as ``requestedSchema``) and runs again with the answer; a client that cannot answer, or
+    declines, gets an error result. A result has
     text content (what a model would receive) and, when the tool has an output schema,
     ``structuredContent`` (see `mcp_output_schema` for non-object results). An unknown tool name is
     a protocol error (``-32602``), as the MCP specification asks.
@@ -130,7 +135,7 @@ def create_server(
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        result = await registry.call(call, deps=deps)
+        result = await _call_answering_suspensions(ctx, registry, call, deps)
         content = parts_to_content(result.content)
         if result.is_error:
             return types.CallToolResult(content=content, is_error=True)
@@ -186,6 +191,46 @@ async def serve_async(
             await asyncio.Event().wait()  # until cancelled
     else:
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+
+
+_MAX_QUESTIONS = 5  # a tool that keeps asking gets an error result, not an endless conversation
+
+
+async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
+    """`Registry.call`, with each suspension of the tool asked of the MCP client as an elicitation."""
+    context: ToolContext[Any] | None = None
+    for _ in range(_MAX_QUESTIONS):
+        try:
+            return await registry.call(call, deps=deps, context=context)
+        except ToolSuspended as signal:
+            answer = await _elicit(ctx, call.name, signal)
+            if isinstance(answer, str):
+                return ToolResult.error(call, answer, "tool_error")
+            context = ToolContext(deps=deps, resume_data=answer[0])
+    return ToolResult.error(call, f"Tool {call.name!r} asked more than {_MAX_QUESTIONS} questions.", "tool_error")
+
+
+async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
+    """The client's answer (as a 1-tuple), or why there is none (a message for an error result)."""
+    import json
+
+    payload, schema = signal.payload, signal.schema
+    if isinstance(payload, str):
+        message = payload
+    elif isinstance(payload, Mapping) and isinstance(payload.get("message") or payload.get("question"), str):
+        message = str(payload.get("message") or payload.get("question"))
+    else:
+        message = f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
+    if schema is None or schema.get("type") != "object":
+        return f"Tool {tool!r} needs input this MCP server can only ask for as an object (its schema is {schema})."
+    session = getattr(ctx, "session", None)
+    try:
+        reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
+    except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
+        return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
+    if reply.action != "accept":
+        return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
+    return (reply.content or {},)
 
 
 def _background_server_class() -> Any:

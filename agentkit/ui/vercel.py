@@ -44,6 +44,7 @@ from ..events import (
     FinishEvent,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -82,7 +83,12 @@ UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {
 DONE = "data: [DONE]\n\n"
 """The last server-sent event of a UI message stream."""
 
-_FINISH_REASONS = {"complete": "stop", "awaiting_approval": "tool-calls", "max_steps": "other"}
+_FINISH_REASONS = {
+    "complete": "stop",
+    "awaiting_approval": "tool-calls",
+    "awaiting_client": "tool-calls",
+    "max_steps": "other",
+}
 
 Chunk = dict[str, Any]
 
@@ -272,6 +278,12 @@ class _Translator:
                     "approvalDescriptor": descriptor,
                 }
             )
+        elif isinstance(event, SuspendedEvent):
+            data, problem = shown(event.payload, event.transform_error)
+            asked = {"toolCallId": event.call_id, "toolName": event.tool_name, "payload": data, "schema": event.schema}
+            if problem is not None:
+                asked["transformError"] = problem
+            out.append({"type": "data-agentkit-suspension", "id": f"suspension_{event.call_id}", "data": asked})
         elif isinstance(event, ToolProgressEvent):
             data, problem = jsonable(event.data)
             progress = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}
@@ -385,8 +397,8 @@ async def open_ui_message_stream(
 
     async def on_finish() -> None:
         result = stream.result
-        if result.status == "awaiting_approval":
-            await store.save_paused(message_id, result)
+        if result.paused:
+            await store.save_paused(message_id, result.snapshot())
         else:
             await store.save_history(message_id, result.messages)
 

@@ -351,6 +351,7 @@ def request_payload(
     model_name: str | None = None,
     tool_choice: str | None = None,
     active_tools: Iterable[str] | None = None,
+    output_type: Any = None,
 ) -> dict[str, Any]:
     """Exactly what would be sent for `agent`'s next request on `prompt`, as plain JSON-ready data.
 
@@ -360,10 +361,15 @@ def request_payload(
     sending. For a `Model` instance (or an `agent.override`), its own `Model.payload`; for a third-party
     `Provider` instance, that provider's `build_request` body. No network, no API key.
 
+    The output part is there too: the vendor's native structured-output field, or the output tool and
+    the tool choice that requires it, for the agent's output type (or `output_type`, as a run would
+    take it), exactly as the run's first request.
+
     ```python
     assert request_payload(agent, "Weather in Paris?") == snapshot({...})
     ```
     """
+    from ._agent._output import RunOutput
     from .agent import RunResult, _as_messages
     from .providers import get_provider
 
@@ -374,29 +380,41 @@ def request_payload(
     messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
     messages += history
     first, _, _ = agent._settings(tool_choice, active_tools, None)
+    config = agent._output_for(output_type, None, None)
+
+    def payload_of(model: Model) -> dict[str, Any]:
+        output = RunOutput.of(config, model, agent.tools)
+        if output is None:
+            return model.payload(messages, agent.tools, first)
+        return model.payload(messages, output.registry(agent.tools), output.settings(first))
+
     if agent._override.get() is not None:
-        return agent.resolve_model().payload(messages, agent.tools, first)
+        return payload_of(agent.resolve_model())
     if provider is None:
         model = agent.model
         if isinstance(model, str) and model != "test":
             vendor, _, name = model.partition(":")
             provider, model_name = vendor, model_name or name
         else:
-            return agent.resolve_model().payload(messages, agent.tools, first)
+            return payload_of(agent.resolve_model())
     row = VENDORS.get(provider) if isinstance(provider, str) else None
     if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
-        offline = _offline_model(row.name, model_name or "model")
-        return offline.payload(messages, agent.tools, first)
+        return payload_of(_offline_model(row.name, model_name or "model"))
     resolved = get_provider(provider) if isinstance(provider, str) else provider
+    registry, settings = agent.tools, first
+    output = RunOutput.of(config, resolved, registry)
+    if output is not None:
+        registry, settings = output.registry(registry), output.settings(first)
     body = resolved.build_request(
         messages,
-        agent.tools,
-        tool_choice=first.tool_choice,
-        active_tools=first.active_tools,
-        strict=first.strict,
-        parallel_tool_calls=first.parallel_tool_calls,
-        aliases=first.aliases,
+        registry,
+        tool_choice=settings.tool_choice,
+        active_tools=settings.active_tools,
+        strict=settings.strict,
+        parallel_tool_calls=settings.parallel_tool_calls,
+        aliases=settings.aliases,
+        output=settings.output,
     )
     return {"model": model_name, **body} if model_name else body
 

@@ -93,7 +93,7 @@ def _ending_keys(registry: Registry) -> tuple[str, ...]:
 class RunOutput:
     """How one run asks for and reads its answer (see the module docs)."""
 
-    def __init__(self, config: OutputConfig, model: Model, registry: Registry) -> None:
+    def __init__(self, config: OutputConfig, model: Model | Any, registry: Registry) -> None:
         self.config = config
         self.schema = config.schema()
         self.plan: OutputPlan | None = None
@@ -107,7 +107,10 @@ class RunOutput:
         if self.schema is None:
             return
         definition = self.schema.definition
-        self.plan = model.output_plan(definition, config.mode, with_tools=len(registry) > 0)
+        if isinstance(model, Model):
+            self.plan = model.output_plan(definition, config.mode, with_tools=len(registry) > 0)
+        else:  # a bare `Provider` (request_payload): no model name to decide by
+            self.plan = model.output_plan(definition, mode=config.mode, with_tools=len(registry) > 0)
         mode = self.plan.mode
         if mode == "tool":
             self.key = self.schema.name
@@ -120,7 +123,7 @@ class RunOutput:
         self.request = OutputRequest(definition, mode, prompt)
 
     @classmethod
-    def of(cls, config: OutputConfig | None, model: Model, registry: Registry) -> RunOutput | None:
+    def of(cls, config: OutputConfig | None, model: Model | Any, registry: Registry) -> RunOutput | None:
         """The run's output handling; None for a text run that no tool ends (the common case, untouched)."""
         if config is None:
             config = OutputConfig()
@@ -186,8 +189,8 @@ class RunOutput:
         loop.steps.append(Step(index, response, [], []))
         loop._step_finish(index, response, 0)
         try:
-            restore = self.plan is not None and self.plan.strict
-            value = await self._accepted(self.schema.validate_text(text, restore=restore))
+            # null for an optional field means its default, as for tool arguments (strict dialects force it)
+            value = await self._accepted(self.schema.validate_text(text, restore=True))
         except ToolInputError as exc:
             self._failed(loop, text, exc.errors)
             if self.key is not None:

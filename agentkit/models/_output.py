@@ -49,8 +49,8 @@ class OutputPlan:
     """How one model serves a structured output: the mode, and why, when it is not the one preferred.
 
     `reason` is set when ``auto`` could not use the vendor's native form (e.g. ``cohere does not accept
-    response_format together with tools``); `strict` says whether the native schema is enforced by the
-    vendor (constrained decoding), so ``null`` answers for optional fields are read as their defaults.
+    response_format together with tools``); `strict` says whether the vendor enforces the native schema
+    (constrained decoding with the strict rewrite, whose optional fields are nullable).
     """
 
     mode: ResolvedMode

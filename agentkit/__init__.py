@@ -19,7 +19,7 @@ from __future__ import annotations as _annotations
 from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
@@ -39,6 +39,8 @@ from .exceptions import (
     UsageError,
     UsageLimitExceeded,
 )
+from .hooks import Hooks, RunHooks, StepChanges
+from .limits import ConcurrencyLimit, RunLimits
 from .messages import (
     AssistantMessage,
     ContentPart,
@@ -68,9 +70,11 @@ __all__ = [
     "ApprovalError",
     "ApprovalPolicy",
     "AssistantMessage",
+    "ConcurrencyLimit",
     "ContentPart",
     "ErrorDetail",
     "FunctionSchema",
+    "Hooks",
     "ImagePart",
     "Message",
     "ModelAPIError",
@@ -81,8 +85,12 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RetryLimitExceeded",
+    "RunContext",
+    "RunHooks",
+    "RunLimits",
     "RunResult",
     "RunSnapshot",
+    "StepChanges",
     "SystemMessage",
     "TextPart",
     "Tool",

@@ -36,7 +36,10 @@ from contextvars import ContextVar
 from typing import Any, overload
 
 from ._agent._deps import check_deps
+from ._agent._options import RunOptions, check_hooks
 from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
+from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
+from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
@@ -46,7 +49,7 @@ from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
-from .context import ToolContext
+from .context import RunContext
 from .events import RunStatus
 from .exceptions import (
     AgentSetupError,
@@ -57,11 +60,14 @@ from .exceptions import (
     RetryLimitExceeded,
     ToolChoiceError,
 )
+from .hooks import PrepareStep, RunHooks, StepChanges
+from .limits import RunLimits
 from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .output import Output, OutputSpec
 from .registry import Registry
 from .runs import RunSnapshot, RunStore, default_store
+from .search import ToolSearch
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
@@ -80,10 +86,12 @@ __all__ = [
     "PendingSuspension",
     "ResumeError",
     "RetryLimitExceeded",
+    "RunContext",
     "RunResult",
     "RunSnapshot",
     "RunStatus",
     "Step",
+    "StepChanges",
     "TranscriptEntry",
 ]
 
@@ -101,7 +109,9 @@ class Agent(AgentRuns[DepsT, OutputT]):
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
         name: a display name; defaults to `id`.
-        instructions: the system instructions, sent first in every request (not stored in the history).
+        instructions: the system instructions, sent first in every request (not stored in the history):
+            text, a function of the `RunContext` (sync or async, returning text or None; called before
+            every model turn), or a list mixing text and functions (joined by blank lines).
         model: ``"vendor:model-name"``, ``"test"``, or a `Model` instance (which may wrap your own SDK
             client). Resolved on first use, so tests can `override` it without an API key.
         tools: a `Registry`, a dict ``{key: tool_or_function}`` or a list of tools (key = tool id).
@@ -118,6 +128,13 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        prepare_step: runs before each model turn with the `RunContext` and may change that turn's
+            model, active tools, tool choice, instructions and settings (returns `StepChanges` or None).
+        hooks: `RunHooks` around every model request and tool call, in order (see `agentkit.hooks`).
+        limits: `RunLimits` for every run: a tool-call budget and concurrency caps (`agentkit.limits`).
+        tool_search: how runs search deferred tools (`agentkit.search.ToolSearch`; the default when
+            omitted); the search tool is added only to runs that have deferred tools.
+        deferred_tools: keys of tools to defer (or True for all), besides tools marked ``deferred=True``.
         store: the `RunStore` where each resume claims its pause (single use across copies and
             processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
         snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
@@ -140,7 +157,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         *,
         id: str | None = None,
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent[Any, Any]] | None = None,
@@ -153,6 +170,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: DepsT | None = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
         deps_type: type[DepsT] | None = None,
@@ -166,7 +188,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         *,
         id: str | None = None,
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent[Any, Any]] | None = None,
@@ -179,6 +201,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
         deps_type: Any = None,
@@ -191,7 +218,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent[Any, Any]] | None = None,
@@ -204,6 +231,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
         deps_type: Any = None,
@@ -218,12 +250,29 @@ class Agent(AgentRuns[DepsT, OutputT]):
             )
         self.id: str = id if id is not None else _slug(name or "agent")
         self.name: str = name if name is not None else self.id
-        self.instructions = instructions
+        self._instructions = Instructions(instructions)
+        self.instructions: InstructionsLike = instructions
+        """The instructions as given (text, a function, or a list of both)."""
+        self._prepare = check_prepare([prepare_step], "Agent(...): ")
+        self.hooks: list[RunHooks[Any]] = check_hooks(hooks, "Agent(hooks=...)")
+        """Hooks around every model request and tool call of every run, in order."""
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
+        self.limits = limits or RunLimits()
+        """Budgets and concurrency caps for every run (a run's own `limits` go over them field by field)."""
+        if tool_search is not None and not isinstance(tool_search, ToolSearch):
+            raise AgentSetupError(f"Agent(tool_search=...) takes ToolSearch(...), got {tool_search!r}")
+        self.tool_search = tool_search
+        self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
+        if transform is not None and not isinstance(transform, ToolTransform):
+            raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
         self.transform = transform
         self.max_steps = max_steps
         self.retries = retries
         self.max_retries = max_retries
+        if model_settings is not None and not isinstance(model_settings, ModelSettings):
+            raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.deps_type: type[Any] | None = deps_type
@@ -273,6 +322,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         return registry
 
     @property
+    def instructions_preview(self) -> str:
+        """The instructions for a display: the text parts, ``{function_name}`` where a function's text goes."""
+        return self._instructions.preview
+
+    @property
     def tools(self) -> Registry:
         """Every tool the model may call: own tools, ``agent-*``, ``workflow-*`` and entered MCP servers'."""
         return self._sessions.registry
@@ -306,13 +360,23 @@ class Agent(AgentRuns[DepsT, OutputT]):
             self._model = infer_model(self.model)
         return self._model
 
-    def transcript(self, result: RunResult[Any]) -> list[TranscriptEntry]:
+    def transcript(
+        self, result: RunResult[Any], *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+    ) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
         The same fail-closed rules as the stream events: a transform that raises withholds that payload.
-        Calls still waiting for approval are listed with their (shaped) input only.
+        Calls still waiting for approval are listed with their (shaped) input only. Tools given to the
+        run itself are known to the result it returned; for a copy of it (``pickle``, ``deepcopy``), pass
+        them as `tools`, or their calls' payloads are withheld.
         """
-        return transcript(result, self.tools, self.transform)
+        known: dict[str, Any] = dict(self.tools.items())
+        state = result._state
+        known.update(state.registry or {} if state is not None else {})  # the run's own tools, in process
+        if tools is not None:
+            known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
+        unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
+        return transcript(result, known, self.transform, withheld=unknown)
 
     @contextlib.contextmanager
     def override(self, *, model: ModelLike) -> Iterator[None]:
@@ -351,7 +415,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
     # ---- running ---------------------------------------------------------------------------------
 
     def _settings(
-        self, tool_choice: str | None, active_tools: Iterable[str] | None, model_settings: ModelSettings | None
+        self,
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model_settings: ModelSettings | None,
+        registry: Registry | None = None,
     ) -> tuple[ModelSettings, ModelSettings, tuple[str, ...] | None]:
         base = model_settings or self.model_settings
         if tool_choice is None and active_tools is None:
@@ -360,7 +428,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         else:
             active = tuple(active_tools) if active_tools is not None else base.active_tools
             first = dataclasses.replace(base, tool_choice=tool_choice or base.tool_choice, active_tools=active)
-        registry = self.tools
+        registry = registry if registry is not None else self.tools
         for key in active or ():
             registry[key]  # raises UnknownToolError with a "did you mean"
         choice = first.tool_choice
@@ -376,6 +444,29 @@ class Agent(AgentRuns[DepsT, OutputT]):
         later = first if choice in ("auto", "none") else dataclasses.replace(first, tool_choice="auto")
         return first, later, active
 
+    def _first_request(
+        self,
+        history: list[Message],
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model: Model | None = None,
+    ) -> tuple[list[Message], Registry, ModelSettings]:
+        """The first step's messages, tools sent and settings, offline (for payload snapshots).
+
+        With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
+        """
+        first, _, active = self._settings(tool_choice, active_tools, None)
+        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
+        ctx = RunContext(
+            deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
+        )
+        text = self._instructions.render_sync(ctx)
+        messages: list[Message] = [SystemMessage(text)] if text else []
+        native = model is not None and tools.native(model)
+        if native:
+            first = dataclasses.replace(first, deferred_tools=tools.deferred_keys(active))
+        return [*messages, *history], tools.sent([], active, native=native), first
+
     def _new_run(
         self,
         messages: list[Message],
@@ -383,37 +474,42 @@ class Agent(AgentRuns[DepsT, OutputT]):
         first: ModelSettings,
         later: ModelSettings,
         *,
-        deps: Any,
-        context: ToolContext[Any] | None,
+        options: RunOptions,
+        registry: Registry,
+        extra_keys: frozenset[str],
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunLoop:
-        registry = self.tools
-        state.registry = registry
-        executor = registry.select(state.active_tools) if state.active_tools is not None else registry
-        convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
-        prefix = len(convo)
-        convo.extend(messages)
+        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
+        state.run_keys = state.run_keys | extra_keys
+        state.registry = tools.registry  # every tool the run can call, for snapshots and transcripts
+        control = RunControl(
+            tools=tools,
+            instructions=self._instructions,
+            prepare=[*self._prepare, *check_prepare([options.prepare_step], "generate(...): ")],
+            hooks=[*self.hooks, *check_hooks(options.hooks, "generate(hooks=...)")],
+            limits=state.limits,
+            require_approval=state.require_approval,
+            extra_keys=extra_keys,
+        )
+        run_registry = tools.registry
+        executor = run_registry.select(state.active_tools) if state.active_tools is not None else run_registry
+        deps, context = options.deps, options.context
         if deps is None and context is not None:
             deps = context.deps
         deps = deps if deps is not None else self.deps
-        check_deps(registry, deps, self.deps_type, "generate(...)")
+        check_deps(run_registry, deps, self.deps_type, "generate(...)")
         model = self.resolve_model()
         config = state.output if state.output is not None else self._restored_output(state)
-        output = RunOutput.of(config, model, registry)
-        if output is not None:
-            registry = output.registry(registry)  # the output tool joins what the model is told about
-            first, later = output.settings(first), output.settings(later)
         return RunLoop(
             self,
             model,
-            registry,
+            run_registry,
             executor,
-            convo,
-            prefix,
+            list(messages),
+            0,
             first,
             later,
             state,
@@ -423,8 +519,9 @@ class Agent(AgentRuns[DepsT, OutputT]):
             steps,
             usage,
             merge_transforms(self.transform, inherited),
-            cancel,
-            output,
+            options.cancel,
+            control=control,
+            output=RunOutput.of(config, model, run_registry),
         )
 
     def _restored_output(self, state: RunState) -> OutputConfig:
@@ -468,38 +565,47 @@ class Agent(AgentRuns[DepsT, OutputT]):
     async def _start(
         self,
         prompt: Prompt,
-        tool_choice: str | None,
-        active_tools: Iterable[str] | None,
-        max_steps: int | None,
-        deps: Any,
-        context: ToolContext[Any] | None,
-        model_settings: ModelSettings | None,
+        options: RunOptions,
         emit: Emit | None,
         inherited: ToolTransform | None = None,
-        cancel: asyncio.Event | None = None,
         output: OutputConfig | None = None,
     ) -> RunResult[Any]:
-        first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        if max_steps is not None:
-            _check_max_steps(max_steps)
-        config = output if output is not None else self.output
-        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
-        state.structured, state.output = config.structured, config
-        state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
-        run = self._new_run(
-            _as_messages(prompt),
-            state,
-            first,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=[],
-            usage=Usage(),
-            inherited=inherited,
-            cancel=cancel,
-        )
-        return await run.run()
+        messages = _as_messages(prompt)
+        if options.max_steps is not None:
+            _check_max_steps(options.max_steps)
+        limits = options.limits.over(self.limits) if options.limits is not None else self.limits
+        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
+            registry, extra_keys = opened
+            first, later, active = self._settings(
+                options.tool_choice, options.active_tools, options.model_settings, registry
+            )
+            state = RunState(
+                options.max_steps if options.max_steps is not None else self.max_steps,
+                active,
+                first,
+                {},
+                0,
+                require_approval=options.require_approval,
+                limits=limits,
+                deferred=options.deferred,
+            )
+            config = output if output is not None else self.output
+            state.structured, state.output = config.structured, config
+            state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
+            run = self._new_run(
+                messages,
+                state,
+                first,
+                later,
+                options=options,
+                registry=registry,
+                extra_keys=extra_keys,
+                emit=emit,
+                steps=[],
+                usage=Usage(),
+                inherited=inherited,
+            )
+            return await run.run()
 
     def _stream_for_parent(
         self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
@@ -507,8 +613,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult[Any]:
-            async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy, cancel=cancel)
+            return await self._start(prompt, RunOptions(deps=deps, cancel=cancel), emit, policy)
 
         return AgentStream(start)
 
@@ -525,8 +630,25 @@ class Agent(AgentRuns[DepsT, OutputT]):
         from .runs._snapshot import snapshot_of
 
         state = result._state
-        tools = state.registry if state is not None and state.registry is not None else self.tools
+        if state is not None and state.registry is not None:
+            tools = state.registry
+        else:  # a copy: the agent's tools (the run's own are unknown), with the search tool if it had one
+            tools = self._run_tools_of(self.tools, state.deferred if state is not None else None)
         return snapshot_of(result, tools=tools, key=self._snapshot_key())
+
+    def _merged_deferred(self, run_deferred: bool | frozenset[str] | None) -> bool | frozenset[str] | None:
+        """The agent's deferred tools with a run's own."""
+        if self._deferred is True or run_deferred is True:
+            return True
+        return frozenset(self._deferred or ()) | frozenset(run_deferred or ())
+
+    def _run_tools_of(self, registry: Registry, run_deferred: Any) -> Registry:
+        """Every tool a run over `registry` can call (the search tool included when it defers tools).
+
+        `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
+        """
+        deferred = check_deferred(run_deferred, "the snapshot's ")
+        return RunTools.build(registry, self.tool_search, self._merged_deferred(deferred)).registry
 
 
 def _check_max_steps(max_steps: int) -> None:

@@ -1,4 +1,7 @@
-"""`ToolContext`: what a tool can ask to receive besides the model's arguments.
+"""`ToolContext` and `RunContext`: what tools, and the functions that steer a run, receive.
+
+`ToolContext` is what a tool can ask to receive besides the model's arguments; `RunContext` is what
+dynamic instructions, ``prepare_step`` and model-request hooks receive.
 
 A parameter annotated with `ToolContext` (or `ToolContext[MyDeps]`) is filled by the caller — the
 registry, the agent loop, or `Tool.invoke(..., context=...)` — and never appears in the tool's schema.
@@ -7,13 +10,17 @@ registry, the agent loop, or `Tool.invoke(..., context=...)` — and never appea
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, Union, overload
 
 from typing_extensions import TypeVar
 
-__all__ = ["ToolContext"]
+if TYPE_CHECKING:
+    from .messages import Message, Usage
+    from .tools import Tool
+
+__all__ = ["RunContext", "ToolContext"]
 
 DepsT = TypeVar("DepsT", default=Any)
 T = TypeVar("T")
@@ -108,3 +115,28 @@ class ToolContext(Generic[DepsT]):
             on_progress=self.on_progress,
             resume_data=self.resume_data,
         )
+
+
+@dataclass(frozen=True)
+class RunContext(Generic[DepsT]):
+    """What dynamic instructions, ``prepare_step`` and model-request hooks receive: the run so far.
+
+    Example:
+        ```python
+        def instructions(ctx: RunContext[User]) -> str:
+            return f"The user is {ctx.deps.name}; answer in {ctx.deps.language}."
+        ```
+    """
+
+    deps: DepsT
+    """The run's dependencies (the same object tools get as `ToolContext.deps`)."""
+    agent: Any
+    """The `Agent` running."""
+    step: int
+    """The index of the model turn about to be taken (0 for the first)."""
+    messages: Sequence[Message]
+    """The conversation so far, without the instructions (read-only: a copy of the run's history)."""
+    usage: Usage
+    """Tokens and requests used so far in this run."""
+    tools: Mapping[str, Tool[..., Any]]
+    """Every tool of this run under its key: the agent's, this run's own, MCP servers', deferred ones."""

@@ -26,9 +26,10 @@ Exception
 │   │   ├── ApprovalError                   ... approval decisions missing, or naming no pending call
 │   │   │   └── AlreadyResumedError         ... the pause (or a copy of its result or snapshot) was resumed before
 │   │   └── SnapshotError                   ... a snapshot that is malformed, edited, too new, or for changed tools
+│   ├── HookError                           a model-request hook raised or returned what cannot be sent
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
-│   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
+│   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
@@ -68,6 +69,7 @@ __all__ = [
     "CLIError",
     "ClientCallRequested",
     "ErrorDetail",
+    "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
     "MCPConnectionError",
@@ -450,6 +452,28 @@ class SnapshotError(ResumeError):
         return (type(self), (self.message, self.keys))
 
 
+class HookError(AgentkitError):
+    """A ``before_model_request`` / ``after_model_response`` hook raised, or left a request that cannot be sent.
+
+    The run stops there (a check that could not be made must not let the request through); the
+    original exception, if any, is the ``__cause__``. Tool-call hooks never raise this: their failures
+    become error results for the call.
+    """
+
+    def __init__(self, hook: object, method: str, problem: str) -> None:
+        self.hook = hook if isinstance(hook, str) else repr(hook)
+        """The hook object's repr (a string, so the error pickles)."""
+        self.method = method
+        self.problem = problem
+        super().__init__(self.hook, method, problem)
+
+    def __str__(self) -> str:
+        return f"The {self.method} hook {self.hook} {self.problem}."
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.hook, self.method, self.problem))
+
+
 class WorkflowStepError(AgentkitError):
     """A step of a workflow failed; `step` names it and the original error is the ``__cause__``."""
 
@@ -472,7 +496,10 @@ class MCPConnectionError(AgentkitError, ConnectionError):
 
 
 class MCPLoadError(AgentkitError, ValueError):
-    """`load_registry` could not turn a ``module:attribute`` target into a `Registry`."""
+    """A command-line target (``module:attr`` or ``file.py:attr``) could not be loaded or names nothing usable.
+
+    Raised by the one loader every ``agentkit`` command and `agentkit.mcp.load_registry` use.
+    """
 
 
 class UIInputError(AgentkitError, ValueError):

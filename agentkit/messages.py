@@ -106,7 +106,8 @@ class ToolResult:
     is_error: bool = False
     error_kind: str | None = None
     """For errors: ``unknown_tool``, ``invalid_arguments``, ``retry``, ``tool_error``, ``exception``,
-    ``invalid_output``, ``timeout`` or ``denied``."""
+    ``invalid_output``, ``timeout``, ``denied`` (by a person or a hook), ``budget`` (a call budget is spent),
+    ``hook_error`` (a tool-call hook failed) or ``limit_error`` (a concurrency limit's key failed)."""
     exception_type: str | None = None
     """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
     can name it when the message itself must be withheld."""

@@ -3,7 +3,7 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
@@ -41,6 +41,22 @@ def _as_tool(value: Any, where: str) -> Tool[..., Any]:
 def _input_error_message(exc: ToolInputError) -> str:
     lines = "\n".join(f"- {e}" for e in exc.errors)
     return f"Invalid arguments for tool {exc.tool!r}:\n{lines}\nFix the arguments and call the tool again."
+
+
+async def result_of(item: Tool[..., Any], call: ToolCall, value: Any) -> ToolResult:
+    """The result of `call` whose tool returned `value`: the output validated, what the model receives made."""
+    try:
+        if item.schema.needs_thread:
+            value = await item.avalidate_output(value, name=call.name)
+        else:
+            value = item.schema.validate_output(call.name, value)
+        content = item.model_content(value)
+    except ToolOutputError as exc:
+        return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+        message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
+        return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
+    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
 
 class Registry(Mapping[str, Tool[..., Any]]):
@@ -138,6 +154,18 @@ class Registry(Mapping[str, Tool[..., Any]]):
     def __repr__(self) -> str:
         return f"Registry({list(self._tools)!r})"
 
+    def items(self) -> ItemsView[str, Tool[..., Any]]:
+        """(key, tool) pairs in registration order (the dict's own view: no lookup per key)."""
+        return self._tools.items()
+
+    def copy(self) -> Registry:
+        """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
+        copy = Registry()
+        copy._tools = dict(self._tools)
+        for item in copy._tools.values():
+            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
+        return copy
+
     def select(self, keys: Iterable[str]) -> Registry:
         """A registry holding only `keys` (same tools, same keys, in the order given).
 
@@ -210,18 +238,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
             message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
             return ToolResult.error(call, message, "exception", type(exc).__name__)
-        try:
-            if schema.needs_thread:
-                value = await item.avalidate_output(value, name=call.name)
-            else:
-                value = schema.validate_output(call.name, value)
-            content = item.model_content(value)
-        except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
-            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
-        return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+        return await result_of(item, call, value)
 
     async def call_many(
         self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None

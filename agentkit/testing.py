@@ -377,44 +377,46 @@ def request_payload(
         history: list[Message] = list(prompt.messages)
     else:
         history = _as_messages(prompt) if prompt is not None else []
-    messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
-    messages += history
-    first, _, _ = agent._settings(tool_choice, active_tools, None)
     config = agent._output_for(output_type, None, None)
 
-    def payload_of(model: Model) -> dict[str, Any]:
-        output = RunOutput.of(config, model, agent.tools)
-        if output is None:
-            return model.payload(messages, agent.tools, first)
-        return model.payload(messages, output.registry(agent.tools), output.settings(first))
+    def first_request(model: Any = None) -> tuple[list[Message], Registry, ModelSettings]:
+        # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
+        # (its vendor's native one, or held back for the search tool), the output asked for; prepare_step
+        # and hooks do not run
+        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
+        output = RunOutput.of(config, model if model is not None else resolved, tools)
+        if output is not None:
+            tools, first = output.registry(tools), output.settings(first)
+        return messages, tools, first
 
+    resolved: Any = None
     if agent._override.get() is not None:
-        return payload_of(agent.resolve_model())
+        model = agent.resolve_model()
+        return model.payload(*first_request(model))
     if provider is None:
-        model = agent.model
-        if isinstance(model, str) and model != "test":
-            vendor, _, name = model.partition(":")
+        agent_model = agent.model
+        if isinstance(agent_model, str) and agent_model != "test":
+            vendor, _, name = agent_model.partition(":")
             provider, model_name = vendor, model_name or name
         else:
-            return payload_of(agent.resolve_model())
+            model = agent.resolve_model()
+            return model.payload(*first_request(model))
     row = VENDORS.get(provider) if isinstance(provider, str) else None
     if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
-        return payload_of(_offline_model(row.name, model_name or "model"))
+        offline = _offline_model(row.name, model_name or "model")
+        return offline.payload(*first_request(offline))
     resolved = get_provider(provider) if isinstance(provider, str) else provider
-    registry, settings = agent.tools, first
-    output = RunOutput.of(config, resolved, registry)
-    if output is not None:
-        registry, settings = output.registry(registry), output.settings(first)
+    messages, tools, first = first_request()
     body = resolved.build_request(
         messages,
-        registry,
-        tool_choice=settings.tool_choice,
-        active_tools=settings.active_tools,
-        strict=settings.strict,
-        parallel_tool_calls=settings.parallel_tool_calls,
-        aliases=settings.aliases,
-        output=settings.output,
+        tools,
+        tool_choice=first.tool_choice,
+        active_tools=first.active_tools,
+        strict=first.strict,
+        parallel_tool_calls=first.parallel_tool_calls,
+        aliases=first.aliases,
+        output=first.output,
     )
     return {"model": model_name, **body} if model_name else body
 
@@ -503,7 +505,7 @@ def check_tool_contract(
         from hypothesis_jsonschema import from_schema
     except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
         raise ImportError(
-            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit[testing]'"
+            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit-tools[testing]'"
         ) from exc
     from jsonschema import Draft202012Validator
 

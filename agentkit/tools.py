@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, cast, overload
 
@@ -28,6 +28,7 @@ from .exceptions import (
     ToolTimeoutError,
     UsageError,
 )
+from .limits import ConcurrencyLimit
 from .messages import ContentPart, ImagePart, TextPart
 
 __all__ = [
@@ -82,6 +83,16 @@ class ToolOptions(TypedDict, total=False):
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
     ends_run: bool
     """A successful call ends the agent's run with its result as the output, without another model turn."""
+    deferred: bool
+    """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
+    max_calls: int | None
+    """Calls allowed per run; once spent, the tool is hidden and further calls get an error result."""
+    max_concurrency: int | None
+    """Calls of this tool running at once, across every run of the process."""
+    sequential: bool
+    """A call runs alone: the turn's earlier calls finish first, its later calls start after it."""
+    limits: Sequence[ConcurrencyLimit]
+    """Concurrency limits shared with other tools, optionally keyed by a resource (`ConcurrencyLimit`)."""
     background: bool
     """In an agent run, return at once (the model is told the call started) and add the result to the
     conversation when it is ready."""
@@ -115,6 +126,23 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     return timeout
 
 
+def _check_count(qualname: str, name: str, value: Any, minimum: int) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+        raise ToolDefinitionError(
+            qualname, [f"{name}= must be a whole number of at least {minimum} (or None), got {value!r}"]
+        )
+    return value
+
+
+def _check_limits(qualname: str, limits: Sequence[ConcurrencyLimit]) -> tuple[ConcurrencyLimit, ...]:
+    if isinstance(limits, ConcurrencyLimit):
+        limits = [limits]
+    bad = [item for item in limits if not isinstance(item, ConcurrencyLimit)]
+    if bad:
+        raise ToolDefinitionError(qualname, [f"limits= takes ConcurrencyLimit objects, got {bad[0]!r}"])
+    return tuple(limits)
+
+
 class Tool(Generic[P, R_co]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
@@ -123,7 +151,8 @@ class Tool(Generic[P, R_co]):
     * `id`, `description`, `input_schema`, `output_schema`: what a model is told about it;
     * `invoke` / `ainvoke`: validate arguments (a mapping or JSON text) -> call -> validate the result;
     * the options that shape how the agent loop runs it (`strict`, `timeout`, `requires_approval`,
-      `to_model_output`, `transform`, `inline`, `ends_run`).
+      `to_model_output`, `transform`, `inline`, `deferred`, `max_calls`, `max_concurrency`, `sequential`,
+      `limits`, `ends_run`).
 
     Schemas are built on first use and cached; definition mistakes are raised at construction.
     """
@@ -143,6 +172,11 @@ class Tool(Generic[P, R_co]):
         transform: ToolTransform | None = None,
         inline: bool = False,
         ends_run: bool = False,
+        deferred: bool = False,
+        max_calls: int | None = None,
+        max_concurrency: int | None = None,
+        sequential: bool = False,
+        limits: Sequence[ConcurrencyLimit] = (),
         background: bool = False,
     ) -> None:
         target: Any = fn
@@ -179,6 +213,19 @@ class Tool(Generic[P, R_co]):
         self.ends_run = bool(ends_run)
         """A successful call ends the agent's run: its result is the run's output, with no further model
         turn (like ``stop_at_tools=[key]`` on the agent, for every agent that has this tool)."""
+        self.deferred = deferred
+        """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
+        self.max_calls = _check_count(self.schema.qualname, "max_calls", max_calls, 0)
+        """Calls allowed per run (None: no limit); see `agentkit.limits`."""
+        self.sequential = sequential
+        """A call of this tool runs alone in its turn (earlier calls finish first, later ones wait)."""
+        own = _check_count(self.schema.qualname, "max_concurrency", max_concurrency, 1)
+        self.max_concurrency = own
+        """Calls of this tool running at once, across every run of the process (None: no limit)."""
+        self.limits: tuple[ConcurrencyLimit, ...] = _check_limits(self.schema.qualname, limits)
+        """Concurrency limits this tool's calls hold while they run (its own `max_concurrency` among them)."""
+        if own is not None:
+            self.limits = (*self.limits, ConcurrencyLimit(own, name=f"{self.id}.max_concurrency"))
         self.background = background
         """In an agent run, the call returns at once (the model is told it started) and keeps running; its
         result joins the conversation before a later model turn (see the pausing guide)."""
@@ -582,7 +629,8 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``, ``ends_run``, ``background``.
+            ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
+            ``sequential``, ``limits``, ``ends_run``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -285,6 +285,7 @@ class Workflow(Generic[P, R]):
             self._tool = _WorkflowTool(
                 self, run_workflow, id=self.id, description=self.description, input_schema=dict(self.input_schema)
             )
+            self._tool._nests_runs = True  # type: ignore[attr-defined]  # steps may run agents: no run slot
         return self._tool
 
 

@@ -22,6 +22,7 @@ from ..models import Model, ModelSettings, OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
 
 if TYPE_CHECKING:
+    from ..hooks import ModelRequest
     from .loop import RunLoop
     from .results import RunResult
 
@@ -104,23 +105,40 @@ class RunOutput:
         self.errors: list[ErrorDetail] = []
         self._streamed = ""
         self._shown: Any = None
-        if self.schema is None:
-            return
+        self._planned: tuple[Any, bool] | None = None
+        if self.schema is not None:
+            self._plan_for(model, registry)
+
+    def _plan_for(self, model: Model | Any, registry: Registry) -> None:
+        """Decide how `model` is asked for the output, beside the tools of `registry`."""
+        assert self.schema is not None
         definition = self.schema.definition
+        with_tools = len(registry) > 0
         if isinstance(model, Model):
-            self.plan = model.output_plan(definition, config.mode, with_tools=len(registry) > 0)
+            self.plan = model.output_plan(definition, self.config.mode, with_tools=with_tools)
         else:  # a bare `Provider` (request_payload): no model name to decide by
-            self.plan = model.output_plan(definition, mode=config.mode, with_tools=len(registry) > 0)
+            self.plan = model.output_plan(definition, mode=self.config.mode, with_tools=with_tools)
+        self._planned = (model, with_tools)
         mode = self.plan.mode
-        if mode == "tool":
-            self.key = self.schema.name
-            if self.key in registry:
-                raise AgentSetupError(
-                    f"the output tool's name {self.key!r} is already a tool's key; name the output otherwise, "
-                    f"e.g. Output(..., name='{self.key}_answer')"
-                )
+        self.key = self.schema.name if mode == "tool" else None
+        if self.key is not None and self.key in registry:
+            raise AgentSetupError(
+                f"the output tool's name {self.key!r} is already a tool's key; name the output otherwise, "
+                f"e.g. Output(..., name='{self.key}_answer')"
+            )
         prompt = self.schema.prompt() if mode == "prompted" else None
         self.request = OutputRequest(definition, mode, prompt)
+
+    def prepared(self, request: ModelRequest) -> ModelRequest:
+        """One step's request asking for the output: planned for its model (``prepare_step`` may change it)."""
+        if self.schema is None:
+            return request
+        planned = self._planned
+        if planned is None or planned[0] is not request.model or planned[1] != (len(request.tools) > 0):
+            self._plan_for(request.model, request.tools)
+        return dataclasses.replace(
+            request, tools=self.registry(request.tools), settings=self.settings(request.settings)
+        )
 
     @classmethod
     def of(cls, config: OutputConfig | None, model: Model | Any, registry: Registry) -> RunOutput | None:
@@ -149,7 +167,7 @@ class RunOutput:
         hit: tuple[int, OutputSchema, Registry] | None = registry.__dict__.get("_agentkit_with_output")
         if hit is not None and hit[0] == registry.version and hit[1] is self.schema:
             return hit[2]
-        combined = Registry(dict(registry.items()))
+        combined = registry.copy()
         combined.add(self.key, self.schema.tool)
         registry.__dict__["_agentkit_with_output"] = (registry.version, self.schema, combined)
         return combined

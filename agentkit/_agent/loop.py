@@ -12,8 +12,8 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from ..context import ToolContext
 from ..events import (
@@ -40,7 +40,11 @@ from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import Tool, ToolTransform
+from ._intercept import after_model_response, call_with_hooks
+from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
+from ._steps import RunControl, StepRequest, prepare_request
+from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
@@ -59,6 +63,8 @@ _RETRYABLE = frozenset({"invalid_arguments", "retry"})
 
 Outcome = Union[ToolResult, Interrupt]
 """What running one call gives: its result, or why it paused."""
+
+_T = TypeVar("_T")
 
 
 class RunLoop:
@@ -82,12 +88,15 @@ class RunLoop:
         usage: Usage,
         policy: ToolTransform | None = None,
         cancel: asyncio.Event | None = None,
+        *,
+        control: RunControl,
         output: RunOutput | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
-        self.registry = registry  # what the model is told about
-        self.executor = executor  # what may run: the active subset
+        self.registry = registry  # every tool of the run (the agent's, the run's own, deferred ones)
+        self.executor = executor  # what may run in the current step: what it sent, its active subset
+        self.control = control
         self.convo = convo
         self.prefix = prefix  # leading instruction messages, not part of the result's history
         self.first = first
@@ -123,6 +132,18 @@ class RunLoop:
 
     async def run(self) -> RunResult[Any]:
         """Take model turns until the run ends or pauses; return its result."""
+        return await self.scoped(self._run())
+
+    async def scoped(self, work: Awaitable[_T]) -> _T:
+        """Await `work` with this run's concurrency cap and state installed for its tool calls."""
+        token, bound = enter_run(self), bind_state(self.state)
+        try:
+            return await work
+        finally:
+            unbind_state(bound)
+            leave_run(token)
+
+    async def _run(self) -> RunResult[Any]:
         while len(self.steps) < self.state.max_steps:
             if self._ended is not None:  # the last turn's tools ended it (an answer, a stop-at tool)
                 return self._ended
@@ -133,14 +154,21 @@ class RunLoop:
                 self.join_background(index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
+            step = await prepare_request(self, index, settings)
+            request = step.request
+            self.executor = step.executor
             if self.emit is None and not self.cancel_given:
-                response: ModelResponse | None = await self.model.request(self.convo, self.registry, settings)
+                response: ModelResponse | None = await request.model.request(
+                    request.messages, request.tools, request.settings
+                )
             else:
-                response = await self._turn(settings, index)
+                response = await self._turn(step, index)
             if response is None:
                 return self._finish("cancelled", self._last_text())
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
+            if self.control.hooks:
+                await after_model_response(self.control.hooks, step.ctx, request, response)
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
@@ -194,17 +222,19 @@ class RunLoop:
                     ApprovalRequestedEvent(item.call_id, item.tool_name, item.payload, index, item.transform_error)
                 )
         self._step_finish(index, response, len(calls))
+        self.state.step_tools = tuple(self.executor)  # a resume runs the calls against what this step could
         return self._pause("awaiting_approval", response.message.text, list(approvals))
 
     def _last_text(self) -> str:
         return self.steps[-1].text if self.steps else ""
 
-    async def _turn(self, settings: ModelSettings, index: int) -> ModelResponse | None:
+    async def _turn(self, step: StepRequest, index: int) -> ModelResponse | None:
         """One model request (streamed when the run streams); ``None`` when the run was cancelled meanwhile."""
+        planned = step.request
         if self.emit is None:
-            request: Awaitable[ModelResponse] = self.model.request(self.convo, self.registry, settings)
+            request: Awaitable[ModelResponse] = planned.model.request(planned.messages, planned.tools, planned.settings)
         else:
-            request = self._stream_turn(settings, index)
+            request = self._stream_turn(step, index)
         if not self.cancel_given:
             return await request
         finished, response = await until_set(request, self.cancelled)
@@ -244,9 +274,10 @@ class RunLoop:
         self.record(index, step.response, calls, ordered)
         return None
 
-    async def _stream_turn(self, settings: ModelSettings, index: int) -> ModelResponse:
+    async def _stream_turn(self, step: StepRequest, index: int) -> ModelResponse:
         emit = self.emit
         assert emit is not None
+        request = step.request
         names: dict[int, str] = {}
         ids: dict[int, str | None] = {}
         taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
@@ -254,7 +285,7 @@ class RunLoop:
         output = self.output if self.output is not None and self.output.schema is not None else None
         if output is not None:
             output.turn_started()
-        async for event in self.model.stream(self.convo, self.registry, settings):
+        async for event in request.model.stream(request.messages, request.tools, request.settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
                 if output is not None and output.streams_text:
@@ -282,7 +313,7 @@ class RunLoop:
             elif isinstance(event, ResponseDone):
                 response = event.response
         if response is None:
-            raise ModelAPIError(self.model.name, "the stream ended without a complete response")
+            raise ModelAPIError(request.model.name, "the stream ended without a complete response")
         return response
 
     def _delta_event(
@@ -409,10 +440,24 @@ class RunLoop:
     # ---- approvals -------------------------------------------------------------------------------
 
     def needs_approval(self, call: ToolCall) -> bool:
-        """Whether `call` must be approved before it runs (recomputed, never read from a stored result)."""
+        """Whether `call` must be approved before it runs (recomputed, never read from a stored result).
+
+        The tool's own policy, or the run's ``require_approval=True``; never for a call that would not
+        run (an unknown tool, a spent budget, arguments that do not validate).
+        """
         if call.name not in self.executor:
             return False  # nothing would run: the call becomes an unknown-tool error
-        return self.executor[call.name].needs_approval_for(call.arguments, name=call.name)
+        spent = spent_tools(self)
+        if spent == "all" or (spent is not None and call.name in spent):
+            return False  # it gets the budget error, whatever is decided
+        item = self.executor[call.name]
+        if self.state.require_approval:
+            try:
+                item.schema.validate_arguments(call.name, call.arguments)
+            except Exception:  # noqa: BLE001 - invalid arguments never run: no decision is needed
+                return False
+            return True
+        return item.needs_approval_for(call.arguments, name=call.name)
 
     def _pending(self, call: ToolCall) -> PendingApproval:
         arguments = display_arguments(call)
@@ -429,38 +474,50 @@ class RunLoop:
         index: int,
         answers: Mapping[str, Any] | None = None,
     ) -> list[Outcome]:
-        """Run the calls concurrently (denied ones become ``denied`` error results); outcomes in call order.
+        """Run the calls concurrently under the run's budgets and limits; outcomes in call order.
 
-        A suspended call whose id is in `answers` runs again with that data as `ToolContext.resume_data`.
+        Denied calls become ``denied`` error results, calls over a budget ``budget`` error results; a
+        suspended call whose id is in `answers` runs again with that data as `ToolContext.resume_data`.
         """
         answers = answers or {}
-        if len(calls) == 1 and not denied:
-            return [await self._call(calls[0], index, answers)]
-        runs: list[Awaitable[Outcome]] = []
-        for call in calls:
-            decision = denied.get(call.id)
-            if decision is None:
-                runs.append(self._call(call, index, answers))
-            else:
-                runs.append(self._deny(call, decision, index))
-        return list(await asyncio.gather(*runs))
+        if len(calls) == 1 and not denied and self._plain:
+            return [await self._call(calls[0], index, answers, None)]
+        return await run_calls(
+            self, calls, denied, index, answers, lambda call, turn: self._call(call, index, answers, turn)
+        )
 
-    async def _deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+    @property
+    def _plain(self) -> bool:
+        """Nothing to check around a single call: no hooks, budgets or limits in this run."""
+        control = self.control
+        limits = control.limits
+        return not (
+            control.hooks
+            or control.tools.budgeted
+            or limits.max_tool_calls is not None
+            or limits.max_concurrency is not None
+            or limits.max_turn_concurrency is not None
+        )
+
+    def deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+        """The ``denied`` error result of a call the user did not approve (its event emitted)."""
         reason = f" Reason: {decision.reason.rstrip('.')}." if decision.reason else ""
         result = ToolResult.error(
             call, f"The user denied this call to {call.name!r}.{reason} Do not call it again unless asked.", "denied"
         )
-        if self.emit is not None:
-            self._emit_result(result, index)
+        self.emit_result(result, index)
         return result
 
     def _context(
         self, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
     ) -> ToolContext[Any] | None:
-        if item is None or not item.schema.context_params:
+        # the run's hooks see the context the tool gets, so they get one whatever the tool takes
+        if not self.control.hooks and (item is None or not item.schema.context_params):
             return None
         ctx: ToolContext[Any] = ToolContext(
             deps=self.deps,
+            call_id=call.id,
+            tool_name=call.name,
             agent=self.agent,
             retry=self.state.failures.get(call.name, 0),
             on_progress=self._progress(call),
@@ -470,22 +527,49 @@ class RunLoop:
             ctx.resume_data = answers[call.id]
         return ctx
 
-    async def _call(self, call: ToolCall, index: int, answers: Mapping[str, Any]) -> Outcome:
+    def _runner(
+        self, ctx: ToolContext[Any] | None, turn: asyncio.Semaphore | None
+    ) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        """How one call of this step runs.
+
+        A deferred tool not found yet is refused; the rest run under the call's limits, through the
+        execution hooks (here, or a durable engine's activity), between the run's own hooks.
+        """
+        executor, deps, engine, tools = self.executor, self.deps, self.hooks, self.control.tools
+
+        async def run(call: ToolCall) -> ToolResult:
+            target = executor.get(call.name) if call.name in executor else None
+            if target is None and call.name in tools.deferred:
+                search = tools.search.key if tools.search is not None else "the search tool"
+                return ToolResult.error(
+                    call, f"Tool {call.name!r} is not loaded yet: find it with {search!r} first, then call it.",
+                    "unknown_tool",
+                )  # fmt: skip
+            return await limited(target, call, turn, lambda: engine.call_tool(executor, call, deps, ctx))
+
+        if not self.control.hooks:
+            return run
+        assert ctx is not None
+        return lambda call: call_with_hooks(self, call, ctx, run)
+
+    async def _call(
+        self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None
+    ) -> Outcome:
         if self.output is not None and call.name == self.output.key:
             return await self.output.tool_result(call)  # an answer, checked: never run as a tool
-        item = self.executor.get(call.name)
+        item = self.executor.get(call.name) if call.name in self.executor else None
         ctx = self._context(item, call, answers)
+        run = self._runner(ctx, turn)
         if item is not None and item.background and call.id not in answers:
-            result = self._start_background(call, ctx)
+            result = self._start_background(call, run)
         else:
             try:
-                result = await self.hooks.call_tool(self.executor, call, self.deps, ctx)
+                result = await run(call)
             except ToolSuspended as signal:
                 return Interrupt(call, "suspension", signal.payload, signal.schema)
             except ClientCallRequested:
                 return Interrupt(call, "client", None, item.output_schema if item is not None else None)
-        if self.emit is not None:
-            self._emit_result(result, index)
+        self.emit_result(result, index)
         return result
 
     # ---- pauses other than approvals -------------------------------------------------------------
@@ -504,12 +588,10 @@ class RunLoop:
             self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
         return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
 
-    def _start_background(self, call: ToolCall, ctx: ToolContext[Any] | None) -> ToolResult:
-        hooks, executor, deps = self.hooks, self.executor, self.deps
-
+    def _start_background(self, call: ToolCall, run: Callable[[ToolCall], Awaitable[ToolResult]]) -> ToolResult:
         async def work() -> ToolResult:
             try:
-                return await hooks.call_tool(executor, call, deps, ctx)
+                return await run(call)  # under the call's limits and the run's hooks, as any call
             except (ToolSuspended, ClientCallRequested):
                 return ToolResult.error(
                     call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
@@ -580,8 +662,10 @@ class RunLoop:
 
         return ProgressSink(on_progress, streaming=emit is not None, policy=self.policy)
 
-    def _emit_result(self, result: ToolResult, index: int) -> None:
-        assert self.emit is not None
+    def emit_result(self, result: ToolResult, index: int) -> None:
+        """Report a call's result to the stream, shaped by the tool's transforms (when streaming)."""
+        if self.emit is None:
+            return
         rules = self.rules(result.name)
         if result.is_error:
             shaped, error = shape(rules.error, error_text(result, rules), "error")

@@ -11,6 +11,7 @@ from typing_extensions import TypeVar
 
 from ..events import RunStatus
 from ..exceptions import UsageError
+from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
@@ -135,6 +136,23 @@ class RunState:
     """What the run asks of its answer (`agentkit._agent._output.OutputConfig`), kept for `resume`."""
     output_fingerprint: str | None = None
     """A restored snapshot's record of `output` (types do not travel as JSON): checked against the agent's."""
+    tool_calls: dict[str, int] = field(default_factory=dict)
+    """Calls counted against budgets so far, per key."""
+    total_calls: int = 0
+    """Calls counted against the run's budget so far."""
+    found: list[str] = field(default_factory=list)
+    """Deferred tools a search found (sent from then on), in the order found."""
+    require_approval: bool = False
+    """Every call of the run needs approval (`generate(require_approval=True)`)."""
+    step_tools: tuple[str, ...] | None = None
+    """While paused: the keys the paused step could run (the resumed calls run against those)."""
+    limits: RunLimits = field(default_factory=RunLimits)
+    """The run's budgets and caps (the agent's, with the run's own over them)."""
+    deferred: bool | frozenset[str] | None = None
+    """The run's own ``deferred_tools=`` (the agent's apply besides)."""
+    run_keys: frozenset[str] = frozenset()
+    """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
+    withholds their payloads rather than show them unshaped."""
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

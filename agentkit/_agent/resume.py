@@ -15,7 +15,6 @@ What each status takes:
 
 from __future__ import annotations as _annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, ToolError, ToolOutputError
 from ..messages import AssistantMessage, ToolResult
+from ._toolset import open_run_tools
 from .hooks import BACKGROUND, current_hooks
 from .pending import PendingClientCall, PendingSuspension
 from .results import PAUSED_STATUSES, Approval, RunResult
@@ -30,8 +30,9 @@ from .stream import Emit
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..context import ToolContext
+    from ..registry import Registry
     from ..runs import RunSnapshot
+    from ._options import RunOptions
     from .loop import RunLoop
 
 __all__ = ["check_resume", "resume_run"]
@@ -55,12 +56,16 @@ def _prepare(
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
-    deps: Any = None,
-    context: ToolContext[Any] | None = None,
+    options: RunOptions | None = None,
+    registry: Registry | None = None,
+    extra_keys: frozenset[str] = frozenset(),
     emit: Emit | None = None,
-    cancel: asyncio.Event | None = None,
 ) -> _Plan:
-    result = _restored(agent, paused)
+    from ._options import RunOptions
+
+    options = options if options is not None else RunOptions()
+    registry = registry if registry is not None else agent.tools
+    result = _restored(agent, paused, registry)
     state = result._state
     if result.status not in PAUSED_STATUSES or state is None:
         raise ApprovalError(
@@ -70,16 +75,24 @@ def _prepare(
     answers = dict(answers or {})
     token = state.pause_token
     state = dataclasses.replace(
-        state, failures=dict(state.failures), background=dict(state.background), pause_token=None
+        state,
+        failures=dict(state.failures),
+        background=dict(state.background),
+        pause_token=None,
+        tool_calls=dict(state.tool_calls),
+        found=list(state.found),
     )
     state.signing_key = agent._snapshot_key
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
     later = later or dataclasses.replace(state.settings, tool_choice="auto")
     steps = list(result.steps)
     run = agent._new_run(
-        list(result.messages), state, later, later, deps=deps, context=context, emit=emit, steps=steps,
-        usage=result.usage, cancel=cancel,
+        list(result.messages), state, later, later, options=options, registry=registry, extra_keys=extra_keys,
+        emit=emit, steps=steps, usage=result.usage,
     )  # fmt: skip
+    if state.step_tools is not None:
+        # the paused step's tools: what could run then is what may run now
+        run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
     plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {})
     if result.status == "awaiting_approval":
         plan.denied = _approval_decisions(run, result, answers)
@@ -105,37 +118,40 @@ async def resume_run(
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
-    deps: Any,
-    context: ToolContext[Any] | None,
+    options: RunOptions,
     emit: Emit | None,
-    cancel: asyncio.Event | None,
 ) -> RunResult[Any]:
-    """Continue `paused` with `answers` (see the module docstring); returns the run's next result."""
-    plan = _prepare(agent, paused, answers, deps=deps, context=context, emit=emit, cancel=cancel)
-    run = plan.run
-    await _claim(agent, plan.token)
-    paused_again: RunResult[Any] | None = None
-    if plan.status == "awaiting_approval":
-        paused_again = await run.run_turn(plan.index, {}, plan.denied, {})
-    elif plan.status in ("suspended", "awaiting_client"):
-        if run.emit is not None:
+    """Continue `paused` with `answers` (see the module docstring); returns the run's next result.
+
+    The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
+    """
+    async with open_run_tools(agent.tools, options.tools, options.mcp_servers) as (registry, extra_keys):
+        plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
+        run = plan.run
+        await _claim(agent, plan.token)
+        paused_again: RunResult[Any] | None = None
+        if plan.status == "awaiting_approval":
+            paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.denied, {}))
+        elif plan.status in ("suspended", "awaiting_client"):
             for client_result in plan.done.values():
-                run._emit_result(client_result, plan.index)
-        done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
-        paused_again = await run.run_turn(plan.index, done, {}, plan.data)
-    elif plan.status == "awaiting_background":
-        await run.wait_background()
-    if paused_again is not None:
-        return paused_again
-    return await run.run()
+                run.emit_result(client_result, plan.index)
+            done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+            paused_again = await run.scoped(run.run_turn(plan.index, done, {}, plan.data))
+        elif plan.status == "awaiting_background":
+            await run.wait_background()
+        if paused_again is not None:
+            return paused_again
+        return await run.run()
 
 
-def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot) -> RunResult[Any]:
+def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
-        return restore(paused, agent.id, agent.tools, agent._snapshot_key())
+        # checked against every tool the run could call: its own, its MCP servers', the search tool
+        tools = agent._run_tools_of(registry, paused.document.get("state", {}).get("control", {}).get("deferred"))
+        return restore(paused, agent.id, tools, agent._snapshot_key())
     if not isinstance(paused, RunResult):
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
     return paused

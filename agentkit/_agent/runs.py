@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Any, Generic, Union, overload
 from typing_extensions import TypeVar
 
 from ..context import ToolContext
+from ..hooks import PrepareStep, RunHooks
+from ..limits import RunLimits
 from ..messages import Message, UserMessage
 from ..models import ModelSettings
 from ..output import OutputSpec
+from ..registry import Registry
+from ._options import RunOptions
 from ._output import OutputConfig, OutputValidatorFn
+from ._toolset import DeferredTools
 from .results import OutputT, RunResult
 from .stream import AgentStream, Emit
 
@@ -43,7 +48,6 @@ class AgentRuns(Generic[DepsT, OutputT]):
     """The run entry points `Agent` inherits (the machinery they call is the agent's own)."""
 
     if TYPE_CHECKING:
-        mcp_servers: list[MCPServerLike]
 
         def _output_for(
             self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
@@ -52,15 +56,9 @@ class AgentRuns(Generic[DepsT, OutputT]):
         async def _start(
             self,
             prompt: Prompt,
-            tool_choice: str | None,
-            active_tools: Iterable[str] | None,
-            max_steps: int | None,
-            deps: Any,
-            context: ToolContext[Any] | None,
-            model_settings: ModelSettings | None,
+            options: RunOptions,
             emit: Emit | None,
             inherited: ToolTransform | None = None,
-            cancel: asyncio.Event | None = None,
             output: OutputConfig | None = None,
         ) -> RunResult[Any]: ...
 
@@ -77,10 +75,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[OutputT]: ...
     @overload
     async def generate(
@@ -93,10 +98,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[T]: ...
     @overload
     async def generate(
@@ -109,10 +121,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]: ...
     async def generate(
         self,
@@ -124,10 +143,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]:
         """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
@@ -141,29 +167,43 @@ class AgentRuns(Generic[DepsT, OutputT]):
             context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
                 ``context.cancelled`` cancels the run, like `cancel`).
             model_settings: settings for this run instead of the agent's `model_settings`.
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
+            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
+                both have is an error naming both tools. No other run sees them.
+            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
+                the run starts, closed when it ends; their tools join this run's.
+            prepare_step: runs before each model turn (after the agent's own) and may change that turn
+                (see `agentkit.hooks.StepChanges`).
+            hooks: `RunHooks` for this run, after the agent's own.
+            limits: `RunLimits` for this run; fields left None keep the agent's.
+            require_approval: every tool call of this run needs approval (besides the tools' own policies).
+            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
+                tools' own ``deferred=True`` (see `agentkit.search`).
             output_type: this run's output type instead of the agent's (the result is typed by it).
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).
-            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
-                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
-                awaited) with status ``"cancelled"``, resumable.
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception);
-                `OutputValidationError` when answers kept failing the output type.
+                `OutputValidationError` when the answers kept failing the output type.
             UnknownToolError: `active_tools`, `tool_choice` or `stop_at_tools` names no registered tool.
             ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
                 ``active_tools=[]``.
-            AgentSetupError: `max_steps` is below 1; the deps do not fit a tool's ``ToolContext[...]``; an
-                output type no model can be asked for, or ``mode="native"`` where the vendor cannot serve it.
+            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
+            AgentSetupError: `max_steps` is below 1, or a run option cannot work (the deps do not fit a
+                tool's ``ToolContext[...]``, an output type no model can be asked for, ``mode="native"``
+                where the vendor cannot serve it, ...).
+            HookError: a model-request hook failed (tool-call hooks never raise).
         """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
         output = self._output_for(output_type, output_validators, stop_at_tools)
-        options = (prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
-        if self.mcp_servers:
-            async with self._session():
-                return await self._start(*options, cancel=cancel, output=output)
-        return await self._start(*options, cancel=cancel, output=output)
+        return await self._start(prompt, options, None, output=output)
 
     @overload
     def generate_sync(
@@ -176,10 +216,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[OutputT]: ...
     @overload
     def generate_sync(
@@ -192,10 +239,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[T]: ...
     @overload
     def generate_sync(
@@ -208,10 +262,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]: ...
     def generate_sync(
         self,
@@ -223,27 +284,25 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> RunResult[Any]:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        return asyncio.run(
-            self.generate(
-                prompt,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                max_steps=max_steps,
-                deps=deps,
-                context=context,
-                model_settings=model_settings,
-                output_type=output_type,
-                output_validators=output_validators,
-                stop_at_tools=stop_at_tools,
-                cancel=cancel,
-            )
-        )
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
+        output = self._output_for(output_type, output_validators, stop_at_tools)
+        return asyncio.run(self._start(prompt, options, None, output=output))
 
     @overload
     def stream(
@@ -256,10 +315,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: None = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
@@ -272,10 +338,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: OutputSpec[T],
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> AgentStream[T]: ...
     @overload
     def stream(
@@ -288,10 +361,17 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> AgentStream[Any]: ...
     def stream(
         self,
@@ -303,28 +383,35 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] | None = None,
         stop_at_tools: Sequence[str] | None = None,
-        cancel: asyncio.Event | None = None,
     ) -> AgentStream[Any]:
-        """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
+        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
 
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards. A run
         with an output type also streams `OutputDeltaEvent`s (the answer so far) and an `OutputEvent`.
         """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
         output = self._output_for(output_type, output_validators, stop_at_tools)
 
         async def start(emit: Emit) -> RunResult[Any]:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit,
-                    cancel=cancel, output=output,
-                )  # fmt: skip
+            return await self._start(prompt, options, emit, output=output)
 
         return AgentStream(start)
 
-    # ---- approvals -------------------------------------------------------------------------------
+    # ---- pauses -----------------------------------------------------------------------------------
 
     @overload
     async def resume(
@@ -335,6 +422,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult[T]: ...
     @overload
     async def resume(
@@ -345,6 +436,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult[OutputT]: ...
     async def resume(
         self,
@@ -354,6 +449,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult[Any]:
         """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
@@ -370,9 +469,14 @@ class AgentRuns(Generic[DepsT, OutputT]):
         * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
 
         Then the loop goes on, with the output type the run was started with (a snapshot resumes with the
-        agent's). Before anything runs, the pause is claimed in the agent's `store`: a second resume of
-        it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process sharing the
-        store), raises `AlreadyResumedError`. A resume rejected for its answers does not use the pause up.
+        agent's, and is refused if the run asked for another). Before anything runs, the pause is claimed
+        in the agent's `store`: a second resume of it, from any copy (``deepcopy``, ``pickle``, the same
+        snapshot JSON in another process sharing the store), raises `AlreadyResumedError`. A resume
+        rejected for its answers does not use the pause up.
+
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
+        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
+        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
 
         Raises:
             ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
@@ -383,8 +487,12 @@ class AgentRuns(Generic[DepsT, OutputT]):
         """
         from .resume import resume_run
 
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
         async with self._session():
-            return await resume_run(self, paused, answers, deps=deps, context=context, emit=None, cancel=cancel)  # type: ignore[arg-type]
+            return await resume_run(self, paused, answers, options=options, emit=None)  # type: ignore[arg-type]
 
     @overload
     def resume_stream(
@@ -395,6 +503,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream[T]: ...
     @overload
     def resume_stream(
@@ -405,6 +517,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: DepsT | None = None,
         context: ToolContext[DepsT] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream[OutputT]: ...
     def resume_stream(
         self,
@@ -414,12 +530,21 @@ class AgentRuns(Generic[DepsT, OutputT]):
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream[Any]:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
         from .resume import resume_run
 
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
+
         async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
-                return await resume_run(self, paused, answers, deps=deps, context=context, emit=emit, cancel=cancel)  # type: ignore[arg-type]
+                return await resume_run(self, paused, answers, options=options, emit=emit)  # type: ignore[arg-type]
 
         return AgentStream(start)

@@ -91,5 +91,9 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
             raise ToolError(f"Agent {sub.id!r} was cancelled.")
         return result.text
 
-    description = sub.description or sub.instructions or f"Ask the agent {sub.name!r} to do a task."
-    return Tool(run_subagent, id=sub.id, description=description)
+    # dynamic instructions are not a description: only instructions that are plain text stand in for one
+    static = sub._instructions.static
+    description = sub.description or static or f"Ask the agent {sub.name!r} to do a task."
+    item = Tool(run_subagent, id=sub.id, description=description)
+    item._nests_runs = True  # type: ignore[attr-defined]  # its calls take run slots, the call itself none
+    return item

@@ -10,7 +10,7 @@ serve(tools)                      # this registry as an MCP server over stdio
 serve(tools, "http", port=8765)   # ... or over streamable HTTP
 ```
 
-Needs the `mcp` package (``pip install 'agentkit[mcp]'``), imported only when a server is opened or
+Needs the `mcp` package (``pip install 'agentkit-tools[mcp]'``), imported only when a server is opened or
 served: importing this module does not import `mcp`.
 """
 

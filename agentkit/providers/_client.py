@@ -60,6 +60,7 @@ def provider_request(
         strict=settings.strict,
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
+        deferred=settings.deferred_tools,
     )
     return provider._request(messages, tools, options, shared=shared, output=settings.output)
 

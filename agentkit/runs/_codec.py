@@ -240,6 +240,7 @@ def encode_settings(settings: ModelSettings) -> dict[str, Any]:
     """`ModelSettings` as JSON data."""
     data = dataclasses.asdict(settings)
     data["active_tools"] = list(settings.active_tools) if settings.active_tools is not None else None
+    data["deferred_tools"] = list(settings.deferred_tools)
     data["extra"] = dict(settings.extra)
     return data
 
@@ -253,6 +254,7 @@ def decode_settings(data: Any) -> ModelSettings:
     fields = dict(data)
     active = fields.get("active_tools")
     fields["active_tools"] = tuple(active) if active is not None else None
+    fields["deferred_tools"] = tuple(fields.get("deferred_tools", ()))  # a list in JSON; hashable here
     try:
         return ModelSettings(**fields)
     except TypeError as exc:

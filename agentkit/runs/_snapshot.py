@@ -295,6 +295,49 @@ def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[
         "background": background,
         "structured": state.structured,
         "output": output_fingerprint(state.output),
+        "control": _encode_control(state),
+    }
+
+
+def _encode_control(state: RunState) -> dict[str, Any]:
+    """What run control keeps across a pause: budgets spent, limits, found tools, approval rule, the step's tools."""
+    limits = state.limits
+    deferred = state.deferred
+    return {
+        "tool_calls": dict(state.tool_calls),
+        "total_calls": state.total_calls,
+        "found": list(state.found),
+        "require_approval": state.require_approval,
+        "step_tools": list(state.step_tools) if state.step_tools is not None else None,
+        "limits": {
+            "max_tool_calls": limits.max_tool_calls,
+            "max_concurrency": limits.max_concurrency,
+            "max_turn_concurrency": limits.max_turn_concurrency,
+        },
+        "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
+        "run_keys": sorted(state.run_keys),
+    }
+
+
+def _decode_control(data: Any) -> dict[str, Any]:
+    """`RunState` fields from `_encode_control`'s JSON (a snapshot without them: the defaults)."""
+    from ..limits import RunLimits
+
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise TypeError("'control' must be an object")
+    deferred = data.get("deferred")
+    step_tools = data.get("step_tools")
+    return {
+        "tool_calls": {str(k): int(v) for k, v in dict(data.get("tool_calls", {})).items()},
+        "total_calls": int(data.get("total_calls", 0)),
+        "found": [str(k) for k in data.get("found", [])],
+        "require_approval": bool(data.get("require_approval", False)),
+        "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
+        "limits": RunLimits(**dict(data.get("limits", {}))),
+        "deferred": frozenset(str(k) for k in deferred) if isinstance(deferred, list) else deferred,
+        "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
     }
 
 
@@ -411,6 +454,7 @@ def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, To
             registry=tools,
             structured=bool(data.get("structured", False)),
             output_fingerprint=str(data["output"]) if data.get("output") is not None else None,
+            **_decode_control(data.get("control")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SnapshotError(f"the snapshot's 'state' is malformed ({type(exc).__name__}: {exc})") from None

@@ -1,6 +1,6 @@
 """Agents as Temporal workflows: durable runs that survive crashes, deploys and days-long pauses.
 
-Needs the ``temporal`` extra (``pip install 'agentkit[temporal]'``, the official ``temporalio`` SDK).
+Needs the ``temporal`` extra (``pip install 'agentkit-tools[temporal]'``, the official ``temporalio`` SDK).
 
 ```python
 from agentkit.temporal import TemporalAgent
@@ -28,7 +28,7 @@ from __future__ import annotations as _annotations
 try:
     import temporalio  # noqa: F401 - fail here, with the install hint, rather than deep inside
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("agentkit.temporal needs the Temporal SDK: pip install 'agentkit[temporal]'") from exc
+    raise ImportError("agentkit.temporal needs the Temporal SDK: pip install 'agentkit-tools[temporal]'") from exc
 
 from ._agent import WORKFLOW, ActivityOptions, RunState, TemporalAgent, TemporalRun, worker
 from ._dev import DevServer

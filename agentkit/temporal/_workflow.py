@@ -20,6 +20,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from .._agent._options import RunOptions
     from .._agent.hooks import ExecutionHooks, current_hooks
     from .._agent.results import RunResult
     from .._agent.resume import check_resume, resume_run
@@ -133,17 +134,13 @@ class AgentRunWorkflow:
         try:
             with agent.override(model=_ModelActivity(durable)):
                 prompt = decode_messages(request["messages"])
-                result = await agent._start(
-                    prompt,
-                    request.get("tool_choice"),
-                    request.get("active_tools"),
-                    request.get("max_steps"),
-                    None,
-                    None,
-                    None,
-                    None,
+                options = RunOptions(
+                    tool_choice=request.get("tool_choice"),
+                    active_tools=request.get("active_tools"),
+                    max_steps=request.get("max_steps"),
                     cancel=self._cancel,
                 )
+                result = await agent._start(prompt, options, None)
                 while result.paused and result.status != "cancelled":
                     self._paused, self._status, self._answers = result, result.status, None
                     await workflow.wait_condition(lambda: self._answers is not None or self._cancel.is_set())
@@ -152,9 +149,8 @@ class AgentRunWorkflow:
                         break  # cancelled while waiting: the run ends paused, as it stood
                     answers = decode_answers(answered)
                     self._paused, self._status = None, "running"
-                    result = await resume_run(
-                        agent, result, answers, deps=None, context=None, emit=None, cancel=self._cancel
-                    )
+                    options = RunOptions(cancel=self._cancel)
+                    result = await resume_run(agent, result, answers, options=options, emit=None)
         finally:
             current_hooks.reset(reset)
         self._paused, self._status = None, result.status

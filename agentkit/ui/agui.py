@@ -1,6 +1,6 @@
 """An agent run as AG-UI events: validated ``ag_ui.core`` models, sent as server-sent events.
 
-Needs the ``ui`` extra (``pip install 'agentkit[ui]'``, which brings ``ag-ui-protocol``).
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``, which brings ``ag-ui-protocol``).
 
 Mapping (AG-UI 1.0):
 
@@ -74,7 +74,7 @@ try:
     from ag_ui.core import UserMessage as AGUserMessage
     from ag_ui.encoder import EventEncoder
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit[ui]'") from exc
+    raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit-tools[ui]'") from exc
 from pydantic import ValidationError
 
 from ..events import (

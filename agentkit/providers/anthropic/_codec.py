@@ -42,6 +42,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -70,6 +71,7 @@ __all__ = [
     "ANTHROPIC_ID_RULE",
     "ANTHROPIC_NAME_RULE",
     "STRICT_LIMITS",
+    "TOOL_SEARCH",
     "AnthropicProvider",
     "AnthropicStream",
     "BudgetFallback",
@@ -83,6 +85,11 @@ ANTHROPIC_NAME_RULE = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-
 
 ANTHROPIC_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_-]+$", allowed="[a-zA-Z0-9_-]")
 """``tool_use.id`` / ``tool_result.tool_use_id``: the API answers 400 "String should match pattern" otherwise."""
+
+TOOL_SEARCH = MappingProxyType({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+"""Anthropic's server-side BM25 tool search (platform.claude.com, tool-search-tool; anthropic SDK
+``ToolSearchToolBm25_20251119Param``): sent with the deferred tools, which carry ``defer_loading: true``.
+Its ``server_tool_use`` and ``tool_search_tool_result`` blocks are kept and replayed like thinking blocks."""
 
 STRICT_LIMITS = {"tools": 20, "optional": 24, "unions": 16}
 """Anthropic's per-request strict budget (constraints.json ``anthropic_strict.per_request_limits``)."""
@@ -145,6 +152,8 @@ class AnthropicProvider(Provider):
         body["output_config"] = (
             {**config, **fragment["output_config"]} if isinstance(config, dict) else fragment["output_config"]
         )
+
+    tool_search = TOOL_SEARCH
 
     def strict_budget(
         self, registry: Tools, *, strict: bool | None = None, active_tools: Iterable[str] | None = None

@@ -78,7 +78,7 @@ def _boto3() -> Any:
     try:
         return importlib.import_module("boto3")
     except ImportError as exc:
-        raise ImportError("BedrockModel needs boto3: pip install 'agentkit[bedrock]'") from exc
+        raise ImportError("BedrockModel needs boto3: pip install 'agentkit-tools[bedrock]'") from exc
 
 
 def _botocore_errors() -> Any:

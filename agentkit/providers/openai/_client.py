@@ -22,6 +22,7 @@ from __future__ import annotations as _annotations
 import inspect
 import json
 import os
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from datetime import date, datetime
@@ -58,7 +59,7 @@ def _import_openai() -> Any:
         import openai  # noqa: TID251 - the one lazy import point, on first use
     except ImportError as error:  # pragma: no cover - openai is a dependency of agentkit
         raise ImportError(
-            "The OpenAI models need the openai package: pip install 'agentkit[openai]' (or pip install openai)"
+            "The OpenAI models need the openai package: pip install 'agentkit-tools[openai]' (or pip install openai)"
         ) from error
     return openai
 
@@ -331,6 +332,17 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
 # ---- Responses ------------------------------------------------------------------------------------------------
 
 
+_GPT_VERSION = re.compile(r"(?:^|[^a-z])gpt-(\d+)(?:\.(\d+))?")
+
+
+def native_search_model(model_name: str) -> bool:
+    """Whether OpenAI documents ``tool_search`` for this model (gpt-5.4 or later, Responses API)."""
+    match = _GPT_VERSION.search(model_name)
+    if match is None:
+        return False
+    return (int(match[1]), int(match[2] or 0)) >= (5, 4)
+
+
 class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     """OpenAI Responses (``POST /responses``).
 
@@ -344,6 +356,16 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     vendor = "openai-responses"
     provider_class = OpenAIResponsesProvider
     _path = "/responses"
+
+    def native_tool_search(self, requested: bool | None = None) -> bool:
+        """Whether deferred tools go to the model in the native form (the hosted ``tool_search``).
+
+        By default on the models OpenAI documents it for: gpt-5.4 and later; ``True`` forces it,
+        ``False`` keeps agentkit's own search.
+        """
+        if requested is not None:
+            return requested
+        return native_search_model(self.model_name)
 
     def __init__(
         self,

@@ -40,6 +40,7 @@ Whole conversations (what `agentkit.providers.openai.OpenAIResponsesModel` sends
 from __future__ import annotations as _annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -72,7 +73,12 @@ from ._chat import (
 )
 from ._dialect import OpenAIDialect
 
-__all__ = ["DETAILS_KEY", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
+__all__ = ["DETAILS_KEY", "TOOL_SEARCH", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
+
+TOOL_SEARCH = MappingProxyType({"type": "tool_search"})
+"""The hosted tool search of the Responses API (developers.openai.com, guides/tools-tool-search; openai SDK
+``ToolSearchTool``), sent with the deferred functions, which carry ``defer_loading: true``. Its
+``tool_search_call`` / ``tool_search_output`` items are kept and replayed like reasoning items."""
 
 DETAILS_KEY = "openai-responses"
 """The key of this vendor's entry in `AssistantMessage.provider_details` (other vendors' keys are ignored)."""
@@ -93,6 +99,8 @@ class OpenAIResponsesProvider(Provider):
     def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
         text = body.get("text")
         body["text"] = {**text, **fragment["text"]} if isinstance(text, dict) else fragment["text"]
+
+    tool_search = TOOL_SEARCH
 
     def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(definition, strict)

@@ -153,7 +153,7 @@ class OutputSchema:
             ToolInputError: not JSON, or JSON that does not fit (every problem, with JSON paths).
         """
         candidate = _json_part(text)
-        if restore:
+        if restore and "null" in candidate:  # nothing to restore without a null: no second parse
             from .providers._nulls import restore_defaults
 
             try:

@@ -202,6 +202,19 @@ async def test_an_invalid_answer_goes_back_with_json_paths_then_succeeds() -> No
     assert isinstance(result.messages[2], UserMessage)  # the retry is part of the conversation
 
 
+async def test_a_key_the_output_type_lacks_goes_back_as_an_error_in_every_mode() -> None:
+    # the schema sent says additionalProperties: false; an extra key is an error to fix, not dropped silently
+    extra = '{"city": "Paris", "temp": 21, "humidity": 80}'
+    model, script = scripted(extra, WEATHER)
+    result = await Agent(model=model, output_type=Weather).generate("go")
+    assert result.output == Weather(city="Paris", temp=21) and len(result.steps) == 2
+    assert "$.humidity: Unexpected argument" in str(script.seen[1][-1].content)
+    answers = [calls(call("final_result", json.loads(answer))) for answer in (extra, WEATHER)]
+    model, _ = scripted(*answers)
+    result = await Agent(model=model, output_type=Output(Weather, mode="tool")).generate("go")
+    assert result.output == Weather(city="Paris", temp=21) and len(result.steps) == 2
+
+
 async def test_a_spent_budget_raises_with_the_raw_answer_and_the_errors() -> None:
     model, _ = scripted(*['{"city": 1}'] * 5)
     agent = Agent(model=model, output_type=Weather, retries=1)

@@ -41,6 +41,7 @@ from .exceptions import (
     UsageLimitExceeded,
 )
 from .hooks import Hooks, RunHooks, StepChanges
+from .instrumentation import InstrumentationSettings, instrument, is_instrumented, uninstrument
 from .limits import ConcurrencyLimit, RunLimits
 from .messages import (
     AssistantMessage,
@@ -78,6 +79,7 @@ __all__ = [
     "FunctionSchema",
     "Hooks",
     "ImagePart",
+    "InstrumentationSettings",
     "Message",
     "ModelAPIError",
     "ModelHTTPError",
@@ -118,5 +120,8 @@ __all__ = [
     "Workflow",
     "__version__",
     "client_tool",
+    "instrument",
+    "is_instrumented",
     "tool",
+    "uninstrument",
 ]

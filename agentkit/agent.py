@@ -61,8 +61,9 @@ from .exceptions import (
     ToolChoiceError,
 )
 from .hooks import PrepareStep, RunHooks, StepChanges
+from .instrumentation import Instrument, check_instrument
 from .limits import RunLimits
-from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
+from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .output import Output, OutputSpec
 from .registry import Registry
@@ -149,6 +150,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
             they may raise `ModelRetry` (the model is asked again) and a non-None result replaces it.
         stop_at_tools: keys of tools whose successful call ends the run, with the call's result as its
             output and no further model turn (a tool's own ``ends_run=True`` does the same).
+        mask_error_details: when a tool raises, tell the model a generic text instead of the exception's
+            type and message (a tool's or registry's own setting wins). `ToolError` and `ModelRetry`
+            messages always go through. See the errors guide.
+        instrument: OpenTelemetry tracing of this agent's runs: None follows `agentkit.instrument` (and a
+            traced parent run); True traces; False never; an `InstrumentationSettings` traces with those.
     """
 
     @overload
@@ -177,6 +183,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
         deps_type: type[DepsT] | None = None,
         output_type: OutputSpec[OutputT] | None = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -208,6 +216,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
         deps_type: Any = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -238,6 +248,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         deferred_tools: DeferredTools | None = None,
         store: RunStore | None = None,
         snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
         deps_type: Any = None,
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
@@ -280,6 +292,10 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self.output: OutputConfig = output_config(output_type, output_validators, stop_at_tools, "Agent")
         """What runs answer with: the output type and its options, validators and stop-at tools."""
         self.mcp_servers = list(mcp_servers)
+        self.mask_error_details = mask_error_details
+        """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
+        self.instrument: Instrument = check_instrument(instrument)
+        """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
         if store is not None and not isinstance(store, RunStore):
             raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
         self.store = store
@@ -314,7 +330,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         base = tools if isinstance(tools, Registry) else Registry(tools)
         if not self.agents and not self.workflows:
             return base  # the caller's own registry: later additions stay visible
-        registry = Registry(dict(base.items()))
+        registry = Registry(dict(base.items()), mask_error_details=base.mask_error_details)
         for key, sub in self.agents.items():
             registry.add(f"agent-{key}", sub.as_tool())
         for key, workflow in self.workflows.items():
@@ -481,6 +497,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> RunLoop:
         tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
         state.run_keys = state.run_keys | extra_keys
@@ -522,6 +539,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
             options.cancel,
             control=control,
             output=RunOutput.of(config, model, run_registry),
+            subagent_responses=subagent_responses,
         )
 
     def _restored_output(self, state: RunState) -> OutputConfig:

@@ -93,6 +93,8 @@ class ToolOptions(TypedDict, total=False):
     """A call runs alone: the turn's earlier calls finish first, its later calls start after it."""
     limits: Sequence[ConcurrencyLimit]
     """Concurrency limits shared with other tools, optionally keyed by a resource (`ConcurrencyLimit`)."""
+    mask_error_details: bool | None
+    """Tell the model a generic text instead of this tool's exception (None: as its registry or agent says)."""
     background: bool
     """In an agent run, return at once (the model is told the call started) and add the result to the
     conversation when it is ready."""
@@ -177,6 +179,7 @@ class Tool(Generic[P, R_co]):
         max_concurrency: int | None = None,
         sequential: bool = False,
         limits: Sequence[ConcurrencyLimit] = (),
+        mask_error_details: bool | None = None,
         background: bool = False,
     ) -> None:
         target: Any = fn
@@ -226,6 +229,9 @@ class Tool(Generic[P, R_co]):
         """Concurrency limits this tool's calls hold while they run (its own `max_concurrency` among them)."""
         if own is not None:
             self.limits = (*self.limits, ConcurrencyLimit(own, name=f"{self.id}.max_concurrency"))
+        self.mask_error_details = mask_error_details
+        """When this tool raises, tell the model a generic text instead of the exception's type and message
+        (None: as the registry, else the agent, says). `ToolError` and `ModelRetry` messages always go through."""
         self.background = background
         """In an agent run, the call returns at once (the model is told it started) and keeps running; its
         result joins the conversation before a later model turn (see the pausing guide)."""
@@ -630,7 +636,7 @@ def tool(
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
             ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
-            ``sequential``, ``limits``, ``ends_run``.
+            ``sequential``, ``limits``, ``mask_error_details``, ``ends_run``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._tool_errors import described
 from ..context import RunContext, ToolContext
 from ..exceptions import HookError, describe_exception
 from ..hooks import Answer, Deny, ModelRequest, ReplaceArguments, RunHooks, implements
@@ -86,6 +87,10 @@ async def after_model_response(
             raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
 
 
+def _tool(loop: RunLoop, call: ToolCall) -> Any:
+    return loop.executor.get(call.name) if call.name in loop.executor else None
+
+
 def _hook_error(
     call: ToolCall, hook: RunHooks[Any], method: str, what: str, exc: BaseException | None = None
 ) -> ToolResult:
@@ -140,7 +145,8 @@ async def _before(
         try:
             decision = await _value(hook.before_tool_call(ctx, call))
         except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
-            return call, _hook_error(call, hook, "before_tool_call", f"failed ({describe_exception(exc)})", exc)
+            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+            return call, _hook_error(call, hook, "before_tool_call", what, exc)
         if decision is None:
             continue
         if isinstance(decision, Deny):
@@ -166,7 +172,8 @@ async def _after(
         try:
             value = await _value(hook.after_tool_call(ctx, call, result))
         except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
-            result = _hook_error(call, hook, "after_tool_call", f"failed ({describe_exception(exc)})", exc)
+            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+            result = _hook_error(call, hook, "after_tool_call", what, exc)
             continue
         if isinstance(value, ToolResult):
             result = value

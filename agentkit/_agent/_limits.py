@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..exceptions import ToolInputError, describe_exception
+from .._tool_errors import described
+from ..exceptions import ToolInputError
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
@@ -177,7 +178,7 @@ async def limited(
             return ToolResult.error(
                 call,
                 f"Tool {call.name!r} did not run: its concurrency limit's key could not be computed "
-                f"({describe_exception(exc)}).",
+                f"({described(call, 'limit_error', exc, item)}).",
                 "limit_error",
                 type(exc).__name__,
             )

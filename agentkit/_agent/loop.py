@@ -13,8 +13,10 @@ from __future__ import annotations as _annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
+from .._tool_errors import enter_calls, leave_calls
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
@@ -35,11 +37,13 @@ from ..events import (
     ToolResultEvent,
 )
 from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
+from ..instrumentation import tracing_for
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
 from ..tools import Tool, ToolTransform
+from . import observe
 from ._intercept import after_model_response, call_with_hooks
 from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
@@ -91,6 +95,7 @@ class RunLoop:
         *,
         control: RunControl,
         output: RunOutput | None = None,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
@@ -112,9 +117,14 @@ class RunLoop:
         self.emit = emit
         self.steps = steps
         self.usage = usage
+        self.subagent_responses = subagent_responses if subagent_responses is not None else []
         self.policy = policy
         """The agent's transform policy, merged with its supervisors' (a subagent's run inherits them)."""
         self._rules: dict[str, ToolTransform] = {}
+        self.tracing = tracing_for(agent.instrument)
+        """The tracer of this run (None: not traced); see `agentkit.instrumentation`."""
+        self.observed = self.tracing is not None or observe.debugging()
+        """Whether someone looks at this run's model requests (tracing, or DEBUG records): decided per run."""
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
         self.output = output
@@ -130,9 +140,22 @@ class RunLoop:
             self._cancelled = asyncio.Event()
         return self._cancelled
 
-    async def run(self) -> RunResult[Any]:
-        """Take model turns until the run ends or pauses; return its result."""
-        return await self.scoped(self._run())
+    def run(self) -> Awaitable[RunResult[Any]]:
+        """Take model turns until the run ends or pauses; return (an awaitable of) its result."""
+        # the error policy of this run's tool calls, then its trace (`observe`: spans, DEBUG records)
+        policy = enter_calls(self.agent.mask_error_details, self.policy is not None and self.policy.input is not None)
+        if policy is None and self.tracing is None and self.agent.instrument is not False:
+            return self.scoped(self._run())  # nothing to set up or undo: no coroutine around the loop's own
+        return self._run_within(policy)
+
+    async def _run_within(self, policy: Token[Any] | None) -> RunResult[Any]:
+        try:
+            if self.tracing is None and self.agent.instrument is not False:
+                return await self.scoped(self._run())
+            return await observe.agent_run(self, self.scoped(self._run()))  # traced, or below a traced parent
+        finally:
+            if policy is not None:
+                leave_calls(policy)
 
     async def scoped(self, work: Awaitable[_T]) -> _T:
         """Await `work` with this run's concurrency cap and state installed for its tool calls."""
@@ -157,7 +180,7 @@ class RunLoop:
             step = await prepare_request(self, index, settings)
             request = step.request
             self.executor = step.executor
-            if self.emit is None and not self.cancel_given:
+            if self.emit is None and not self.cancel_given and not self.observed:
                 response: ModelResponse | None = await request.model.request(
                     request.messages, request.tools, request.settings
                 )
@@ -235,6 +258,8 @@ class RunLoop:
             request: Awaitable[ModelResponse] = planned.model.request(planned.messages, planned.tools, planned.settings)
         else:
             request = self._stream_turn(step, index)
+        if self.observed:  # a span and/or DEBUG records around the request
+            request = observe.model_turn(self, planned, index, request)
         if not self.cancel_given:
             return await request
         finished, response = await until_set(request, self.cancelled)
@@ -372,6 +397,7 @@ class RunLoop:
             if kind in _RETRYABLE:
                 count = failures[result.name] = failures.get(result.name, 0) + 1
                 state.run_retries += 1
+                observe.log_retry(self, result, count)
                 if count > self.agent.retries:
                     culprit = result
                     over = (
@@ -420,6 +446,7 @@ class RunLoop:
             agent_id=self.agent.id,
             _state=self.state,
             _output=output,
+            _subagent_responses=self.subagent_responses,
         )
 
     def _finish(
@@ -564,7 +591,7 @@ class RunLoop:
             result = self._start_background(call, run)
         else:
             try:
-                result = await run(call)
+                result = await (run(call) if self.tracing is None else self.tracing.tool(self, call, run(call)))
             except ToolSuspended as signal:
                 return Interrupt(call, "suspension", signal.payload, signal.schema)
             except ClientCallRequested:
@@ -652,6 +679,7 @@ class RunLoop:
         def on_progress(value: Any) -> None:
             if isinstance(value, SubagentUsage):
                 self.usage = self.usage + value.usage  # a subagent's tokens count in the parent's run
+                self.subagent_responses.extend(value.responses)  # and so does its cost
             elif emit is None:
                 return
             elif isinstance(value, Forwarded):

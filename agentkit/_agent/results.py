@@ -5,6 +5,7 @@ from __future__ import annotations as _annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, Literal, Union
 
 from typing_extensions import TypeVar
@@ -183,6 +184,8 @@ class RunResult(Generic[OutputT]):
     _state: RunState | None = field(default=None, repr=False, compare=False)
     _output: Any = field(default=NO_OUTPUT, repr=False)
     """The validated answer; `NO_OUTPUT` for a structured run that ended without one (a text run's is its text)."""
+    _subagent_responses: list[ModelResponse] = field(default_factory=list, repr=False, compare=False)
+    """The model responses of the subagents this run called (their usage is in `usage` already)."""
 
     def __post_init__(self) -> None:
         if self._output is NO_OUTPUT and self._state is not None and not self._state.structured:
@@ -209,6 +212,21 @@ class RunResult(Generic[OutputT]):
     def has_output(self) -> bool:
         """Whether `output` holds an answer (a structured run that ended without one has none)."""
         return self._output is not NO_OUTPUT
+
+    @property
+    def responses(self) -> list[ModelResponse]:
+        """Every model response of the run: its own steps' in order, then those of the subagents it called."""
+        return [step.response for step in self.steps] + self._subagent_responses
+
+    def cost(self) -> Decimal | None:
+        """The run's estimated price in USD (subagents included), from the ``genai-prices`` table.
+
+        None when any request's price is unknown (a model or endpoint the table does not know, a local
+        server, a test model): a partial sum would understate. See `agentkit.costs`.
+        """
+        from ..costs import total_cost
+
+        return total_cost(self.responses)
 
     @property
     def paused(self) -> bool:

@@ -9,7 +9,8 @@ What each status takes:
   here from the history, never from the stored pending list);
 * ``suspended`` / ``awaiting_client``: ``{call_id: data}`` for every pending suspension (validated against
   its schema) and ``{call_id: output}`` for every client call (validated against the tool's output
-  schema; a `ToolError` instance fails the call with its message);
+  schema); a `ToolError` instance instead fails the call with its message (a declined question, a
+  client that could not run the tool);
 * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
 """
 
@@ -88,7 +89,7 @@ def _prepare(
     steps = list(result.steps)
     run = agent._new_run(
         list(result.messages), state, later, later, options=options, registry=registry, extra_keys=extra_keys,
-        emit=emit, steps=steps, usage=result.usage,
+        emit=emit, steps=steps, usage=result.usage, subagent_responses=list(result._subagent_responses),
     )  # fmt: skip
     if state.step_tools is not None:
         # the paused step's tools: what could run then is what may run now
@@ -204,6 +205,9 @@ def _pending_answers(
         call = calls.get(call_id)
         if call is None:
             raise ResumeError(f"the pending call {call_id!r} is not among the last step's calls")
+        if isinstance(answer, ToolError):  # declined: the call fails with the message, the tool is not called again
+            done[call_id] = ToolResult.error(call, answer.message, "tool_error")
+            continue
         if isinstance(item, PendingSuspension):
             problems = check_answer(item.schema, answer)
             if problems:

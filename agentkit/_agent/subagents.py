@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import ToolContext
 from ..events import AgentEvent
 from ..exceptions import AgentkitError, ModelAPIError, ToolError
-from ..messages import Usage
+from ..messages import ModelResponse, Usage
 from ..tools import Tool, ToolTransform
 
 if TYPE_CHECKING:
@@ -25,9 +25,10 @@ __all__ = ["Forwarded", "ProgressSink", "SubagentUsage", "subagent_tool"]
 
 @dataclass(frozen=True)
 class SubagentUsage:
-    """A subagent run's usage, reported to the parent run through `ToolContext.emit`."""
+    """A subagent run's usage and model responses, reported to the parent run through `ToolContext.emit`."""
 
     usage: Usage
+    responses: tuple[ModelResponse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
         except Exception as exc:
             # Not mapped by agentkit (e.g. an SDK's own exception): its text may be the vendor's, so only the type.
             raise ToolError(f"Agent {sub.id!r} failed: {type(exc).__name__}.") from exc
-        ctx.emit(SubagentUsage(result.usage))
+        ctx.emit(SubagentUsage(result.usage, tuple(result.responses)))
         if result.status == "awaiting_approval":
             names = ", ".join(repr(p.tool_name) for p in result.pending)
             raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")

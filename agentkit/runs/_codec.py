@@ -155,10 +155,7 @@ def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tool
             "message": position if position is not None else encode_messages([response.message], tools)[0],
             "usage": _adapter("usage").dump_python(response.usage),
         }
-        if response.finish_reason is not None:
-            entry["finish_reason"] = response.finish_reason
-        if response.model_name is not None:
-            entry["model_name"] = response.model_name
+        entry.update(_response_fields(response))
         if step.results:
             where = answered.get(id(step.results))
             entry["results"] = where if where is not None else encode_results(step.results, tools)
@@ -186,7 +183,7 @@ def decode_steps(data: Any, messages: Sequence[Message]) -> list[Step]:
         else:
             results = decode_results(raw_results, f"steps[{n}].results")
         usage = _validate("usage", entry.get("usage", {}), f"steps[{n}].usage")
-        response = ModelResponse(message, usage, entry.get("finish_reason"), entry.get("model_name"))
+        response = ModelResponse(message, usage, **_response_kwargs(entry))
         steps.append(Step(int(entry.get("index", n)), response, message.tool_calls, results))
     return steps
 
@@ -261,13 +258,25 @@ def decode_settings(data: Any) -> ModelSettings:
         raise SnapshotError(f"settings are malformed: {exc}") from None
 
 
+# the text fields of a ModelResponse that travel (the model, the ids, where it came from: what cost
+# estimates, traces and support requests need after a resume)
+_RESPONSE_FIELDS = ("finish_reason", "model_name", "response_id", "request_id", "provider_name", "provider_url")
+
+
+def _response_fields(response: ModelResponse) -> dict[str, str]:
+    return {name: value for name in _RESPONSE_FIELDS if isinstance(value := getattr(response, name), str)}
+
+
+def _response_kwargs(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name in _RESPONSE_FIELDS if isinstance(value := data.get(name), str)}
+
+
 def encode_response(response: ModelResponse, tools: Tools) -> dict[str, Any]:
     """A model turn as JSON data (the vendor's `raw` object is not kept)."""
     return {
         "message": encode_messages([response.message], tools)[0],
         "usage": _adapter("usage").dump_python(response.usage),
-        "finish_reason": response.finish_reason,
-        "model_name": response.model_name,
+        **_response_fields(response),
     }
 
 
@@ -277,4 +286,4 @@ def decode_response(data: Mapping[str, Any]) -> ModelResponse:
     if not isinstance(message, AssistantMessage):
         raise SnapshotError("a model response must hold an assistant message")
     usage = _validate("usage", data.get("usage", {}), "usage")
-    return ModelResponse(message, usage, data.get("finish_reason"), data.get("model_name"))
+    return ModelResponse(message, usage, **_response_kwargs(data))

@@ -13,6 +13,7 @@ signed or checked: whoever can write the stored JSON can change what a resume wi
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -28,11 +29,13 @@ from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage
 from ._codec import (
     decode_messages,
     decode_pending,
+    decode_response,
     decode_results,
     decode_settings,
     decode_steps,
     encode_messages,
     encode_pending,
+    encode_response,
     encode_results,
     encode_settings,
     encode_steps,
@@ -266,12 +269,10 @@ def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]])
         "text": result.text,
         "messages": encode_messages(messages, tools),
         "steps": encode_steps(result.steps, messages, tools),
-        "usage": {
-            "input_tokens": result.usage.input_tokens,
-            "output_tokens": result.usage.output_tokens,
-            "requests": result.usage.requests,
-        },
+        "usage": dataclasses.asdict(result.usage),  # every count, the cache and reasoning details too
         "state": _encode_state(state, tools),
+        # the subagents' model responses: what the run's cost() adds to its own steps'
+        "subagent_responses": [encode_response(r, tools) for r in result._subagent_responses],
         "pending": encode_pending(result.pending),
         "tools": {k: fingerprint(t) for k, t in tools.items()},
     }
@@ -397,6 +398,7 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
         steps=steps,
         messages=messages,
         usage=Usage(**document["usage"]),
+        _subagent_responses=[decode_response(r) for r in document.get("subagent_responses", ())],
         pending=pending,
         agent_id=str(document["agent_id"]),
         _state=state,

@@ -42,7 +42,11 @@ async def call_tool(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("resumed"):
         ctx.resume_data = request.get("resume_data")
     try:
-        result = await agent.tools.call(call, deps=durable.deps, context=ctx)
+        # the agent's error policy, as in-process runs apply it (its transform policy: redacted inputs)
+        redacts = agent.transform is not None and agent.transform.input is not None
+        result = await agent.tools.call(
+            call, deps=durable.deps, context=ctx, mask_error_details=agent.mask_error_details, redact_input=redacts
+        )
     except ToolSuspended as signal:
         return {"suspended": {"payload": signal.payload, "schema": signal.schema}}
     except ClientCallRequested:

@@ -94,6 +94,7 @@ class AnthropicModel(SDKModel):
     label = "Anthropic"
     example = "claude-sonnet-4-6"
     provider_class = AnthropicProvider
+    request_id_headers = ("request-id",)
 
     def __init__(
         self,

@@ -63,7 +63,7 @@ from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import DialectResult, Loss, per_result
 from .._ids import IdRule
-from .._messages import base64_of, input_object, mapped_reason, wire_name
+from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import AnthropicDialect, strict_budget_counts
 
@@ -242,20 +242,28 @@ class AnthropicProvider(Provider):
         content = [b for b in _content_of(data) if isinstance(b, dict)]
         text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
-        usage = data.get("usage") or {}
-        input_tokens = sum(
-            usage.get(k) or 0 for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        # Anthropic counts cache reads and writes apart from input_tokens; Usage.input_tokens holds them all
+        cache_read = token_count(usage.get("cache_read_input_tokens"))
+        cache_write = token_count(usage.get("cache_creation_input_tokens"))
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
                 tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
-            usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("output_tokens") or 0, requests=1),
+            usage=Usage(
+                input_tokens=token_count(usage.get("input_tokens")) + cache_read + cache_write,
+                output_tokens=token_count(usage.get("output_tokens")),
+                requests=1,
+                cache_read_tokens=cache_read,
+                cache_write_tokens=cache_write,
+            ),
             finish_reason=mapped_reason(data.get("stop_reason"), _FINISH),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
     def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -299,8 +307,8 @@ class AnthropicProvider(Provider):
             sent, choice = keys, "none"  # nothing may be called, but tool blocks in history need tools
         if options.strict is None:
             plan = _plan(self, by_key_defs, sent, options.strict)
-            if plan.fallbacks:
-                logger.info(
+            if plan.fallbacks:  # a fallback, logged at DEBUG like the loop's requests and retries
+                logger.debug(
                     "anthropic: %d tools sent non-strict (strict budget per request), first: %r",
                     len(plan.fallbacks),
                     plan.fallbacks[0].key,

@@ -62,6 +62,7 @@ from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, Tool
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import DialectResult
 from .._ids import IdRule
+from .._messages import detail_count, response_id, token_count
 from .._names import NameMap
 from ._chat import (
     OPENAI_NAME_RULE,
@@ -222,13 +223,16 @@ class OpenAIResponsesProvider(Provider):
                 text=text, tool_calls=calls, provider_details={DETAILS_KEY: {"output": output}} if output else None
             ),
             usage=Usage(
-                input_tokens=int(usage.get("input_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
+                input_tokens=token_count(usage.get("input_tokens")),
+                output_tokens=token_count(usage.get("output_tokens")),
                 requests=1,
+                cache_read_tokens=detail_count(usage, ("input_tokens_details",), "cached_tokens"),
+                reasoning_tokens=detail_count(usage, ("output_tokens_details",), "reasoning_tokens"),
             ),
             finish_reason=_finish_reason(data, has_calls=bool(calls)),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import logging
 import pickle
 from typing import Any, Literal
 
@@ -213,6 +214,16 @@ async def test_a_key_the_output_type_lacks_goes_back_as_an_error_in_every_mode()
     model, _ = scripted(*answers)
     result = await Agent(model=model, output_type=Output(Weather, mode="tool")).generate("go")
     assert result.output == Weather(city="Paris", temp=21) and len(result.steps) == 2
+
+
+async def test_an_answer_retry_is_logged_at_debug_like_a_tool_retry(caplog: pytest.LogCaptureFixture) -> None:
+    model, _ = scripted('{"city": "Paris", "temp": "warm"}', WEATHER)
+    with caplog.at_level(logging.DEBUG, logger="agentkit.agent"):
+        await Agent(id="w", model=model, output_type=Weather).generate("go")
+    [record] = [r for r in caplog.records if "does not fit" in r.getMessage()]
+    assert record.getMessage() == (
+        "agent 'w': the answer does not fit the output 'final_result' (1 problem); retry 1 of 2 for the answer"
+    )
 
 
 async def test_a_spent_budget_raises_with_the_raw_answer_and_the_errors() -> None:

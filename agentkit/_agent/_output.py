@@ -20,6 +20,7 @@ from ..exceptions import AgentSetupError, ErrorDetail, ModelRetry, OutputValidat
 from ..messages import ModelResponse, TextPart, ToolCall, ToolResult, UserMessage
 from ..models import Model, ModelSettings, OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
+from . import observe
 
 if TYPE_CHECKING:
     from ..hooks import ModelRequest
@@ -262,6 +263,7 @@ class RunOutput:
         state, agent, key = loop.state, loop.agent, self.schema.name
         count = state.failures[key] = state.failures.get(key, 0) + 1
         state.run_retries += 1
+        observe.log_answer_retry(loop, key, len(errors), count)
         if count > agent.retries:
             why = f"failed {count} times in a row; the agent allows {agent.retries} retries (Agent(retries=...))"
         elif state.run_retries > agent.max_retries:

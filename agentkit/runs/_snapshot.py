@@ -19,10 +19,11 @@ import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from .._agent.hooks import BACKGROUND
 from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
+from .._jsonish import is_array, is_mapping
 from ..events import RunStatus
 from ..exceptions import ResumeError, SnapshotError
 from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage, Usage
@@ -155,7 +156,7 @@ class RunSnapshot:
     @property
     def status(self) -> RunStatus:
         """Why the run paused (``"awaiting_approval"``, ``"suspended"``, ``"awaiting_client"``, ...)."""
-        return self.document["status"]  # type: ignore[no-any-return]
+        return cast(RunStatus, self.document["status"])
 
     @property
     def text(self) -> str:
@@ -203,7 +204,7 @@ class RunSnapshot:
 
 
 def _check_shape(document: Any) -> None:
-    if not isinstance(document, Mapping) or document.get("format") != FORMAT:
+    if not is_mapping(document) or document.get("format") != FORMAT:
         raise SnapshotError(f"not an agentkit run snapshot (expected an object with format={FORMAT!r})")
     version = document.get("version")
     if not isinstance(version, int) or version < 1:
@@ -235,7 +236,7 @@ def snapshot_of(
         ResumeError: the result is not paused, or it was copied or unpickled (its tools are unknown: use
             ``agent.snapshot(result)``).
     """
-    state = result._state
+    state = result._state  # pyright: ignore[reportPrivateUsage]  # runs/ writes the loop's private run state
     if result.status not in PAUSED_STATUSES or state is None or state.pause_token is None:
         raise ResumeError(f"only a paused run has a snapshot (status {result.status!r})")
     if tools is None:
@@ -255,7 +256,7 @@ def snapshot_of(
 
 def result_document(result: RunResult, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
     """Any run result as a snapshot-shaped JSON document (unsigned; ``pause_id`` is None unless paused)."""
-    state = result._state
+    state = result._state  # pyright: ignore[reportPrivateUsage]  # runs/ writes the loop's private run state
     if state is None:
         raise ResumeError("this result has no run state to write (it was not returned by a run)")
     messages = result.messages
@@ -272,7 +273,7 @@ def result_document(result: RunResult, tools: Mapping[str, Tool[..., Any]]) -> d
         "usage": dataclasses.asdict(result.usage),  # every count, the cache and reasoning details too
         "state": _encode_state(state, tools),
         # the subagents' model responses: what the run's cost() adds to its own steps'
-        "subagent_responses": [encode_response(r, tools) for r in result._subagent_responses],
+        "subagent_responses": [encode_response(r, tools) for r in result._subagent_responses],  # pyright: ignore[reportPrivateUsage]
         "pending": encode_pending(result.pending),
         "tools": {k: fingerprint(t) for k, t in tools.items()},
     }
@@ -324,7 +325,7 @@ def _decode_control(data: Any) -> dict[str, Any]:
 
     if data is None:
         return {}
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise TypeError("'control' must be an object")
     deferred = data.get("deferred")
     step_tools = data.get("step_tools")
@@ -335,7 +336,7 @@ def _decode_control(data: Any) -> dict[str, Any]:
         "require_approval": bool(data.get("require_approval", False)),
         "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
         "limits": RunLimits(**dict(data.get("limits", {}))),
-        "deferred": frozenset(str(k) for k in deferred) if isinstance(deferred, list) else deferred,
+        "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
     }
 
@@ -388,7 +389,7 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
 def _check_tools(
     recorded: Any, messages: Sequence[Message], pending: Iterable[PendingItem], tools: Mapping[str, Tool[..., Any]]
 ) -> None:
-    if not isinstance(recorded, Mapping):
+    if not is_mapping(recorded):
         raise SnapshotError("the snapshot's 'tools' must map tool keys to fingerprints")
     used = {c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
     used |= {r.name for m in messages if isinstance(m, ToolResultsMessage) for r in m.results}
@@ -415,7 +416,7 @@ def _check_tools(
 
 
 def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunState:
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise SnapshotError("the snapshot's 'state' must be an object")
     try:
         settings = decode_settings(data["settings"])

@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .exceptions import MCPLoadError
 from .registry import Registry
@@ -114,7 +114,7 @@ def as_registry(value: Any, target: str) -> Registry:
     if isinstance(tools, Registry):  # an Agent (or anything holding a registry)
         return tools
     if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
-        return Registry(value)
+        return Registry(cast("Mapping[str, Any] | Iterable[Any]", value))
     if callable(value) and not isinstance(value, type):
         return Registry([value])
     raise MCPLoadError(

@@ -29,10 +29,11 @@ from __future__ import annotations as _annotations
 import contextlib
 import logging
 import traceback
-from collections.abc import Mapping
+from collections.abc import Sequence
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import Any, cast
 
+from ._jsonish import is_mapping
 from .exceptions import ToolInputError, ToolOutputError, describe_exception
 from .messages import ToolCall, ToolResult
 
@@ -230,10 +231,10 @@ class Scrubber:
         stack: list[Any] = [arguments]
         while stack and len(found) < 1000:
             value = stack.pop()
-            if isinstance(value, Mapping):
+            if is_mapping(value):
                 stack.extend(value.values())
             elif isinstance(value, (list, tuple)):
-                stack.extend(value)
+                stack.extend(cast("Sequence[Any]", value))
             elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
                 text = str(value)
                 if len(text) >= 3:
@@ -256,7 +257,7 @@ def scrubbed_traceback(exc: BaseException, scrub: Scrubber) -> str:
         seen.add(id(current))
         chain.append(current)
         current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
-    parts = []
+    parts: list[str] = []
     for error in reversed(chain):
         frames = "".join(traceback.format_tb(error.__traceback__))
         kind = type(error)

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ._jsonish import is_object
 from ._loader import load_object, load_registry
 from .exceptions import (
     AgentkitError,
@@ -178,9 +179,9 @@ def _readable(text: str) -> str:
         data = json.loads(text)
     except ValueError:
         return text
-    if not isinstance(data, dict):
+    if not is_object(data):
         return json.dumps(data, indent=2, ensure_ascii=False)
-    lines = []
+    lines: list[str] = []
     for key, value in data.items():
         if isinstance(value, str):
             with contextlib.suppress(ValueError):

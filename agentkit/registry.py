@@ -4,11 +4,12 @@ from __future__ import annotations as _annotations
 
 import asyncio
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from . import _tool_errors as failures
+from ._jsonish import is_mapping
 from ._text import closest, shorten
 from .context import ToolContext
 from .definitions import ToolDefinition
@@ -32,7 +33,7 @@ R = TypeVar("R")
 
 def _as_tool(value: Any, where: str) -> Tool[..., Any]:
     if isinstance(value, Tool):
-        return value
+        return cast("Tool[..., Any]", value)
     if callable(value):
         return Tool(value)
     raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
@@ -105,10 +106,11 @@ class Registry(Mapping[str, Tool[..., Any]]):
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
-        if isinstance(tools, Mapping):
+        if is_mapping(tools):
             for key, value in tools.items():
                 self.add(key, value)
-        elif isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):
+        # run-time checks of the arguments: callers without a type checker pass anything
+        elif isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise RegistryError(f"Registry() takes a dict of key -> tool or a list of tools, got {tools!r}")
         else:
             for value in tools:
@@ -123,7 +125,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         Raises:
             RegistryError: the key is empty or already taken (both tools are named).
         """
-        if not isinstance(key, str) or not key:
+        if not isinstance(key, str) or not key:  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise RegistryError(f"A registry key must be a non-empty string, got {key!r}")
         item = _as_tool(tool, f"Registry key {key!r}")
         existing = self._tools.get(key)
@@ -134,7 +136,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 f"Registry({{{key!r}: ..., {key + '_2'!r}: ...}})"
             )
         self._tools[key] = item
-        item._held_by(self)
+        item._held_by(self)  # pyright: ignore[reportPrivateUsage]  # the registry tells its tool who holds it
         self._changed()
         return item
 
@@ -154,7 +156,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
 
         def register(func: Any) -> Tool[..., Any]:
-            item = func if isinstance(func, Tool) else Tool(func, **options)
+            item = cast("Tool[..., Any]", func) if isinstance(func, Tool) else Tool(func, **options)
             self.add(key if key is not None else item.id, item)
             return item
 
@@ -189,7 +191,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         copy = Registry()
         copy._tools = dict(self._tools)
         for item in copy._tools.values():
-            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
+            item._held_by(copy)  # pyright: ignore[reportPrivateUsage]  # so a changed description or strict invalidates the copy's definitions too
         return copy
 
     def select(self, keys: Iterable[str]) -> Registry:
@@ -201,7 +203,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         subset = Registry(mask_error_details=self.mask_error_details)
         for key in keys:
             item = subset._tools[key] = self[key]
-            item._held_by(subset)
+            item._held_by(subset)  # pyright: ignore[reportPrivateUsage]
         return subset
 
     def definitions(self) -> tuple[ToolDefinition, ...]:

@@ -429,7 +429,7 @@ class ContractReport:
     tool: str
     examples: int = 0
     returned: int = 0
-    refused: list[str] = field(default_factory=list[str])
+    refused: list[str] = field(default_factory=lambda: [])
     """Messages of `ModelRetry`/`ToolError` the tool raised for valid arguments (allowed, but listed)."""
 
 

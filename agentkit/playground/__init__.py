@@ -129,8 +129,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """``agentkit dev TARGET [--host H] [--port P] [--allow-remote] [--token T] [--model M]``; the exit status."""
     try:
-        import starlette  # noqa: F401 - checked here so the error is one line
-        import uvicorn  # noqa: F401
+        # checked here so the error is one line
+        import starlette  # noqa: F401  # pyright: ignore[reportUnusedImport]
+        import uvicorn  # noqa: F401  # pyright: ignore[reportUnusedImport]
     except ImportError:
         print("agentkit dev: error: the playground needs: pip install 'agentkit-tools[ui]'", file=sys.stderr)
         return 1

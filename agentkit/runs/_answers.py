@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from typing_extensions import is_typeddict
 
@@ -37,7 +37,7 @@ def json_schema_of(source: type[Any] | Mapping[str, Any]) -> JsonSchema:
     if isinstance(source, type) and (  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)
     ):
-        return strip_titles(TypeAdapter(source).json_schema(mode="validation"))
+        return cast(JsonSchema, strip_titles(TypeAdapter(source).json_schema(mode="validation")))
     raise TypeError(f"schema= must be a pydantic model, dataclass, TypedDict or JSON Schema dict, got {source!r}")
 
 

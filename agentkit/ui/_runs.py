@@ -64,14 +64,14 @@ class RunInput:
     """
 
     thread_id: str | None = None
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=lambda: [])
     anchor_id: str | None = None
-    tail: list[Message] = field(default_factory=list)
+    tail: list[Message] = field(default_factory=lambda: [])
     resume_run_id: str | None = None
-    approvals: dict[str, Approval] = field(default_factory=dict)
-    client_results: dict[str, ClientToolResult] = field(default_factory=dict)
+    approvals: dict[str, Approval] = field(default_factory=lambda: {})
+    client_results: dict[str, ClientToolResult] = field(default_factory=lambda: {})
     """Outputs of client tools the UI ran, by call id."""
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=lambda: {})
     """Answers to suspended calls (`ToolContext.suspend`), by call id."""
     resumed: RunSnapshot | None = None
     """Set by `start_stream` to the paused run it claimed (e.g. to report only the new run's usage)."""

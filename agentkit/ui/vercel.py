@@ -106,8 +106,8 @@ class _SubagentView:
 
     agent_id: str
     text: str = ""
-    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
-    children: dict[str, _SubagentView] = field(default_factory=dict)
+    calls: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    children: dict[str, _SubagentView] = field(default_factory=lambda: {})
     status: str | None = None
 
     def apply(self, event: AgentEvent) -> bool | None:

@@ -61,7 +61,7 @@ PATTERN_TIMEOUT = 5.0
 _BUDGET: contextvars.ContextVar[float] = contextvars.ContextVar("agentkit_pattern_budget", default=PATTERN_TIMEOUT)
 
 
-class PatternTimeout(Exception):  # noqa: N818 - never leaves agentkit: it becomes an ErrorDetail
+class _PatternTimeout(Exception):  # noqa: N818 - never leaves agentkit: it becomes an ErrorDetail
     """A backtracking pattern did not finish matching within its budget."""
 
     def __init__(self, pattern: str, seconds: float) -> None:
@@ -97,7 +97,7 @@ def search(pattern: str, text: str) -> bool:
     worker thread really is off the event loop) and stops after the current budget.
 
     Raises:
-        PatternTimeout: a backtracking match ran past its budget (`pattern_budget`).
+        _PatternTimeout: a backtracking match ran past its budget (`pattern_budget`).
     """
     matcher = _linear_matcher(pattern)
     if matcher is not None:
@@ -106,7 +106,7 @@ def search(pattern: str, text: str) -> bool:
     try:
         return _backtracking_matcher(pattern).search(text, concurrent=True, timeout=seconds) is not None
     except TimeoutError:
-        raise PatternTimeout(pattern, seconds) from None
+        raise _PatternTimeout(pattern, seconds) from None
 
 
 def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -310,7 +310,7 @@ class RawSchema:
             return details_from_jsonschema(self.validator.iter_errors(instance))
         except RecursionError:
             return [ErrorDetail("$", "The value is nested too deeply to be validated", instance, "too_deep")]
-        except PatternTimeout as exc:
+        except _PatternTimeout as exc:
             return [ErrorDetail("$", f"{exc}; send a simpler value", instance, "pattern_timeout")]
 
 

@@ -488,13 +488,14 @@ def _valid(schema: JsonSchema, value: Any) -> bool:
     """Whether `value` fits `schema` (a subschema without references; with them, assume it does)."""
     if _has_ref(schema):
         return True
-    from ._raw_schema import PatternTimeout, linear_validator_class, pattern_budget
+    # the timeout signal stays private to agentkit (every public error class lives in exceptions.py)
+    from ._raw_schema import _PatternTimeout, linear_validator_class, pattern_budget  # pyright: ignore[reportPrivateUsage]
 
     try:
         # linear-time patterns, and a short budget for the others: an imported schema cannot stall the import
         with pattern_budget(0.1):
             return bool(linear_validator_class()(schema).is_valid(value))
-    except PatternTimeout:
+    except _PatternTimeout:
         return False  # not shown to fit: handled like a default that does not
     except Exception:  # noqa: BLE001 - a subschema jsonschema cannot evaluate: treat the default as fine
         return True

@@ -6,7 +6,7 @@ checker; these say what the value is (JSON objects have string keys) and narrow 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from typing_extensions import TypeIs
@@ -25,3 +25,8 @@ def is_array(value: object) -> TypeIs[list[Any]]:
 def is_mapping(value: object) -> TypeIs[Mapping[str, Any]]:
     """Whether ``value`` is a mapping with string keys (any ``Mapping``, e.g. a caller's payload)."""
     return isinstance(value, Mapping)
+
+
+def is_sequence(value: object) -> TypeIs[Sequence[Any]]:
+    """Whether ``value`` is a sequence (any ``Sequence``; str and bytes are sequences too)."""
+    return isinstance(value, Sequence)

@@ -9,9 +9,10 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._jsonish import is_array, is_mapping
 from .._tool_errors import described
 from ..context import RunContext, ToolContext
 from ..exceptions import HookError, describe_exception
@@ -64,7 +65,7 @@ def _check_request(hook: RunHooks[Any], changed: ModelRequest) -> None:
     wrong = None
     if not isinstance(request.model, Model):
         wrong = f"model={request.model!r} (a Model)"
-    elif not isinstance(request.messages, list) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
+    elif not is_array(request.messages) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
         wrong = "messages (a list of agentkit messages)"
     elif not isinstance(request.tools, Registry):
         wrong = f"tools={request.tools!r} (a Registry)"
@@ -154,7 +155,7 @@ async def _before(
             return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
         if isinstance(decision, Answer):
             return call, await _answer(loop, call, decision.output)
-        if isinstance(decision, ReplaceArguments) and isinstance(decision.arguments, Mapping):
+        if isinstance(decision, ReplaceArguments) and is_mapping(decision.arguments):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
         what = f"returned {decision!r}, not None, ReplaceArguments, Answer or Deny"

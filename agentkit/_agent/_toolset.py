@@ -11,7 +11,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -34,10 +34,11 @@ def check_deferred(value: DeferredTools | None, where: str) -> bool | frozenset[
     """`value` normalised: None, a bool, or a set of keys (an error for anything else)."""
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    # run-time checks: callers without a type checker pass anything
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise AgentSetupError(f"{where}deferred_tools= takes True/False or a list of keys, got {value!r}")
     keys = frozenset(value)
-    bad = [k for k in keys if not isinstance(k, str)]
+    bad = [k for k in keys if not isinstance(k, str)]  # pyright: ignore[reportUnnecessaryIsInstance]
     if bad:
         raise AgentSetupError(f"{where}deferred_tools= lists keys (strings), got {bad[0]!r}")
     return keys
@@ -67,7 +68,7 @@ async def open_run_tools(
     base: Registry,
     tools: Registry | Mapping[str, Any] | Iterable[Any] | None,
     servers: Sequence[MCPServerLike],
-) -> AsyncIterator[tuple[Registry, frozenset[str]]]:
+) -> AsyncGenerator[tuple[Registry, frozenset[str]], None]:
     """The run's registry and the keys the run added.
 
     The registry is `base` plus the run's own tools and servers (opened here, closed on exit).
@@ -104,7 +105,7 @@ class RunTools:
     search: ToolSearch | None
     budgeted: tuple[str, ...] = ()
     """The keys of the tools with a ``max_calls`` budget."""
-    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=dict, repr=False)
+    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=lambda: {}, repr=False)
 
     shown: tuple[str, ...] = ()
     """The keys sent in every step: all but the deferred ones (the search tool among them)."""
@@ -140,7 +141,7 @@ class RunTools:
     @classmethod
     def _build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
         hold_all = deferred is True
-        named = deferred if isinstance(deferred, frozenset) else frozenset()
+        named: frozenset[str] = deferred if isinstance(deferred, frozenset) else frozenset()
         budgeted: list[str] = []
         pairs: list[tuple[str, Tool[..., Any]]] = []
         shown: list[str] = []

@@ -304,7 +304,7 @@ class RunLoop:
                 if delta_fn is not None:
                     shaped, error = shape(delta_fn, event.delta, "input_delta")
                     emit(ToolCallDeltaEvent(ids.get(event.index), name, event.index, shaped, index, error))
-            elif isinstance(event, ResponseDone):
+            elif isinstance(event, ResponseDone):  # pyright: ignore[reportUnnecessaryIsInstance]  # others are ignored
                 response = event.response
         if response is None:
             raise ModelAPIError(request.model.name, "the stream ended without a complete response")

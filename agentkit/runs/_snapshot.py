@@ -66,7 +66,8 @@ SnapshotKey = Union[bytes, str, Sequence[Union[bytes, str]]]
 """A signing key, or several (the first signs, any verifies: rotate keys without stranding paused runs)."""
 
 
-def _keys(key: Any) -> list[bytes]:
+def signing_keys(key: Any) -> list[bytes]:
+    """`key` (a key, several, or None) as bytes keys, the first signing; `ValueError` for one under 16 bytes."""
     if key is None:
         return []
     if isinstance(key, (bytes, str)):
@@ -189,7 +190,7 @@ class RunSnapshot:
         Raises:
             SnapshotError: the snapshot is unsigned, or was signed with another key, or was edited.
         """
-        keys = _keys(key)
+        keys = signing_keys(key)
         signature = self.document.get("signature")
         if not isinstance(signature, str):
             raise SnapshotError(
@@ -247,7 +248,7 @@ def snapshot_of(
         )
     if key is None and state.signing_key is not None:
         key = state.signing_key()
-    signing = _keys(key)
+    signing = signing_keys(key)
     document = result_document(result, tools)
     if signing:
         document["signature"] = _sign(document, signing[0])
@@ -351,7 +352,7 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
         SnapshotError: a bad signature (with `key`), another agent's snapshot, changed tools, a malformed
             document.
     """
-    if _keys(key):
+    if signing_keys(key):
         snapshot.verify(key)
     document = snapshot.document
     if document["agent_id"] != agent_id:

@@ -22,13 +22,26 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+from typing_extensions import TypeIs
 
 from .exceptions import MCPLoadError
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["as_registry", "load_object", "load_registry"]
+if TYPE_CHECKING:
+    from .agent import Agent
+
+__all__ = ["as_registry", "is_agent", "load_object", "load_registry"]
+
+
+def is_agent(value: object) -> TypeIs[Agent[Any, Any]]:
+    """Whether a loaded object is an `Agent` (imported on first need: the CLI's other commands never load it)."""
+    from .agent import Agent
+
+    return isinstance(value, Agent)
+
 
 _FORMS = "'package.module:attribute' or 'path/to/file.py:attribute'"
 

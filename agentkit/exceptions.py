@@ -360,13 +360,6 @@ class ModelHTTPError(ModelAPIError):
         return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
 
 
-def _describe_exception(exc: BaseException) -> str:
-    """``Type: message`` of `exc` as a model may read it; a vendor error gives its `summary` instead."""
-    if isinstance(exc, ModelAPIError):
-        return exc.summary
-    return f"{type(exc).__name__}: {exc}"
-
-
 def _http_kind(status: int) -> str:
     if status == 401:
         return "auth"

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import RegistryError, UnknownToolError
+from ..exceptions import ToolChoiceError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
@@ -373,9 +373,11 @@ class Provider(ABC):
         for key in (*(options.active_tools or ()), options.tool_choice):
             if key not in keys and key not in ("auto", "none", "required"):
                 raise UnknownToolError(key, list(keys), closest(key, keys))
+        if options.tool_choice == "required" and options.active_tools == ():
+            raise ToolChoiceError("tool_choice='required' with active_tools=[]: no tool could be called")
         named = options.tool_choice not in ("auto", "none", "required")
         if options.active_tools is not None and named and options.tool_choice not in options.active_tools:
-            raise RegistryError(
+            raise ToolChoiceError(
                 f"tool_choice={options.tool_choice!r} is not among active_tools={list(options.active_tools)!r}; "
                 "add it to active_tools or choose another tool"
             )

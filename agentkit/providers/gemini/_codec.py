@@ -46,7 +46,6 @@ from typing import Any, Literal
 
 from ..._text import json_text
 from ...definitions import ToolDefinition
-from ...exceptions import RegistryError
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -218,8 +217,6 @@ class GeminiProvider(Provider):
         if choice == "none" or (choice == "auto" and allowed == []):
             config = {"mode": "NONE"}
         elif choice == "required":
-            if allowed == []:
-                raise RegistryError("tool_choice='required' with active_tools=[]: no tool could be called")
             config = {"mode": "ANY"}
             if allowed is not None:
                 config["allowedFunctionNames"] = allowed

@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentkit import Registry, Tool, tool
+from agentkit.exceptions import ToolChoiceError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.anthropic._codec import ANTHROPIC_ID_RULE, AnthropicProvider
@@ -173,9 +174,11 @@ def test_active_tools_filter_the_list(provider: AnthropicProvider, registry: Reg
 
 
 def test_no_active_tools_keeps_the_list_and_forbids_calls(provider: AnthropicProvider, registry: Registry) -> None:
-    payload = provider.format_tools(registry, active_tools=[], tool_choice="required")
+    payload = provider.format_tools(registry, active_tools=[])
     assert len(payload["tools"]) == len(registry) and payload["tool_choice"] == {"type": "none"}
     assert_payload_valid(payload)
+    with pytest.raises(ToolChoiceError, match="no tool could be called"):  # as the agent says
+        provider.format_tools(registry, active_tools=[], tool_choice="required")
 
 
 def test_empty_registry_sends_nothing(provider: AnthropicProvider) -> None:

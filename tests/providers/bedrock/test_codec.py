@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, tool
+from agentkit.exceptions import ToolChoiceError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.bedrock import BedrockDialect
@@ -140,7 +141,9 @@ def test_active_tools_filter_the_list(provider: BedrockProvider, registry: Regis
     assert list(specs(payload)) == ["get_weather", "show_chart"]
     assert payload["toolConfig"]["toolChoice"] == {"any": {}}
     assert_request_valid(payload)
-    nothing = provider.format_tools(registry, active_tools=[], tool_choice="required")
+    with pytest.raises(ToolChoiceError, match="no tool could be called"):
+        provider.format_tools(registry, active_tools=[], tool_choice="required")
+    nothing = provider.format_tools(registry, active_tools=[])
     assert len(nothing["toolConfig"]["tools"]) == len(registry) and "toolChoice" not in nothing["toolConfig"]
     assert_request_valid(nothing)
 

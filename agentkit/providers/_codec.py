@@ -24,6 +24,7 @@ from ..registry import Registry
 from ..tools import Tool
 from ._dialect import Dialect, DialectResult, Loss, PerDefinition
 from ._ids import IdRule
+from ._malformed import checked_call, guarded
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
 from ._stream import StreamAccumulator, StreamDecoder, ToolCallDelta
@@ -44,6 +45,13 @@ ToolChoice = Union[Literal["auto", "none", "required"], str]
 
 Tools = Union[Registry, Sequence[ToolDefinition]]
 """What the public methods take: a `Registry`, or its definitions (`Registry.definitions`)."""
+
+
+_READERS = ("parse_response", "parse_tool_calls")
+
+
+def _vendor(provider: Provider) -> str:
+    return provider.name
 
 
 _AS_DICT_DEPTH = 64  # SDK objects sit near the top; below this a response is plain data (tool arguments)
@@ -117,6 +125,13 @@ class Provider(ABC):
     """What tool-call ids the vendor accepts (None: any string)."""
     dialect: Dialect | None = None
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _READERS:  # a response of the wrong shape is a ModelAPIError, in every vendor's reading
+            method = cls.__dict__.get(name)
+            if method is not None:
+                setattr(cls, name, guarded(method, _vendor))
 
     def __init__(self) -> None:
         # keyed by the identity of a definitions tuple (held, so the id cannot be reused)
@@ -359,6 +374,7 @@ class Provider(ABC):
     def _finish_call(
         self, call: ToolCall, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None
     ) -> ToolCall:
+        call = checked_call(call, self.name)
         name = names.key_for(call.name) if names is not None else call.name
         arguments = call.arguments
         definition = tools.get(name) if tools is not None else None
@@ -409,6 +425,10 @@ class Provider(ABC):
     @abstractmethod
     def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         """This vendor's stream decoder."""
+
+
+for _name in _READERS:
+    setattr(Provider, _name, guarded(getattr(Provider, _name), _vendor))
 
 
 def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:

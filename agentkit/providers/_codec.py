@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import ToolChoiceError, UnknownToolError
+from ..exceptions import StrictSchemaError, ToolChoiceError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
@@ -125,6 +125,9 @@ class Provider(ABC):
     """What tool-call ids the vendor accepts (None: any string)."""
     dialect: Dialect | None = None
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
+    refuses_forced_strict: ClassVar[bool] = True
+    """Whether `format_tools` raises `StrictSchemaError` for a tool forced strict that the dialect rejects
+    (False where "strict" is a request-level mode whose rejections are not strict mode's, as Gemini's)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -207,11 +210,13 @@ class Provider(ABC):
     def _payload(self, registry: Tools, options: FormatOptions) -> dict[str, Any]:
         """The cached fragment itself (shared, read-only): what the model clients send as it is."""
         toolset = self._tools(registry)
+        asked = options.strict
         options = self._request_options(toolset, options)
         payload = toolset.payloads.get(options)
         if payload is None:
             names = self._names_of(toolset, options.aliases)
             self._check_choice(toolset, options)
+            self._check_forced(toolset.definitions, asked)
             entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
             payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
         return payload
@@ -383,6 +388,25 @@ class Provider(ABC):
         if name == call.name and arguments is call.arguments:
             return call
         return ToolCall(id=call.id, name=name, arguments=arguments, provider_details=call.provider_details)
+
+    def _check_forced(self, definitions: Sequence[ToolDefinition], strict: bool | None) -> None:
+        """Refuse to send a tool forced strict whose schema the vendor's strict mode cannot take.
+
+        Forced: `strict` True (the call's), or None and the tool's own True. Raised here, before the
+        payload exists, instead of as the vendor's HTTP 400 on every request; with ``strict=None`` such a
+        tool goes non-strict and `compatibility` reports why.
+
+        Raises:
+            StrictSchemaError: for the first such tool, listing what strict mode cannot express.
+        """
+        if strict is False or self.dialect is None or not self.refuses_forced_strict:
+            return
+        for definition in definitions:
+            if strict is True or definition.strict is True:
+                result = self.schema_dialect(definition, strict)
+                rejected = result.rejected if result.strict else ()
+                if rejected:
+                    raise StrictSchemaError(definition.key, self.name, [str(loss) for loss in rejected])
 
     def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
         keys = toolset.by_key

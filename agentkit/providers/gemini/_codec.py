@@ -174,6 +174,7 @@ class GeminiProvider(Provider):
         pattern=r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$", allowed="[A-Za-z0-9_.:-]", max_length=128, first="[A-Za-z_]"
     )
     dialect: Dialect | None = _JSON_DIALECT
+    refuses_forced_strict = False  # strict is the request's VALIDATED mode; rejections are the schema's own
 
     def __init__(self, *, schema_format: SchemaFormat = "json_schema", tool_result_images: bool = True) -> None:
         super().__init__()

@@ -16,9 +16,10 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 
 from __future__ import annotations as _annotations
 
+from ._client_tool import client_tool
 from ._schema import FunctionSchema
 from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
     AgentkitError,
@@ -38,6 +39,9 @@ from .exceptions import (
     UsageError,
     UsageLimitExceeded,
 )
+from .hooks import Hooks, RunHooks, StepChanges
+from .instrumentation import InstrumentationSettings, instrument, is_instrumented, uninstrument
+from .limits import ConcurrencyLimit, RunLimits
 from .messages import (
     AssistantMessage,
     ContentPart,
@@ -53,6 +57,7 @@ from .messages import (
     UserMessage,
 )
 from .registry import Registry
+from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
 
@@ -66,10 +71,13 @@ __all__ = [
     "ApprovalError",
     "ApprovalPolicy",
     "AssistantMessage",
+    "ConcurrencyLimit",
     "ContentPart",
     "ErrorDetail",
     "FunctionSchema",
+    "Hooks",
     "ImagePart",
+    "InstrumentationSettings",
     "Message",
     "ModelAPIError",
     "ModelHTTPError",
@@ -79,7 +87,12 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RetryLimitExceeded",
+    "RunContext",
+    "RunHooks",
+    "RunLimits",
     "RunResult",
+    "RunSnapshot",
+    "StepChanges",
     "SystemMessage",
     "TextPart",
     "Tool",
@@ -102,5 +115,9 @@ __all__ = [
     "UserMessage",
     "Workflow",
     "__version__",
+    "client_tool",
+    "instrument",
+    "is_instrumented",
     "tool",
+    "uninstrument",
 ]

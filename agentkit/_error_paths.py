@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._text import shorten
+from ._text import clip, shorten
 from .exceptions import ErrorDetail
 
 __all__ = ["details_from_jsonschema", "details_from_pydantic", "json_path", "real_path"]
@@ -198,16 +198,22 @@ def _branch_label(schema: Any, index: int) -> str:
     return f"option {index + 1}"
 
 
+_MESSAGE_LIMIT = 300
+"""Characters kept of one jsonschema message (which embeds the offending value's repr)."""
+
+
 def details_from_jsonschema(errors: Iterable[Any]) -> list[ErrorDetail]:
     """`jsonschema` errors as `ErrorDetail`s; an ``anyOf``/``oneOf`` miss lists what each branch needed."""
     details = []
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
-        message = error.message
+        # jsonschema's messages quote the value whole (its repr); the value is shown, bounded, beside it
+        message = clip(error.message, _MESSAGE_LIMIT)
         if error.validator in ("anyOf", "oneOf") and error.context:
             branches: dict[int, list[str]] = {}
             for sub in error.context:
                 index = sub.relative_schema_path[0] if sub.relative_schema_path else 0
-                text = sub.message if sub.json_path == error.json_path else f"{sub.json_path}: {sub.message}"
+                sub_message = clip(sub.message, _MESSAGE_LIMIT)
+                text = sub_message if sub.json_path == error.json_path else f"{sub.json_path}: {sub_message}"
                 branches.setdefault(int(index), []).append(text)
             options = error.validator_value if isinstance(error.validator_value, list) else []
             parts = [

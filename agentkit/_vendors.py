@@ -30,7 +30,7 @@ class Vendor:
     env_vars: tuple[str, ...] = ()
     """Where the model client reads its API key, in order (empty: it needs none, or its SDK finds it)."""
     extra: str | None = None
-    """The pip extra that installs the vendor's SDK (``pip install 'agentkit[<extra>]'``)."""
+    """The pip extra that installs the vendor's SDK (``pip install 'agentkit-tools[<extra>]'``)."""
     offline: Mapping[str, Any] = field(default_factory=dict)
     """Constructor options that build the model client without credentials, to show payloads offline."""
     needs_model_name: bool = True

@@ -6,11 +6,17 @@ result = await agent.generate("Weather in Paris?")
 result.text, result.steps, result.messages, result.usage, result.status
 ```
 
-A run ends with one of three statuses:
+A run ends with one of these statuses:
 
 * ``"complete"``: the model answered without calling a tool;
 * ``"max_steps"``: `max_steps` model turns were used up (the last turn's tool results are in `messages`);
-* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran. Continue with `Agent.resume`.
+* ``"awaiting_approval"``: a call needs approval; nothing of that turn ran;
+* ``"suspended"``: a tool called `ToolContext.suspend` and waits for data (the turn's other calls ran);
+* ``"awaiting_client"``: a client tool's call waits for the caller's output (the turn's other calls ran);
+* ``"cancelled"``: the run's cancellation event was set (``cancel=``, or ``context.cancelled``);
+* ``"awaiting_background"``: the model answered while background calls still run.
+
+The last five are paused: continue with `Agent.resume` (once), from the result or its `RunSnapshot`.
 
 Retry budgets (invalid arguments, `ModelRetry`, unknown tool names) end a run by raising
 `RetryLimitExceeded` (a `UsageLimitExceeded`) that carries the partial `RunResult`.
@@ -29,32 +35,59 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Union
 
+from ._agent._options import RunOptions, check_hooks
+from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
+from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
-from ._agent.results import Approval, PendingApproval, RunResult, RunState, Step, claim_pause
+from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
+from ._agent.results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
+from ._agent.resume import resume_run
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
-from .context import ToolContext
+from .context import RunContext, ToolContext
 from .events import RunStatus
-from .exceptions import AgentSetupError, ApprovalError, ModelSetupError, RetryLimitExceeded, ToolChoiceError
-from .messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, Usage, UserMessage
+from .exceptions import (
+    AgentSetupError,
+    AlreadyResumedError,
+    ApprovalError,
+    ModelSetupError,
+    ResumeError,
+    RetryLimitExceeded,
+    ToolChoiceError,
+)
+from .hooks import PrepareStep, RunHooks, StepChanges
+from .instrumentation import Instrument, check_instrument
+from .limits import RunLimits
+from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
 from .registry import Registry
+from .runs import RunSnapshot, RunStore, default_store
+from .search import ToolSearch
 from .tools import Tool, ToolTransform
 from .workflows import Workflow
 
 __all__ = [
     "Agent",
     "AgentStream",
+    "AlreadyResumedError",
     "Approval",
     "ApprovalError",
     "MCPServerLike",
     "PendingApproval",
+    "PendingBackground",
+    "PendingClientCall",
+    "PendingItem",
+    "PendingSuspension",
+    "ResumeError",
     "RetryLimitExceeded",
+    "RunContext",
     "RunResult",
+    "RunSnapshot",
     "RunStatus",
     "Step",
+    "StepChanges",
     "TranscriptEntry",
 ]
 
@@ -73,7 +106,9 @@ class Agent:
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
         name: a display name; defaults to `id`.
-        instructions: the system instructions, sent first in every request (not stored in the history).
+        instructions: the system instructions, sent first in every request (not stored in the history):
+            text, a function of the `RunContext` (sync or async, returning text or None; called before
+            every model turn), or a list mixing text and functions (joined by blank lines).
         model: ``"vendor:model-name"``, ``"test"``, or a `Model` instance (which may wrap your own SDK
             client). Resolved on first use, so tests can `override` it without an API key.
         tools: a `Registry`, a dict ``{key: tool_or_function}`` or a list of tools (key = tool id).
@@ -90,6 +125,23 @@ class Agent:
         deps: default dependencies given to tools through `ToolContext.deps`.
         mcp_servers: MCP sessions (async context managers with a `registry`); their tools join this
             agent's tools while ``async with agent:`` is open (or for the duration of each run).
+        prepare_step: runs before each model turn with the `RunContext` and may change that turn's
+            model, active tools, tool choice, instructions and settings (returns `StepChanges` or None).
+        hooks: `RunHooks` around every model request and tool call, in order (see `agentkit.hooks`).
+        limits: `RunLimits` for every run: a tool-call budget and concurrency caps (`agentkit.limits`).
+        tool_search: how runs search deferred tools (`agentkit.search.ToolSearch`; the default when
+            omitted); the search tool is added only to runs that have deferred tools.
+        deferred_tools: keys of tools to defer (or True for all), besides tools marked ``deferred=True``.
+        store: the `RunStore` where each resume claims its pause (single use across copies and
+            processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`).
+        snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
+            (bytes or text of at least 16 bytes, or several to rotate: the first signs); default: the
+            store's ``key``, if any.
+        mask_error_details: when a tool raises, tell the model a generic text instead of the exception's
+            type and message (a tool's or registry's own setting wins). `ToolError` and `ModelRetry`
+            messages always go through. See the errors guide.
+        instrument: OpenTelemetry tracing of this agent's runs: None follows `agentkit.instrument` (and a
+            traced parent run); True traces; False never; an `InstrumentationSettings` traces with those.
     """
 
     def __init__(
@@ -97,7 +149,7 @@ class Agent:
         *,
         id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
         name: str | None = None,
-        instructions: str | None = None,
+        instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
         agents: Mapping[str, Agent] | None = None,
@@ -110,6 +162,15 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -118,15 +179,49 @@ class Agent:
             )
         self.id: str = id if id is not None else _slug(name or "agent")
         self.name: str = name if name is not None else self.id
-        self.instructions = instructions
+        self._instructions = Instructions(instructions)
+        self.instructions: InstructionsLike = instructions
+        """The instructions as given (text, a function, or a list of both)."""
+        self._prepare = check_prepare([prepare_step], "Agent(...): ")
+        self.hooks: list[RunHooks[Any]] = check_hooks(hooks, "Agent(hooks=...)")
+        """Hooks around every model request and tool call of every run, in order."""
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
+        self.limits = limits or RunLimits()
+        """Budgets and concurrency caps for every run (a run's own `limits` go over them field by field)."""
+        if tool_search is not None and not isinstance(tool_search, ToolSearch):
+            raise AgentSetupError(f"Agent(tool_search=...) takes ToolSearch(...), got {tool_search!r}")
+        self.tool_search = tool_search
+        self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
+        if transform is not None and not isinstance(transform, ToolTransform):
+            raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
         self.transform = transform
         self.max_steps = max_steps
         self.retries = retries
         self.max_retries = max_retries
+        if model_settings is not None and not isinstance(model_settings, ModelSettings):
+            raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.mcp_servers = list(mcp_servers)
+        self.mask_error_details = mask_error_details
+        """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
+        self.instrument: Instrument = check_instrument(instrument)
+        """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
+        if store is not None and not isinstance(store, RunStore):
+            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
+        self.store = store
+        """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
+        if snapshot_key is not None:
+            from .runs._snapshot import _keys
+
+            try:
+                _keys(snapshot_key)
+            except (TypeError, ValueError) as exc:
+                raise AgentSetupError(f"snapshot_key: {exc}") from None
+        self.snapshot_key = snapshot_key
+        """Signs this agent's snapshots and is required on theirs at resume (None: the store's key)."""
         _check_model(model)
         self.model: ModelLike | None = model
         """The model as given; see `resolve_model` for the instance a run uses."""
@@ -145,12 +240,17 @@ class Agent:
         base = tools if isinstance(tools, Registry) else Registry(tools)
         if not self.agents and not self.workflows:
             return base  # the caller's own registry: later additions stay visible
-        registry = Registry(dict(base.items()))
+        registry = Registry(dict(base.items()), mask_error_details=base.mask_error_details)
         for key, sub in self.agents.items():
             registry.add(f"agent-{key}", sub.as_tool())
         for key, workflow in self.workflows.items():
             registry.add(f"workflow-{key}", workflow.as_tool())
         return registry
+
+    @property
+    def instructions_preview(self) -> str:
+        """The instructions for a display: the text parts, ``{function_name}`` where a function's text goes."""
+        return self._instructions.preview
 
     @property
     def tools(self) -> Registry:
@@ -186,13 +286,23 @@ class Agent:
             self._model = infer_model(self.model)
         return self._model
 
-    def transcript(self, result: RunResult) -> list[TranscriptEntry]:
+    def transcript(
+        self, result: RunResult, *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+    ) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
         The same fail-closed rules as the stream events: a transform that raises withholds that payload.
-        Calls still waiting for approval are listed with their (shaped) input only.
+        Calls still waiting for approval are listed with their (shaped) input only. Tools given to the
+        run itself are known to the result it returned; for a copy of it (``pickle``, ``deepcopy``), pass
+        them as `tools`, or their calls' payloads are withheld.
         """
-        return transcript(result, self.tools, self.transform)
+        known: dict[str, Any] = dict(self.tools.items())
+        state = result._state
+        known.update(state.registry or {} if state is not None else {})  # the run's own tools, in process
+        if tools is not None:
+            known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
+        unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
+        return transcript(result, known, self.transform, withheld=unknown)
 
     @contextlib.contextmanager
     def override(self, *, model: ModelLike) -> Iterator[None]:
@@ -231,7 +341,11 @@ class Agent:
     # ---- running ---------------------------------------------------------------------------------
 
     def _settings(
-        self, tool_choice: str | None, active_tools: Iterable[str] | None, model_settings: ModelSettings | None
+        self,
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model_settings: ModelSettings | None,
+        registry: Registry | None = None,
     ) -> tuple[ModelSettings, ModelSettings, tuple[str, ...] | None]:
         base = model_settings or self.model_settings
         if tool_choice is None and active_tools is None:
@@ -240,7 +354,7 @@ class Agent:
         else:
             active = tuple(active_tools) if active_tools is not None else base.active_tools
             first = dataclasses.replace(base, tool_choice=tool_choice or base.tool_choice, active_tools=active)
-        registry = self.tools
+        registry = registry if registry is not None else self.tools
         for key in active or ():
             registry[key]  # raises UnknownToolError with a "did you mean"
         choice = first.tool_choice
@@ -256,6 +370,29 @@ class Agent:
         later = first if choice in ("auto", "none") else dataclasses.replace(first, tool_choice="auto")
         return first, later, active
 
+    def _first_request(
+        self,
+        history: list[Message],
+        tool_choice: str | None,
+        active_tools: Iterable[str] | None,
+        model: Model | None = None,
+    ) -> tuple[list[Message], Registry, ModelSettings]:
+        """The first step's messages, tools sent and settings, offline (for payload snapshots).
+
+        With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
+        """
+        first, _, active = self._settings(tool_choice, active_tools, None)
+        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
+        ctx = RunContext(
+            deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
+        )
+        text = self._instructions.render_sync(ctx)
+        messages: list[Message] = [SystemMessage(text)] if text else []
+        native = model is not None and tools.native(model)
+        if native:
+            first = dataclasses.replace(first, deferred_tools=tools.deferred_keys(active))
+        return [*messages, *history], tools.sent([], active, native=native), first
+
     def _new_run(
         self,
         messages: list[Message],
@@ -263,27 +400,39 @@ class Agent:
         first: ModelSettings,
         later: ModelSettings,
         *,
-        deps: Any,
-        context: ToolContext[Any] | None,
+        options: RunOptions,
+        registry: Registry,
+        extra_keys: frozenset[str],
         emit: Emit | None,
         steps: list[Step],
         usage: Usage,
         inherited: ToolTransform | None = None,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> RunLoop:
-        registry = self.tools
-        executor = registry.select(state.active_tools) if state.active_tools is not None else registry
-        convo: list[Message] = [SystemMessage(self.instructions)] if self.instructions else []
-        prefix = len(convo)
-        convo.extend(messages)
+        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
+        state.run_keys = state.run_keys | extra_keys
+        state.registry = tools.registry  # every tool the run can call, for snapshots and transcripts
+        control = RunControl(
+            tools=tools,
+            instructions=self._instructions,
+            prepare=[*self._prepare, *check_prepare([options.prepare_step], "generate(...): ")],
+            hooks=[*self.hooks, *check_hooks(options.hooks, "generate(hooks=...)")],
+            limits=state.limits,
+            require_approval=state.require_approval,
+            extra_keys=extra_keys,
+        )
+        run_registry = tools.registry
+        executor = run_registry.select(state.active_tools) if state.active_tools is not None else run_registry
+        deps, context = options.deps, options.context
         if deps is None and context is not None:
             deps = context.deps
         return RunLoop(
             self,
             self.resolve_model(),
-            registry,
+            run_registry,
             executor,
-            convo,
-            prefix,
+            list(messages),
+            0,
             first,
             later,
             state,
@@ -293,37 +442,54 @@ class Agent:
             steps,
             usage,
             merge_transforms(self.transform, inherited),
+            options.cancel,
+            control=control,
+            subagent_responses=subagent_responses,
         )
 
+    def _snapshot_key(self) -> Any:
+        return self.snapshot_key if self.snapshot_key is not None else getattr(self._run_store(), "key", None)
+
+    def _run_store(self) -> RunStore:
+        return self.store if self.store is not None else default_store()
+
     async def _start(
-        self,
-        prompt: Prompt,
-        tool_choice: str | None,
-        active_tools: Iterable[str] | None,
-        max_steps: int | None,
-        deps: Any,
-        context: ToolContext[Any] | None,
-        model_settings: ModelSettings | None,
-        emit: Emit | None,
-        inherited: ToolTransform | None = None,
+        self, prompt: Prompt, options: RunOptions, emit: Emit | None, inherited: ToolTransform | None = None
     ) -> RunResult:
-        first, later, active = self._settings(tool_choice, active_tools, model_settings)
-        if max_steps is not None:
-            _check_max_steps(max_steps)
-        state = RunState(max_steps if max_steps is not None else self.max_steps, active, first, {}, 0)
-        run = self._new_run(
-            _as_messages(prompt),
-            state,
-            first,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=[],
-            usage=Usage(),
-            inherited=inherited,
-        )
-        return await run.run()
+        messages = _as_messages(prompt)
+        if options.max_steps is not None:
+            _check_max_steps(options.max_steps)
+        limits = options.limits.over(self.limits) if options.limits is not None else self.limits
+        async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
+            registry, extra_keys = opened
+            first, later, active = self._settings(
+                options.tool_choice, options.active_tools, options.model_settings, registry
+            )
+            state = RunState(
+                options.max_steps if options.max_steps is not None else self.max_steps,
+                active,
+                first,
+                {},
+                0,
+                require_approval=options.require_approval,
+                limits=limits,
+                deferred=options.deferred,
+            )
+            state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
+            run = self._new_run(
+                messages,
+                state,
+                first,
+                later,
+                options=options,
+                registry=registry,
+                extra_keys=extra_keys,
+                emit=emit,
+                steps=[],
+                usage=Usage(),
+                inherited=inherited,
+            )
+            return await run.run()
 
     async def generate(
         self,
@@ -335,8 +501,16 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or a call needs approval.
+        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
@@ -345,22 +519,38 @@ class Agent:
             active_tools: the keys the model may call in this run (others are neither shown nor run).
             max_steps: model turns for this run (default: the agent's `max_steps`).
             deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share.
+            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
+                ``context.cancelled`` cancels the run, like `cancel`).
             model_settings: settings for this run instead of the agent's `model_settings`.
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
+            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
+                both have is an error naming both tools. No other run sees them.
+            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
+                the run starts, closed when it ends; their tools join this run's.
+            prepare_step: runs before each model turn (after the agent's own) and may change that turn
+                (see `agentkit.hooks.StepChanges`).
+            hooks: `RunHooks` for this run, after the agent's own.
+            limits: `RunLimits` for this run; fields left None keep the agent's.
+            require_approval: every tool call of this run needs approval (besides the tools' own policies).
+            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
+                tools' own ``deferred=True`` (see `agentkit.search`).
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
             UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
             ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
                 ``active_tools=[]``.
-            AgentSetupError: `max_steps` is below 1.
+            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
+            AgentSetupError: `max_steps` is below 1, or a run option cannot work.
+            HookError: a model-request hook failed (tool-call hooks never raise).
         """
-        if self.mcp_servers:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None
-                )
-        return await self._start(prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, None)
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        )  # fmt: skip
+        return await self._start(prompt, options.checked(), None)
 
     def generate_sync(
         self,
@@ -372,19 +562,21 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> RunResult:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        return asyncio.run(
-            self.generate(
-                prompt,
-                tool_choice=tool_choice,
-                active_tools=active_tools,
-                max_steps=max_steps,
-                deps=deps,
-                context=context,
-                model_settings=model_settings,
-            )
-        )
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        )  # fmt: skip
+        return asyncio.run(self._start(prompt, options.checked(), None))
 
     def stream(
         self,
@@ -396,119 +588,146 @@ class Agent:
         deps: Any = None,
         context: ToolContext[Any] | None = None,
         model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
     ) -> AgentStream:
-        """Like `generate`, as an async iterator of typed events (see `agentkit.events`).
+        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
 
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards.
         """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(
-                    prompt, tool_choice, active_tools, max_steps, deps, context, model_settings, emit
-                )
+            return await self._start(prompt, options, emit)
 
         return AgentStream(start)
 
-    def _stream_for_parent(self, prompt: str, *, deps: Any, policy: ToolTransform | None) -> AgentStream:
+    def _stream_for_parent(
+        self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
+    ) -> AgentStream:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
         async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await self._start(prompt, None, None, None, deps, None, None, emit, policy)
+            return await self._start(prompt, RunOptions(deps=deps, cancel=cancel), emit, policy)
 
         return AgentStream(start)
 
-    # ---- approvals -------------------------------------------------------------------------------
+    # ---- pauses -----------------------------------------------------------------------------------
 
     async def resume(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> RunResult:
-        """Continue a run that stopped with status ``"awaiting_approval"``.
+        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
-        `approvals` maps each pending call id to True/False or an `Approval` (a denial's reason reaches the
-        model). Approved calls run (with the rest of that turn's calls); denied ones become ``denied``
-        error results; then the loop goes on. Whether a call needs approval is decided again here, from
-        the calls in `result.messages`, so an edited `result.pending` cannot let a call through.
+        `answers` maps each pending call id to what its pause waits for:
+
+        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
+          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
+          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
+          the history, so an edited pending list cannot let a call through;
+        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
+          runs again with `ToolContext.resume_data`;
+        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
+          a `ToolError` whose message the model gets as the call's error;
+        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
+
+        Then the loop goes on. Before anything runs, the pause is claimed in the agent's `store`: a second
+        resume of it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process
+        sharing the store), raises `AlreadyResumedError`. A resume rejected for its answers does not use
+        the pause up.
+
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
+        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
+        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
 
         Raises:
-            ApprovalError: the result is not awaiting approval, a pending call has no decision, a
-                decision names a call that is not pending, or this result (or a copy of it: ``deepcopy``,
-                ``pickle``) was already resumed in this process. Nothing runs then.
+            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
+                fit (`ApprovalError` for approval decisions). Nothing runs then.
+            AlreadyResumedError: the pause was resumed before. Nothing runs.
+            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, or
+                (with a snapshot key) unsigned or edited.
         """
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
         async with self._session():
-            return await self._resume(result, approvals, deps, context, None)
+            return await resume_run(self, paused, answers, options=options, emit=None)
 
     def resume_stream(
         self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
+        paused: RunResult | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
         *,
         deps: Any = None,
         context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
     ) -> AgentStream:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
 
         async def start(emit: Emit) -> RunResult:
             async with self._session():
-                return await self._resume(result, approvals, deps, context, emit)
+                return await resume_run(self, paused, answers, options=options, emit=emit)
 
         return AgentStream(start)
 
-    async def _resume(
-        self,
-        result: RunResult,
-        approvals: Mapping[str, bool | Approval],
-        deps: Any,
-        context: ToolContext[Any] | None,
-        emit: Emit | None,
-    ) -> RunResult:
+    def snapshot(self, result: RunResult) -> RunSnapshot:
+        """The `RunSnapshot` of a paused `result` of this agent, signed with its key (see `RunResult.snapshot`).
+
+        Works for copies and unpickled results too (they no longer know their tools).
+
+        Raises:
+            ResumeError: the result is not paused.
+        """
+        from .runs._snapshot import snapshot_of
+
         state = result._state
-        last = result.messages[-1] if result.messages else None
-        if result.status != "awaiting_approval" or state is None or not isinstance(last, AssistantMessage):
-            raise ApprovalError(f"only a run with status 'awaiting_approval' can be resumed (got {result.status!r})")
-        if not result.steps:
-            raise ApprovalError("the result has no step to resume")
-        decisions = {k: v if isinstance(v, Approval) else Approval(bool(v)) for k, v in approvals.items()}
-        calls = last.tool_calls
-        unknown = sorted(set(decisions) - {c.id for c in calls})
-        if unknown:
-            raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-        token = state.pause_token
-        state = dataclasses.replace(state, failures=dict(state.failures), pause_token=None)
-        later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-        later = later or dataclasses.replace(state.settings, tool_choice="auto")
-        steps = list(result.steps)
-        run = self._new_run(
-            list(result.messages),
-            state,
-            later,
-            later,
-            deps=deps,
-            context=context,
-            emit=emit,
-            steps=steps,
-            usage=result.usage,
-        )
-        missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-        if missing:
-            raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-        # Single use, copies included: a second resume could re-run approved calls or overturn a denial.
-        if token is None or not claim_pause(token):
-            raise ApprovalError(
-                "this result (or a copy of it) was already resumed; continue from the result that resume returned"
-            )
-        denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
-        step = steps[-1]
-        results = await run.execute(calls, denied, step.index)
-        steps[-1] = dataclasses.replace(step, results=results)
-        run.record(step.index, step.response, calls, results)
-        return await run.run()
+        if state is not None and state.registry is not None:
+            tools = state.registry
+        else:  # a copy: the agent's tools (the run's own are unknown), with the search tool if it had one
+            tools = self._run_tools_of(self.tools, state.deferred if state is not None else None)
+        return snapshot_of(result, tools=tools, key=self._snapshot_key())
+
+    def _merged_deferred(self, run_deferred: bool | frozenset[str] | None) -> bool | frozenset[str] | None:
+        """The agent's deferred tools with a run's own."""
+        if self._deferred is True or run_deferred is True:
+            return True
+        return frozenset(self._deferred or ()) | frozenset(run_deferred or ())
+
+    def _run_tools_of(self, registry: Registry, run_deferred: Any) -> Registry:
+        """Every tool a run over `registry` can call (the search tool included when it defers tools).
+
+        `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
+        """
+        deferred = check_deferred(run_deferred, "the snapshot's ")
+        return RunTools.build(registry, self.tool_search, self._merged_deferred(deferred)).registry
 
 
 def _check_max_steps(max_steps: int) -> None:

@@ -9,68 +9,33 @@ from __future__ import annotations as _annotations
 
 import argparse
 import asyncio
-import importlib
-import importlib.util
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from .exceptions import AgentkitError, CLIError, ModelRetry, ToolError, ToolInputError, ToolOutputError
+from ._loader import load_object, load_registry
+from .exceptions import (
+    AgentkitError,
+    CLIError,
+    MCPLoadError,
+    ModelRetry,
+    ToolError,
+    ToolInputError,
+    ToolOutputError,
+    ToolSuspended,
+)
+from .messages import ToolCall
 from .registry import Registry
 from .tools import Tool
 
 __all__ = ["CLIError", "load_target", "main"]
 
 
-def load_object(target: str) -> Any:
-    """The object named by ``module:attribute`` or ``file.py:attribute``."""
-    module_name, sep, attribute = target.partition(":")
-    if not sep or not module_name or not attribute:
-        raise CLIError(f"target {target!r} must look like 'package.module:name' or 'path/file.py:name'", 2)
-    if module_name.endswith(".py") or "/" in module_name:
-        path = Path(module_name)
-        if not path.exists():
-            raise CLIError(f"no such file: {path}")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None:
-            raise CLIError(f"cannot import {path}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - the user's module failed while loading: one line
-            raise CLIError(f"importing {path} failed: {type(exc).__name__}: {exc}") from None
-    else:
-        sys.path.insert(0, str(Path.cwd()))
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise CLIError(f"cannot import {module_name!r}: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - the user's module failed while loading: one line
-            raise CLIError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
-    obj = module
-    for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise CLIError(f"{module_name!r} has no attribute {attribute!r}")
-        obj = getattr(obj, part)
-    return obj
-
-
 def load_target(target: str) -> Registry:
     """The registry named by `target` (a Registry, Tool, list/dict of tools, or an Agent's tools)."""
-    obj = load_object(target)
-    if isinstance(obj, Registry):
-        return obj
-    if isinstance(obj, Tool):
-        return Registry([obj])
-    tools = getattr(obj, "tools", None)
-    if isinstance(tools, Registry):
-        return tools
-    if isinstance(obj, (list, tuple, dict)):
-        return Registry(obj)
-    raise CLIError(f"{target!r} is a {type(obj).__name__}, not a Registry, Tool, list/dict of tools or Agent", 2)
+    return load_registry(target)
 
 
 def _print_json(value: Any) -> None:
@@ -106,11 +71,33 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     return 1 if rejected else 0
 
 
+def _approval_needed(item: Tool[..., Any], key: str, arguments: str) -> bool:
+    """Whether this call must be approved: the tool's one decision, on validated arguments with defaults."""
+    return item.needs_approval_for(arguments, name=key)
+
+
+def _confirm(key: str, arguments: str, approve: bool) -> None:
+    """Raise unless the call is approved: by ``--approve``, or by a "y" at the prompt on a terminal."""
+    if approve:
+        return
+    if not sys.stdin.isatty():
+        raise CLIError(f"{key!r} requires approval for these arguments: pass --approve to run it")
+    print(f"{key!r} requires approval. Run it with {arguments}? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline().strip().lower()
+    except KeyboardInterrupt:
+        answer = ""
+    if answer not in ("y", "yes"):
+        raise CLIError(f"{key!r} was not approved; nothing ran")
+
+
 def _cmd_call(args: argparse.Namespace) -> int:
     registry = load_target(args.target)
     if args.tool not in registry:
         registry[args.tool]  # raises UnknownToolError with a "did you mean"
     item = registry[args.tool]
+    if _approval_needed(item, args.tool, args.arguments):
+        _confirm(args.tool, args.arguments, args.approve)
     try:
         value = asyncio.run(item.ainvoke(args.arguments))
     except ToolInputError as exc:
@@ -120,6 +107,8 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.tool!r} returned an invalid result: {'; '.join(str(e) for e in exc.errors)}") from None
     except (ModelRetry, ToolError) as exc:
         raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
+    except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
+        raise CLIError(f"{args.tool!r} asked for input ({exc.payload!r}), which the command line cannot give") from None
     except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
         raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
     _print_json(item.schema.dump_output_python(value))
@@ -127,13 +116,27 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 
 def _cmd_mcp_serve(args: argparse.Namespace) -> int:
-    from . import mcp
+    from .mcp._server import run_serve
 
     try:
-        mcp.serve_command(args.target, args.transport, args.host, args.port)
+        run_serve(args)
     except ImportError as exc:  # the optional `mcp` package is missing: the message says what to install
         raise CLIError(str(exc)) from None
+    except ValueError as exc:  # a refused bind or a bad transport: usage
+        raise CLIError(str(exc), 2) from None
     return 0
+
+
+def _shown_arguments(call: ToolCall) -> str:
+    """A call's arguments for display: JSON as sent; text that is not a JSON object, quoted as it came."""
+    if not isinstance(call.arguments, str):
+        return json.dumps(call.arguments, ensure_ascii=False, default=str)
+    try:
+        json.loads(call.arguments)
+    except ValueError:
+        shown = call.arguments if len(call.arguments) <= 200 else call.arguments[:200] + "..."
+        return f"{json.dumps(shown, ensure_ascii=False)} (not valid JSON)"
+    return call.arguments
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -146,17 +149,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
             result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
     else:
         result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
+    model = result.steps[-1].response.model_name if result.steps else ""
     for step in result.steps:
         for call, res in zip(step.tool_calls, step.results, strict=False):
             flag = "error" if res.is_error else "ok"
-            print(f"[tool] {call.name}({json.dumps(call.arguments_dict())}) -> {flag}: {res.text[:200]}")
-    print(result.text)
+            print(f"[tool] {call.name}({_shown_arguments(call)}) -> {flag}: {res.text[:200]}")
+    if model == "test":
+        # TestModel's answer is a JSON summary of the tool results, not prose: say so, and show it readably.
+        print("[answer] from the offline test model (it calls each tool with generated arguments, then lists results):")
+        print(_readable(result.text))
+    else:
+        print(f"[answer] {model}:" if model else "[answer]")
+        print(result.text)
     if result.status == "awaiting_approval":
         pending = ", ".join(f"{p.tool_name} ({p.call_id})" for p in result.pending)
         raise CLIError(f"the run stopped: call(s) awaiting approval: {pending}")
+    if result.paused:
+        pending = ", ".join(f"{p.tool_name} ({p.call_id}, {p.kind})" for p in result.pending) or "nothing listed"
+        raise CLIError(f"the run paused ({result.status}), waiting for: {pending}")
     if result.status != "complete":
         raise CLIError(f"the run ended without an answer ({result.status}, after {len(result.steps)} steps)")
     return 0
+
+
+def _readable(text: str) -> str:
+    """A JSON object of results as ``key: value`` lines (values that are JSON text decoded), else `text`."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict):
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"  {key}: {shown}")
+    return "\n".join(lines)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -193,15 +224,17 @@ def _parser() -> argparse.ArgumentParser:
     target(call_cmd)
     call_cmd.add_argument("tool", help="the tool's registry key")
     call_cmd.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments (default {})")
+    call_cmd.add_argument(
+        "--approve", action="store_true", help="run a tool that requires approval (else: a y/N prompt on a terminal)"
+    )
     call_cmd.set_defaults(run=_cmd_call)
 
     mcp_cmd = commands.add_parser("mcp", help="Model Context Protocol")
     mcp_commands = mcp_cmd.add_subparsers(dest="mcp_command", required=True, metavar="SUBCOMMAND")
     serve_cmd = mcp_commands.add_parser("serve", help="serve a registry as an MCP server")
-    target(serve_cmd)
-    serve_cmd.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve_cmd.add_argument("--host", default="127.0.0.1")
-    serve_cmd.add_argument("--port", type=int, default=8000)
+    from .mcp._server import add_serve_arguments
+
+    add_serve_arguments(serve_cmd)
     serve_cmd.set_defaults(run=_cmd_mcp_serve)
 
     run_cmd = commands.add_parser("run", help="run an agent (or a registry's tools with a model) on a prompt")
@@ -230,6 +263,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(f"agentkit {args.command}: error: {exc.message}", file=sys.stderr)
         return exc.status
+    except MCPLoadError as exc:  # a target that cannot be loaded is bad usage
+        print(f"agentkit {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except AgentkitError as exc:
         print(f"agentkit {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

@@ -21,10 +21,13 @@ from .messages import Usage
 __all__ = [
     "AgentEvent",
     "ApprovalRequestedEvent",
+    "BackgroundResultEvent",
+    "ClientToolCallEvent",
     "FinishEvent",
     "RunStatus",
     "StepFinishEvent",
     "SubagentEvent",
+    "SuspendedEvent",
     "TextDeltaEvent",
     "ToolCallDeltaEvent",
     "ToolCallEvent",
@@ -34,8 +37,12 @@ __all__ = [
     "ToolResultEvent",
 ]
 
-RunStatus = Literal["complete", "max_steps", "awaiting_approval"]
-"""How a run ended: the model answered, `max_steps` ran out, or a call waits for approval."""
+RunStatus = Literal[
+    "complete", "max_steps", "awaiting_approval", "suspended", "awaiting_client", "cancelled", "awaiting_background"
+]
+"""How a run ended: the model answered, `max_steps` ran out, or the run paused (`Agent.resume` continues it):
+a call waits for approval, a tool suspended for data, a client tool's call waits for the caller's output, the
+run was cancelled, or the model answered while background calls still run."""
 
 
 class _Event:
@@ -167,6 +174,59 @@ class ApprovalRequestedEvent(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SuspendedEvent(_Event):
+    """A running call suspended (`ToolContext.suspend`); the run stops after this step's other calls.
+
+    `payload` is what the tool asked with, shaped by ``transform.suspension``; `schema` is the JSON Schema
+    the answer must fit. Continue with ``Agent.resume(result, {call_id: data})``.
+    """
+
+    call_id: str
+    tool_name: str
+    payload: Any
+    schema: Any
+    step: int
+    transform_error: str | None = None
+    kind: Literal["tool-suspended"] = "tool-suspended"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientToolCallEvent(_Event):
+    """A call of a client tool: the caller runs it and resumes with its output.
+
+    `input` is shaped by ``transform.input``; the run stops with status ``"awaiting_client"`` after this
+    step's other calls.
+    """
+
+    call_id: str
+    tool_name: str
+    input: Any
+    step: int
+    transform_error: str | None = None
+    output_schema: Any = None
+    """The JSON Schema the caller's output must fit (``None``: any JSON value)."""
+    kind: Literal["client-tool-call"] = "client-tool-call"
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundResultEvent(_Event):
+    """A background call finished; its result joins the conversation before the next model turn.
+
+    `output` (shaped by ``transform.output``) for a success, else `error` (shaped by ``transform.error``)
+    with `error_kind`; `step` is the model turn it joins.
+    """
+
+    call_id: str
+    tool_name: str
+    output: Any
+    error: Any
+    error_kind: str | None
+    step: int
+    transform_error: str | None = None
+    kind: Literal["background-result"] = "background-result"
+
+
+@dataclass(frozen=True, slots=True)
 class StepFinishEvent(_Event):
     """One model turn and its tool calls are done."""
 
@@ -212,6 +272,9 @@ AgentEvent = Union[
     ToolErrorEvent,
     ToolProgressEvent,
     ApprovalRequestedEvent,
+    SuspendedEvent,
+    ClientToolCallEvent,
+    BackgroundResultEvent,
     StepFinishEvent,
     FinishEvent,
     SubagentEvent,

@@ -22,27 +22,36 @@ Exception
 │   │   └── ModelHTTPError                  ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
 │   ├── UsageLimitExceeded                  a run hit a limit
 │   │   └── RetryLimitExceeded              ... a retry budget; carries the partial ``result``
-│   ├── ApprovalError (ValueError)          a resume with missing or unknown decisions, or resumed twice
+│   ├── ResumeError (ValueError)            a paused run cannot go on as asked; nothing ran
+│   │   ├── ApprovalError                   ... approval decisions missing, or naming no pending call
+│   │   │   └── AlreadyResumedError         ... the pause (or a copy of its result or snapshot) was resumed before
+│   │   └── SnapshotError                   ... a snapshot that is malformed, edited, too new, or for changed tools
+│   ├── HookError                           a model-request hook raised or returned what cannot be sent
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
-│   ├── MCPLoadError (ValueError)           a ``module:attribute`` target that names no registry
+│   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
 Warning
 └── AgentkitWarning (UserWarning)           e.g. a docstring that documents a missing parameter
+BaseException
+├── ToolSuspended                           signal: "pause the run until this call gets its data" (ctx.suspend)
+└── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
 ```
 
 A name in parentheses is a built-in exception the class also derives from, so ``except ValueError``
 (say) catches it too. `ModelRetry` and `ToolError` are raised *by tools*, not by agentkit: they are
-control flow, not failures, so they stay outside `AgentkitError`. Each class is importable from here
+control flow, not failures, so they stay outside `AgentkitError`. `ToolSuspended` (raised by
+`ToolContext.suspend`) derives from `BaseException`, like `asyncio.CancelledError`, so a tool's own
+``except Exception`` cannot swallow the pause. Each class is importable from here
 (and from the module that raises it, where it was defined before).
 """
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,10 +63,13 @@ from ._text import clip, shorten
 __all__ = [
     "AgentSetupError",
     "AgentkitError",
+    "AlreadyResumedError",
     "AgentkitWarning",
     "ApprovalError",
     "CLIError",
+    "ClientCallRequested",
     "ErrorDetail",
+    "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
     "MCPConnectionError",
@@ -67,7 +79,9 @@ __all__ = [
     "ModelRetry",
     "ModelSetupError",
     "RegistryError",
+    "ResumeError",
     "RetryLimitExceeded",
+    "SnapshotError",
     "StrictSchemaError",
     "ToolChoiceError",
     "ToolDefinitionError",
@@ -75,6 +89,7 @@ __all__ = [
     "ToolInputError",
     "ToolOutputError",
     "ToolDeadlineError",
+    "ToolSuspended",
     "ToolTimeoutError",
     "UIInputError",
     "UnknownProviderError",
@@ -407,8 +422,65 @@ class RetryLimitExceeded(UsageLimitExceeded):
         self.result = result
 
 
-class ApprovalError(AgentkitError, ValueError):
-    """`Agent.resume` cannot continue: decisions missing or naming no pending call, or a result resumed twice."""
+class ResumeError(AgentkitError, ValueError):
+    """`Agent.resume` cannot continue as asked; nothing ran.
+
+    The run is not paused, or an answer is missing, names no pending call, or does not fit what the call
+    asked for. Fix the answers and resume again: the pause was not used up.
+    """
+
+
+class ApprovalError(ResumeError):
+    """`Agent.resume` cannot continue: approval decisions missing or naming no pending call."""
+
+
+class AlreadyResumedError(ApprovalError):
+    """The pause was already resumed; nothing ran.
+
+    This result or snapshot, or a copy of it (``deepcopy``, ``pickle``, the same JSON in another process),
+    was claimed in the run store by an earlier `resume`.
+
+    Continue from the result that first `resume` returned. (Under `ApprovalError`, which was raised for this
+    before snapshots existed.)
+    """
+
+
+class SnapshotError(ResumeError):
+    """A `RunSnapshot` cannot be restored; nothing ran.
+
+    Not a snapshot, a newer format, an edited or unsigned document where a key is configured, another
+    agent's, or tools that changed since the pause (`keys` names them).
+    """
+
+    def __init__(self, message: str, keys: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.keys = list(keys)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.keys))
+
+
+class HookError(AgentkitError):
+    """A ``before_model_request`` / ``after_model_response`` hook raised, or left a request that cannot be sent.
+
+    The run stops there (a check that could not be made must not let the request through); the
+    original exception, if any, is the ``__cause__``. Tool-call hooks never raise this: their failures
+    become error results for the call.
+    """
+
+    def __init__(self, hook: object, method: str, problem: str) -> None:
+        self.hook = hook if isinstance(hook, str) else repr(hook)
+        """The hook object's repr (a string, so the error pickles)."""
+        self.method = method
+        self.problem = problem
+        super().__init__(self.hook, method, problem)
+
+    def __str__(self) -> str:
+        return f"The {self.method} hook {self.hook} {self.problem}."
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.hook, self.method, self.problem))
 
 
 class WorkflowStepError(AgentkitError):
@@ -433,7 +505,10 @@ class MCPConnectionError(AgentkitError, ConnectionError):
 
 
 class MCPLoadError(AgentkitError, ValueError):
-    """`load_registry` could not turn a ``module:attribute`` target into a `Registry`."""
+    """A command-line target (``module:attr`` or ``file.py:attr``) could not be loaded or names nothing usable.
+
+    Raised by the one loader every ``agentkit`` command and `agentkit.mcp.load_registry` use.
+    """
 
 
 class UIInputError(AgentkitError, ValueError):
@@ -474,3 +549,24 @@ class ToolError(Exception):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+class ClientCallRequested(BaseException):
+    """Raised by a client tool (`client_tool`) inside a run: the loop hands the call to the caller.
+
+    Outside a run the tool raises `ToolError` instead (nobody could run the call).
+    """
+
+
+class ToolSuspended(BaseException):
+    """Raised by `ToolContext.suspend`: the run stops with status ``"suspended"`` until `resume` brings data.
+
+    `payload` is what the tool asked with (JSON-ready); `schema` the JSON Schema the data must fit (or
+    ``None``). A `BaseException`, so a tool's ``except Exception`` does not swallow it. Outside a run (a
+    plain `Tool.invoke`) it reaches the caller as it is.
+    """
+
+    def __init__(self, payload: Any = None, schema: Mapping[str, Any] | None = None) -> None:
+        self.payload = payload
+        self.schema = dict(schema) if schema is not None else None
+        super().__init__(payload, self.schema)

@@ -10,7 +10,10 @@ import base64
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 __all__ = [
     "AssistantMessage",
@@ -106,7 +109,8 @@ class ToolResult:
     is_error: bool = False
     error_kind: str | None = None
     """For errors: ``unknown_tool``, ``invalid_arguments``, ``retry``, ``tool_error``, ``exception``,
-    ``invalid_output``, ``timeout`` or ``denied``."""
+    ``invalid_output``, ``timeout``, ``denied`` (by a person or a hook), ``budget`` (a call budget is spent),
+    ``hook_error`` (a tool-call hook failed) or ``limit_error`` (a concurrency limit's key failed)."""
     exception_type: str | None = None
     """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
     can name it when the message itself must be withheld."""
@@ -180,17 +184,32 @@ Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage
 
 @dataclass(slots=True)
 class Usage:
-    """Token counts, summed over requests."""
+    """Token counts of one request (`ModelResponse.usage`), or summed over a run's requests (`RunResult.usage`).
+
+    `input_tokens` counts every input token, those read from or written to the vendor's prompt cache
+    included; `output_tokens` every output token, reasoning included. The three details are parts of
+    those totals, as far as the vendor reports them (0 where it does not): see the usage page of the docs
+    for what each vendor reports.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     requests: int = 0
+    cache_read_tokens: int = 0
+    """Input tokens read from the vendor's prompt cache (part of `input_tokens`)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the vendor's prompt cache (part of `input_tokens`)."""
+    reasoning_tokens: int = 0
+    """Output tokens the model spent reasoning (part of `output_tokens`)."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.requests + other.requests,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
     @property
@@ -208,5 +227,28 @@ class ModelResponse:
     finish_reason: str | None = None
     """The vendor's reason, normalised where possible: ``stop``, ``tool_calls``, ``length``, ``content_filter``."""
     model_name: str | None = None
+    """The model that answered, as the vendor names it (e.g. ``gpt-4.1-2025-04-14``), else the one requested."""
     raw: Any = None
     """The vendor response as received (dict or SDK object), for debugging."""
+    response_id: str | None = None
+    """The vendor's id of this response, from its body (OpenAI ``chatcmpl-...``/``resp_...``, Anthropic
+    ``msg_...``, Gemini ``responseId``, ...); None where the vendor sends none."""
+    request_id: str | None = None
+    """The vendor's id of the HTTP request, from its headers or metadata (OpenAI ``x-request-id``,
+    Anthropic ``request-id``, Bedrock ``x-amzn-requestid``, ...): what the vendor's support asks for.
+    None where the vendor sends none (a local server, a test model)."""
+    provider_name: str | None = None
+    """The vendor table's name of the API that answered (``"openai"``, ``"anthropic"``, ...), set by
+    agentkit's model clients; what cost estimates and traces name."""
+    provider_url: str | None = None
+    """The endpoint the request went to (the client's base URL), set by agentkit's model clients."""
+
+    def cost(self) -> Decimal | None:
+        """This request's estimated price in USD, from the ``genai-prices`` table; None when unknown.
+
+        Unknown: the model or the endpoint is not in the table (a local server, a test model), or the
+        optional ``genai-prices`` package is not installed. See `agentkit.costs`.
+        """
+        from .costs import response_cost
+
+        return response_cost(self)

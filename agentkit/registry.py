@@ -3,11 +3,12 @@
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from . import _tool_errors as failures
 from ._text import closest, shorten
 from .context import ToolContext
 from .definitions import ToolDefinition
@@ -19,7 +20,6 @@ from .exceptions import (
     ToolInputError,
     ToolOutputError,
     UnknownToolError,
-    describe_exception,
 )
 from .messages import ToolCall, ToolResult
 from .tools import Tool, ToolOptions
@@ -38,9 +38,46 @@ def _as_tool(value: Any, where: str) -> Tool[..., Any]:
     raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
 
 
-def _input_error_message(exc: ToolInputError) -> str:
-    lines = "\n".join(f"- {e}" for e in exc.errors)
-    return f"Invalid arguments for tool {exc.tool!r}:\n{lines}\nFix the arguments and call the tool again."
+async def result_of(
+    item: Tool[..., Any],
+    call: ToolCall,
+    value: Any,
+    *,
+    mask: bool | None = None,
+    redacted: bool | None = None,
+) -> ToolResult:
+    """The result of `call` whose tool returned `value`: the output validated, what the model receives made.
+
+    A result that breaks the output schema (or a failing ``to_model_output``) is an error result under the
+    error policy: `mask` and `redacted` as `Registry.call` decided them; None: the tool's own settings,
+    else those of the run the current task belongs to.
+    """
+    if mask is None or redacted is None:
+        run_mask, run_redacts = failures.run_policy()
+        if mask is None:
+            mask = item.mask_error_details if item.mask_error_details is not None else bool(run_mask)
+        if redacted is None:
+            redacted = run_redacts or (item.transform is not None and item.transform.input is not None)
+    try:
+        if item.schema.needs_thread:
+            value = await item.avalidate_output(value, name=call.name)
+        else:
+            value = item.schema.validate_output(call.name, value)
+        content = item.model_content(value)
+    except ToolOutputError as exc:
+        text = str(exc)
+        if mask:
+            text = failures.masked_text(call.name)
+        elif redacted:  # the result may be (or quote) a redacted argument
+            text = failures.Scrubber(call)(text)
+        output_hidden = item.transform is not None and item.transform.output is not None
+        failures.log_output_error(call, exc, redacted=redacted or output_hidden)
+        return ToolResult.error(call, text, "invalid_output", type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+        return failures.failure(
+            call, "invalid_output", exc, mask=mask, redacted=redacted, what="result could not be shown"
+        )
+    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
 
 class Registry(Mapping[str, Tool[..., Any]]):
@@ -56,10 +93,15 @@ class Registry(Mapping[str, Tool[..., Any]]):
         ```
     """
 
-    def __init__(self, tools: Mapping[str, Any] | Iterable[Any] | None = None) -> None:
+    def __init__(
+        self, tools: Mapping[str, Any] | Iterable[Any] | None = None, *, mask_error_details: bool | None = None
+    ) -> None:
         self._tools: dict[str, Tool[..., Any]] = {}
         self.version = 0
         """Bumped on every change (a tool added, or a held tool's description or strict changed)."""
+        self.mask_error_details = mask_error_details
+        """Tell the model a generic text instead of a failing tool's exception (None: as the caller says,
+        e.g. the agent's `mask_error_details`); a tool's own setting wins. See the errors guide."""
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
@@ -138,13 +180,25 @@ class Registry(Mapping[str, Tool[..., Any]]):
     def __repr__(self) -> str:
         return f"Registry({list(self._tools)!r})"
 
+    def items(self) -> ItemsView[str, Tool[..., Any]]:
+        """(key, tool) pairs in registration order (the dict's own view: no lookup per key)."""
+        return self._tools.items()
+
+    def copy(self) -> Registry:
+        """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
+        copy = Registry()
+        copy._tools = dict(self._tools)
+        for item in copy._tools.values():
+            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
+        return copy
+
     def select(self, keys: Iterable[str]) -> Registry:
         """A registry holding only `keys` (same tools, same keys, in the order given).
 
         Raises:
             UnknownToolError: for a key not in this registry, with the closest keys suggested.
         """
-        subset = Registry()
+        subset = Registry(mask_error_details=self.mask_error_details)
         for key in keys:
             item = subset._tools[key] = self[key]
             item._held_by(subset)
@@ -165,36 +219,54 @@ class Registry(Mapping[str, Tool[..., Any]]):
 
     # ---- calling ---------------------------------------------------------------------------------
 
-    async def call(self, call: ToolCall, *, deps: Any = None, context: ToolContext[Any] | None = None) -> ToolResult:
+    async def call(
+        self,
+        call: ToolCall,
+        *,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        mask_error_details: bool | None = None,
+        redact_input: bool | None = None,
+    ) -> ToolResult:
         """Run one tool call and return its result. Never raises for the model's mistakes.
 
         An unknown name, malformed JSON, invalid arguments, an exception in the tool, a timeout, or a
         result that breaks the output schema each become a `ToolResult` with ``is_error=True`` and a
-        message the model can act on. `ModelRetry` and `ToolError` pass the tool's own message on.
+        message the model can act on (and a log record on the ``agentkit.tools`` logger). `ModelRetry`
+        and `ToolError` pass the tool's own message on; an exception is told as its type and message,
+        unless its details are masked.
 
         Args:
             call: the call; `call.name` is the registry key.
             deps: dependencies for the `ToolContext` built for this call.
             context: a context to copy for this call (its deps, agent, cancellation, progress sink).
+            mask_error_details: tell the model a generic text instead of an exception's type and message,
+                unless the tool or this registry says otherwise (they win). Default: the agent's setting
+                when called by an agent run, else not masked.
+            redact_input: the call's input is hidden from displays (beyond the tool's own ``input``
+                transform, which counts too): no error text or log record quotes the arguments. Default:
+                whether the calling agent run's transform policy redacts inputs.
         """
         item = self._tools.get(call.name)
         if item is None:
             hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
             suggestion = f" Did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-            return ToolResult.error(
-                call,
-                f"Unknown tool {shorten(call.name, 100)}.{suggestion} "
-                f"Available tools: {', '.join(self._tools) or 'none'}.",
-                "unknown_tool",
-            )
+            available = ", ".join(self._tools) or "none"
+            text = f"Unknown tool {shorten(call.name, 100)}.{suggestion} Available tools: {available}."
+            return failures.unknown_tool(call, text)
         schema = item.schema
+        if mask_error_details is None or redact_input is None:
+            run_mask, run_redacts = failures.run_policy()
+            mask_error_details = run_mask if mask_error_details is None else mask_error_details
+            redact_input = run_redacts if redact_input is None else redact_input
+        redacted = redact_input or (item.transform is not None and item.transform.input is not None)
         try:
             if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
                 kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
             else:
                 kwargs = schema.validate_arguments(call.name, call.arguments)
         except ToolInputError as exc:
-            return ToolResult.error(call, _input_error_message(exc), "invalid_arguments")
+            return failures.invalid_arguments(call, exc, redacted=redacted)
         ctx: ToolContext[Any] | None = None
         if schema.context_params:
             base = context if context is not None else ToolContext(deps=deps)
@@ -202,26 +274,23 @@ class Registry(Mapping[str, Tool[..., Any]]):
         try:
             value = await item.run(kwargs, ctx, name=call.name)
         except ModelRetry as exc:
-            return ToolResult.error(call, exc.message, "retry")
+            return failures.signal(call, "retry", exc.message, redacted=redacted)
         except ToolError as exc:
-            return ToolResult.error(call, exc.message, "tool_error")
+            return failures.signal(call, "tool_error", exc.message, redacted=redacted)
         except ToolDeadlineError as exc:  # agentkit's deadline; a TimeoutError of the tool's own is an exception
-            return ToolResult.error(call, str(exc), "timeout")
+            return failures.signal(call, "timeout", str(exc), redacted=False)
         except Exception as exc:  # noqa: BLE001 - a failing tool is data for the model, never a crash
-            message = f"Tool {call.name!r} failed: {describe_exception(exc)}"  # a vendor error without its body
-            return ToolResult.error(call, message, "exception", type(exc).__name__)
-        try:
-            if schema.needs_thread:
-                value = await item.avalidate_output(value, name=call.name)
-            else:
-                value = schema.validate_output(call.name, value)
-            content = item.model_content(value)
-        except ToolOutputError as exc:
-            return ToolResult.error(call, str(exc), "invalid_output", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-            message = f"Tool {call.name!r} result could not be shown: {describe_exception(exc)}"
-            return ToolResult.error(call, message, "invalid_output", type(exc).__name__)
-        return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
+            return failures.failure(
+                call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
+            )
+        return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+
+    def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
+        """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""
+        for setting in (item.mask_error_details, self.mask_error_details, default):
+            if setting is not None:
+                return setting
+        return False
 
     async def call_many(
         self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None

@@ -344,27 +344,32 @@ def request_payload(
         history: list[Message] = list(prompt.messages)
     else:
         history = _as_messages(prompt) if prompt is not None else []
-    messages: list[Message] = [SystemMessage(agent.instructions)] if agent.instructions else []
-    messages += history
-    first, _, _ = agent._settings(tool_choice, active_tools, None)
+    # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
+    # (its vendor's native one, or held back for the search tool); prepare_step and hooks do not run
     if agent._override.get() is not None:
-        return agent.resolve_model().payload(messages, agent.tools, first)
+        model = agent.resolve_model()
+        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
+        return model.payload(messages, tools, first)
     if provider is None:
-        model = agent.model
-        if isinstance(model, str) and model != "test":
-            vendor, _, name = model.partition(":")
+        agent_model = agent.model
+        if isinstance(agent_model, str) and agent_model != "test":
+            vendor, _, name = agent_model.partition(":")
             provider, model_name = vendor, model_name or name
         else:
-            return agent.resolve_model().payload(messages, agent.tools, first)
+            model = agent.resolve_model()
+            messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
+            return model.payload(messages, tools, first)
     row = VENDORS.get(provider) if isinstance(provider, str) else None
     if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
         offline = _offline_model(row.name, model_name or "model")
-        return offline.payload(messages, agent.tools, first)
+        messages, tools, first = agent._first_request(history, tool_choice, active_tools, offline)
+        return offline.payload(messages, tools, first)
+    messages, tools, first = agent._first_request(history, tool_choice, active_tools)
     resolved = get_provider(provider) if isinstance(provider, str) else provider
     body = resolved.build_request(
         messages,
-        agent.tools,
+        tools,
         tool_choice=first.tool_choice,
         active_tools=first.active_tools,
         strict=first.strict,
@@ -458,7 +463,7 @@ def check_tool_contract(
         from hypothesis_jsonschema import from_schema
     except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
         raise ImportError(
-            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit[testing]'"
+            "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit-tools[testing]'"
         ) from exc
     from jsonschema import Draft202012Validator
 

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypedDict, Union, cast, overload
 
@@ -28,6 +28,7 @@ from .exceptions import (
     ToolTimeoutError,
     UsageError,
 )
+from .limits import ConcurrencyLimit
 from .messages import ContentPart, ImagePart, TextPart
 
 __all__ = [
@@ -80,6 +81,21 @@ class ToolOptions(TypedDict, total=False):
     """Shapes what displays and transcripts receive."""
     inline: bool
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
+    deferred: bool
+    """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
+    max_calls: int | None
+    """Calls allowed per run; once spent, the tool is hidden and further calls get an error result."""
+    max_concurrency: int | None
+    """Calls of this tool running at once, across every run of the process."""
+    sequential: bool
+    """A call runs alone: the turn's earlier calls finish first, its later calls start after it."""
+    limits: Sequence[ConcurrencyLimit]
+    """Concurrency limits shared with other tools, optionally keyed by a resource (`ConcurrencyLimit`)."""
+    mask_error_details: bool | None
+    """Tell the model a generic text instead of this tool's exception (None: as its registry or agent says)."""
+    background: bool
+    """In an agent run, return at once (the model is told the call started) and add the result to the
+    conversation when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +124,23 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     return timeout
 
 
+def _check_count(qualname: str, name: str, value: Any, minimum: int) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+        raise ToolDefinitionError(
+            qualname, [f"{name}= must be a whole number of at least {minimum} (or None), got {value!r}"]
+        )
+    return value
+
+
+def _check_limits(qualname: str, limits: Sequence[ConcurrencyLimit]) -> tuple[ConcurrencyLimit, ...]:
+    if isinstance(limits, ConcurrencyLimit):
+        limits = [limits]
+    bad = [item for item in limits if not isinstance(item, ConcurrencyLimit)]
+    if bad:
+        raise ToolDefinitionError(qualname, [f"limits= takes ConcurrencyLimit objects, got {bad[0]!r}"])
+    return tuple(limits)
+
+
 class Tool(Generic[P, R_co]):
     """A function made into a tool. Calling it calls the function, unchanged and unvalidated.
 
@@ -116,7 +149,8 @@ class Tool(Generic[P, R_co]):
     * `id`, `description`, `input_schema`, `output_schema`: what a model is told about it;
     * `invoke` / `ainvoke`: validate arguments (a mapping or JSON text) -> call -> validate the result;
     * the options that shape how the agent loop runs it (`strict`, `timeout`, `requires_approval`,
-      `to_model_output`, `transform`, `inline`).
+      `to_model_output`, `transform`, `inline`, `deferred`, `max_calls`, `max_concurrency`, `sequential`,
+      `limits`).
 
     Schemas are built on first use and cached; definition mistakes are raised at construction.
     """
@@ -135,6 +169,13 @@ class Tool(Generic[P, R_co]):
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
+        deferred: bool = False,
+        max_calls: int | None = None,
+        max_concurrency: int | None = None,
+        sequential: bool = False,
+        limits: Sequence[ConcurrencyLimit] = (),
+        mask_error_details: bool | None = None,
+        background: bool = False,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -167,6 +208,25 @@ class Tool(Generic[P, R_co]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
+        self.deferred = deferred
+        """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
+        self.max_calls = _check_count(self.schema.qualname, "max_calls", max_calls, 0)
+        """Calls allowed per run (None: no limit); see `agentkit.limits`."""
+        self.sequential = sequential
+        """A call of this tool runs alone in its turn (earlier calls finish first, later ones wait)."""
+        own = _check_count(self.schema.qualname, "max_concurrency", max_concurrency, 1)
+        self.max_concurrency = own
+        """Calls of this tool running at once, across every run of the process (None: no limit)."""
+        self.limits: tuple[ConcurrencyLimit, ...] = _check_limits(self.schema.qualname, limits)
+        """Concurrency limits this tool's calls hold while they run (its own `max_concurrency` among them)."""
+        if own is not None:
+            self.limits = (*self.limits, ConcurrencyLimit(own, name=f"{self.id}.max_concurrency"))
+        self.mask_error_details = mask_error_details
+        """When this tool raises, tell the model a generic text instead of the exception's type and message
+        (None: as the registry, else the agent, says). `ToolError` and `ModelRetry` messages always go through."""
+        self.background = background
+        """In an agent run, the call returns at once (the model is told it started) and keeps running; its
+        result joins the conversation before a later model turn (see the pausing guide)."""
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -551,7 +611,8 @@ def tool(
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
-            ``transform``, ``inline``.
+            ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
+            ``sequential``, ``limits``, ``mask_error_details``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -213,6 +213,9 @@ class Workflow(Generic[P, R]):
         value: Any = None
         for index, step in enumerate(steps):
             name = step.id
+            if index and context is not None and context.cancelled.is_set():
+                # the run was cancelled: the remaining steps do not start (the model is told so on resume)
+                raise ToolError(f"Workflow {self.id!r} was cancelled before step {name!r}; its earlier steps ran.")
             try:
                 if index == 0:
                     kwargs = step.schema.validate_arguments(self.id, args)
@@ -282,6 +285,7 @@ class Workflow(Generic[P, R]):
             self._tool = _WorkflowTool(
                 self, run_workflow, id=self.id, description=self.description, input_schema=dict(self.input_schema)
             )
+            self._tool._nests_runs = True  # type: ignore[attr-defined]  # steps may run agents: no run slot
         return self._tool
 
 

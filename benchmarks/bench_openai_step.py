@@ -194,6 +194,14 @@ async def main(quick: bool) -> None:
                 line(f"floor: SDK post of the same body, encoded ({path})", floor, floor)
                 line(f"{kind}.request (build + send + parse)", step, floor, target=size == SIZES[-1])
                 line("for comparison: SDK post of the body as a dict (SDK encodes)", as_dict, floor)
+                if turn == TURNS[0]:  # what use_sdk_create=True (for instrumentation patching create()) costs
+                    created = type(model)(model.model_name, client=client, use_sdk_create=True)
+                    via_create = await best_per_call(
+                        lambda m=created, h=history, r=registry: m.request(h, r, settings),
+                        number if size <= 1000 else 1,
+                        repeats if size <= 1000 else 2,
+                    )
+                    line(f"{kind}(use_sdk_create=True).request (the SDK's create)", via_create, floor)
                 await client.close()
             if turn == TURNS[0]:
                 messages = [{"role": "system", "content": "You find documents."}, {"role": "user", "content": "Find."}]

@@ -3,9 +3,9 @@
     python benchmarks/corpus_report.py           # rewrite the generated part of docs/providers/corpus.md
     python benchmarks/corpus_report.py --print   # print it instead
 
-The corpus lives beside the clone, in ../shared/corpus (read-only). tests/providers/test_corpus.py
-imports this module to load the same tools and checks that the page still matches what the code
-produces; CI never rewrites the page.
+The corpus is kept in the repository, in tests/data/corpus (sources: tests/data/README.md).
+tests/providers/test_corpus.py imports this module to load the same tools and checks that the page still
+matches what the code produces; CI never rewrites the page.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import json
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from agentkit.interop import normalize_schema, tool_from_definition  # noqa: E40
 from agentkit.providers import Compatibility, Provider, compatibility, get_provider  # noqa: E402
 from agentkit.providers.report import summarize  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = ROOT / "tests" / "data" / "corpus"
 PAGE = ROOT / "docs" / "providers" / "corpus.md"
 START, END = "<!-- corpus-report:start -->", "<!-- corpus-report:end -->"
 BATCH = 200
@@ -52,34 +51,11 @@ def provider(name: str) -> Provider:
 # ---- loading ---------------------------------------------------------------------------------------------
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    """The JSON-lines records of one BFCL file (files that are not JSON lines hold no definitions)."""
-    try:
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except json.JSONDecodeError:
-        return  # BFCL_v4_format_sensitivity.json: one JSON object of test ids
-    yield from records
-
-
 @cache
 def bfcl_definitions() -> tuple[dict[str, Any], ...]:
-    """Every unique function definition under corpus/bfcl (deduplicated by its JSON text).
-
-    Question files carry definitions in each line's ``"function"`` list; ``multi_turn_func_doc/``
-    holds one definition per line.
-    """
-    unique: dict[str, dict[str, Any]] = {}
-    for path in sorted((CORPUS / "bfcl").rglob("*.json")):
-        for record in _records(path):
-            if "function" in record:
-                found = record["function"]
-            elif "parameters" in record and "name" in record:
-                found = [record]
-            else:
-                continue  # multi-turn questions name their tools by class, in multi_turn_func_doc/
-            for definition in found:
-                unique.setdefault(json.dumps(definition, sort_keys=True), definition)
-    return tuple(unique.values())
+    """Every unique BFCL function definition (deduplicated by JSON text, one per line of the corpus file)."""
+    lines = (CORPUS / "bfcl_definitions.jsonl").read_text().splitlines()
+    return tuple(json.loads(line) for line in lines if line.strip())
 
 
 @cache

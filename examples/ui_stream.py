@@ -4,7 +4,7 @@
 ``useChat`` (``@ai-sdk/react``, ``ai`` v5+) renders. Here httpx plays the browser, in process and offline:
 it sends a message, sees the tool call and its approval request, then approves it the way
 ``addToolApprovalResponse`` does (the same assistant message, its tool part ``approval-responded``),
-and the run resumes on the server, where the paused run waited. Needs ``pip install 'agentkit[ui]'``.
+and the run resumes on the server, where the paused run waited. Needs ``pip install 'agentkit-tools[ui]'``.
 
 Serve it for real with ``uvicorn examples.ui_stream:api`` and point ``useChat`` at ``/api/chat``.
 """

@@ -6,7 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from agentkit import Registry, tool
+from agentkit import Agent, Registry, ToolContext, tool
+from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
+from agentkit.testing import FunctionInfo, FunctionModel
 
 
 @tool
@@ -43,3 +45,34 @@ def wire_money(amount: int) -> str:
 
 failing = Registry([boom])
 guarded = Registry([wire_money])
+
+
+@tool(requires_approval=lambda args: args["amount"] > 100)
+def refund(amount: int = 500) -> str:
+    """Refund an amount (approval above 100; the default needs it too)."""
+    REFUNDS.append(amount)
+    return f"refunded {amount}"
+
+
+REFUNDS: list[int] = []
+refunds = Registry([refund])
+
+
+def _sloppy_turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
+    """A model that writes arguments that are not JSON, then answers once it sees the error."""
+    if isinstance(messages[-1], ToolResultsMessage):
+        return "sorry, my arguments were broken"
+    return AssistantMessage(tool_calls=[ToolCall(id="c1", name="add", arguments='{"a": 1, "b": ')])
+
+
+sloppy = Agent(name="sloppy", model=FunctionModel(_sloppy_turn, name="sloppy-model"), tools=Registry([add]))
+
+
+@tool
+def ask_seat(ctx: ToolContext, flight: str) -> str:
+    """Book a seat (asks which)."""
+    seat = ctx.suspend({"question": f"Which seat on {flight}?"}, schema={"type": "string"})
+    return f"seat {seat}"
+
+
+asking = Registry([ask_seat])

@@ -1,4 +1,4 @@
-"""Validate payloads against the vendors' own specs in ../shared/vendors/specs (read-only, beside the clone)."""
+"""Validate payloads against the vendors' own specs, kept in ``tests/data`` (sources: tests/data/README.md)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 
 import jsonschema
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-SPECS = SHARED / "vendors" / "specs" / "jsonschema"
-SAMPLES = SHARED / "vendors" / "samples"
-CORPUS = SHARED / "corpus"
+DATA = Path(__file__).resolve().parent / "data"
+SPECS = DATA / "specs" / "jsonschema"
+SAMPLES = DATA / "samples"
+CORPUS = DATA / "corpus"
+LINTER = DATA / "tools" / "lint_schema.py"
 
 
 @cache
@@ -36,5 +37,16 @@ def assert_spec_valid(name: str, payload: Any) -> None:
 
 
 def sample(name: str) -> Any:
-    """A sample payload from ../shared/vendors/samples."""
+    """A sample payload from ``tests/data/samples``."""
     return json.loads((SAMPLES / f"{name}.json").read_text())
+
+
+@cache
+def openapi(vendor: str) -> dict[str, Any]:
+    """The part of `vendor`'s OpenAPI document the tests use (``openai``, ``mistral`` or ``cohere``).
+
+    Only the components and paths listed in ``dev/make_test_data.py`` (and what they reference) are kept:
+    a test that needs another one adds it there and reruns that script.
+    """
+    document: dict[str, Any] = json.loads((DATA / "specs" / f"{vendor}-openapi.subset.json").read_text())
+    return document

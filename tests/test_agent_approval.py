@@ -94,7 +94,7 @@ async def test_resume_with_missing_or_unknown_decisions_runs_nothing() -> None:
         await agent.resume(result, {"d1": True, "p_big": True, "invented": True})
     assert ledger.ran == []
     done = await agent.resume(result, {"d1": True, "p_big": False})
-    with pytest.raises(ApprovalError, match="only a run with status 'awaiting_approval'"):
+    with pytest.raises(ApprovalError, match="only a paused run can be resumed.*got 'complete'"):
         await agent.resume(done, {})
     assert sorted(ledger.ran) == ["delete:b", "pay:5", "read:a"]
 

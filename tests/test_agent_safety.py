@@ -63,8 +63,9 @@ async def test_validation_errors_do_not_leak_redacted_input() -> None:
     assert len(errors) == 1 and "hunter2" not in str(errors[0].error) and "withheld" in str(errors[0].error)
     [entry] = agent.transcript(stream.result)
     assert "hunter2" not in repr(entry)
-    # the model itself still gets the full message, so it can fix the call
-    assert "hunter2" in stream.result.tool_results[0].text
+    # the model gets what is wrong and where, so it can fix the call, but not the redacted value (issue 13)
+    told = stream.result.tool_results[0].text
+    assert "hunter2" not in told and "$.password: String should have at least 12 characters" in told
 
 
 def test_test_model_ids_are_the_same_for_the_same_run() -> None:

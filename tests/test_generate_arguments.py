@@ -11,7 +11,6 @@ import pytest
 from agentkit import Tool
 from agentkit.testing import generate_arguments
 from benchmarks import corpus_report as corpus
-from tests.spec import CORPUS
 from tests.test_properties import TOOLS
 
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
@@ -75,7 +74,6 @@ def test_every_tool_of_the_suite(item: Tool[..., Any]) -> None:
     _assert_valid(item.input_schema, range(5))
 
 
-@pytest.mark.skipif(not (CORPUS / "bfcl").is_dir(), reason="../shared/corpus is not beside the clone")
 @pytest.mark.parametrize("name", ["bfcl", "mcp"])
 def test_every_tool_of_the_corpus(name: str) -> None:
     with warnings.catch_warnings():

@@ -230,11 +230,11 @@ def test_load_registry_forms() -> None:
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("tests.mcp_fixtures.registry", "Expected 'package.module:attribute'"),
-        ("tests.mcp_fixtures.nowhere:tools", "No module named 'tests.mcp_fixtures.nowhere'"),
+        ("tests.mcp_fixtures.registry", "a target looks like 'package.module:attribute' or 'path/to/file.py:attr"),
+        ("tests.mcp_fixtures.nowhere:tools", "no module named 'tests.mcp_fixtures.nowhere'"),
         ("tests.mcp_fixtures.registry:missing", "has no attribute 'missing'"),
         ("tests.mcp_fixtures.registry:PIXEL", "is a bytes, not a Registry"),
-        ("no/such/file.py:tools", "No such file"),
+        ("no/such/file.py:tools", "no such file: no/such/file.py"),
     ],
 )
 def test_load_registry_errors(target: str, message: str) -> None:
@@ -267,7 +267,7 @@ def test_missing_mcp_package_gives_the_install_hint(monkeypatch: pytest.MonkeyPa
     for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mcp", None)
-    with pytest.raises(ImportError, match=r"pip install 'agentkit\[mcp\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'agentkit-tools\[mcp\]'"):
         create_server(tools)
     server = MCPServer.stdio("unused")
 
@@ -277,7 +277,7 @@ def test_missing_mcp_package_gives_the_install_hint(monkeypatch: pytest.MonkeyPa
 
     import asyncio
 
-    with pytest.raises(ImportError, match=r"pip install 'agentkit\[mcp\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'agentkit-tools\[mcp\]'"):
         asyncio.run(enter())
 
 

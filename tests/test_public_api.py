@@ -23,6 +23,8 @@ def test_import_agentkit_loads_no_vendor_sdk() -> None:
     assert not loaded & set(VENDOR_SDKS), loaded & set(VENDOR_SDKS)
     # also not the heavy optional helpers, which are imported on first use
     assert "jsonschema" not in loaded and "docstring_parser" not in loaded
+    assert "genai_prices" not in loaded  # the price table: on the first cost() only
+    assert "opentelemetry" not in loaded  # tracing: only once agentkit.instrument() is called
 
 
 def test_formatting_payloads_loads_no_vendor_sdk() -> None:

@@ -146,7 +146,9 @@ async def test_an_input_transform_withholds_error_messages(key: str, kind: str, 
     assert error.error_kind == kind and kind in error.error and exception in error.error
     [entry] = agent.transcript(stream.result)
     assert SECRET not in repr(entry) and entry.error == error.error
-    assert SECRET in stream.result.tool_results[0].text  # the model still gets the message to act on
+    # the model still gets the message to act on, with the redacted value taken out (issue 13)
+    told = stream.result.tool_results[0].text
+    assert SECRET not in told and "[redacted]" in told
 
 
 async def test_an_agent_level_input_policy_withholds_error_messages_too() -> None:

@@ -117,13 +117,24 @@ class TranscriptEntry:
 
 
 def transcript(
-    result: RunResult, tools: Mapping[str, Tool[..., Any]], policy: ToolTransform | None
+    result: RunResult,
+    tools: Mapping[str, Tool[..., Any]],
+    policy: ToolTransform | None,
+    withheld: frozenset[str] = frozenset(),
 ) -> list[TranscriptEntry]:
-    """Every tool call of `result` shaped by its tool's transform merged with the `policy`."""
+    """Every tool call of `result` shaped by its tool's transform merged with the `policy`.
+
+    Calls to the keys in `withheld` (tools of the run that are not known here, so neither are their
+    transforms) are listed with every payload withheld.
+    """
     entries: list[TranscriptEntry] = []
     for step in result.steps:
         answered = {r.call_id: r for r in step.results}
         for call in step.tool_calls:
+            if call.name in withheld:
+                reason = f"the run's own tool {call.name!r} is not known here (pass tools=); payloads withheld"
+                entries.append(TranscriptEntry(step.index, call.id, call.name, None, transform_errors=(reason,)))
+                continue
             own = tools[call.name].transform if call.name in tools else None
             rules = merge_transforms(own, policy) or ToolTransform()
             shown_input, input_error = shape(rules.input, display_arguments(call), "input")

@@ -1,24 +1,32 @@
 """One run of an agent: model turn -> tool calls (concurrently) -> results -> next turn, until it ends.
 
 A run ends when the model answers (``"complete"``), when `max_steps` turns are used (``"max_steps"``),
-or when a call needs approval (``"awaiting_approval"``: nothing of that turn runs). Retry budgets end it
-by raising `RetryLimitExceeded`.
+or when it pauses: a call needs approval (``"awaiting_approval"``: nothing of that turn runs), a call
+suspended (``"suspended"``) or belongs to a client tool (``"awaiting_client"``) (the turn's other calls
+run), the run's cancellation event was set (``"cancelled"``, at the next safe point: before a model
+turn, or as soon as a pending model request is abandoned), or the model answered while background calls
+still run (``"awaiting_background"``). Retry budgets end it by raising `RetryLimitExceeded`.
 """
 
 from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import Token
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
+from .._tool_errors import enter_calls, leave_calls
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
+    BackgroundResultEvent,
+    ClientToolCallEvent,
     FinishEvent,
     RunStatus,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -27,14 +35,23 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ModelAPIError, RetryLimitExceeded
+from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
+from ..instrumentation import tracing_for
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from ..registry import Registry
-from ..tools import ToolTransform
+from ..tools import Tool, ToolTransform
+from . import observe
+from ._intercept import after_model_response, call_with_hooks
+from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
+from ._steps import RunControl, StepRequest, prepare_request
+from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
-from .results import Approval, PendingApproval, RunResult, RunState, Step, new_pause_token
+from .hooks import BACKGROUND, current_hooks
+from .interrupts import Interrupt, background_message, background_started, until_set
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
+from .results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -45,6 +62,11 @@ __all__ = ["RunLoop"]
 
 # error kinds that spend retry budget: the model can fix these by calling again differently
 _RETRYABLE = frozenset({"invalid_arguments", "retry"})
+
+Outcome = Union[ToolResult, Interrupt]
+"""What running one call gives: its result, or why it paused."""
+
+_T = TypeVar("_T")
 
 
 class RunLoop:
@@ -67,11 +89,16 @@ class RunLoop:
         steps: list[Step],
         usage: Usage,
         policy: ToolTransform | None = None,
+        cancel: asyncio.Event | None = None,
+        *,
+        control: RunControl,
+        subagent_responses: list[ModelResponse] | None = None,
     ) -> None:
         self.agent = agent
         self.model = model
-        self.registry = registry  # what the model is told about
-        self.executor = executor  # what may run: the active subset
+        self.registry = registry  # every tool of the run (the agent's, the run's own, deferred ones)
+        self.executor = executor  # what may run in the current step: what it sent, its active subset
+        self.control = control
         self.convo = convo
         self.prefix = prefix  # leading instruction messages, not part of the result's history
         self.first = first
@@ -79,69 +106,186 @@ class RunLoop:
         self.first_step = len(steps)
         self.state = state
         self.deps = deps
-        self.cancelled = context.cancelled if context is not None else None
+        given = cancel if cancel is not None else (context.cancelled if context is not None else None)
+        self.cancel_given = given is not None
+        """Whether the caller holds the cancellation event (then a pending model request is raced with it)."""
+        self._cancelled = given
+        self.hooks = current_hooks.get()
         self.emit = emit
         self.steps = steps
         self.usage = usage
+        self.subagent_responses = subagent_responses if subagent_responses is not None else []
         self.policy = policy
         """The agent's transform policy, merged with its supervisors' (a subagent's run inherits them)."""
         self._rules: dict[str, ToolTransform] = {}
+        self.tracing = tracing_for(agent.instrument)
+        """The tracer of this run (None: not traced); see `agentkit.instrumentation`."""
+        self.observed = self.tracing is not None or observe.debugging()
+        """Whether someone looks at this run's model requests (tracing, or DEBUG records): decided per run."""
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
 
     # ---- the loop --------------------------------------------------------------------------------
 
-    async def run(self) -> RunResult:
-        """Take model turns until the run ends; return its result."""
+    @property
+    def cancelled(self) -> asyncio.Event:
+        """The run's cancellation event (the caller's, or made on first use): every tool sees it in its context."""
+        if self._cancelled is None:
+            self._cancelled = asyncio.Event()
+        return self._cancelled
+
+    def run(self) -> Awaitable[RunResult]:
+        """Take model turns until the run ends or pauses; return (an awaitable of) its result."""
+        # the error policy of this run's tool calls, then its trace (`observe`: spans, DEBUG records)
+        policy = enter_calls(self.agent.mask_error_details, self.policy is not None and self.policy.input is not None)
+        if policy is None and self.tracing is None and self.agent.instrument is not False:
+            return self.scoped(self._run())  # nothing to set up or undo: no coroutine around the loop's own
+        return self._run_within(policy)
+
+    async def _run_within(self, policy: Token[Any] | None) -> RunResult:
+        try:
+            if self.tracing is None and self.agent.instrument is not False:
+                return await self.scoped(self._run())
+            return await observe.agent_run(self, self.scoped(self._run()))  # traced, or below a traced parent
+        finally:
+            if policy is not None:
+                leave_calls(policy)
+
+    async def scoped(self, work: Awaitable[_T]) -> _T:
+        """Await `work` with this run's concurrency cap and state installed for its tool calls."""
+        token, bound = enter_run(self), bind_state(self.state)
+        try:
+            return await work
+        finally:
+            unbind_state(bound)
+            leave_run(token)
+
+    async def _run(self) -> RunResult:
         while len(self.steps) < self.state.max_steps:
+            if self._cancelled is not None and self._cancelled.is_set():
+                return self._finish("cancelled", self._last_text())
             index = len(self.steps)
+            if self.state.background:
+                self.join_background(index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = self.first if index == self.first_step else self.later
-            if self.emit is None:
-                response = await self.model.request(self.convo, self.registry, settings)
+            step = await prepare_request(self, index, settings)
+            request = step.request
+            self.executor = step.executor
+            if self.emit is None and not self.cancel_given and not self.observed:
+                response: ModelResponse | None = await request.model.request(
+                    request.messages, request.tools, request.settings
+                )
             else:
-                response = await self._stream_turn(settings, index)
+                response = await self._turn(step, index)
+            if response is None:
+                return self._finish("cancelled", self._last_text())
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
+            if self.control.hooks:
+                await after_model_response(self.control.hooks, step.ctx, request, response)
             message = response.message
             self.convo.append(message)
             calls = message.tool_calls
             if not calls:
                 self.steps.append(Step(index, response, [], []))
                 self._step_finish(index, response, 0)
-                return self._finish("complete", message.text)
-            if self.emit is not None:
-                for call in calls:
-                    shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                    self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
-            pending = [call for call in calls if self.needs_approval(call)]
-            if pending:
-                self.steps.append(Step(index, response, calls, []))
-                approvals = [self._pending(call) for call in pending]
-                if self.emit is not None:
-                    for item in approvals:
-                        self.emit(
-                            ApprovalRequestedEvent(
-                                item.call_id, item.tool_name, item.payload, index, item.transform_error
-                            )
-                        )
-                self._step_finish(index, response, len(calls))
-                self.state.pause_token = new_pause_token()
-                return self._finish("awaiting_approval", message.text, approvals)
-            results = await self.execute(calls, {}, index)
-            self.steps.append(Step(index, response, calls, results))
-            self.record(index, response, calls, results)
-        last = self.steps[-1].text if self.steps else ""
-        return self._finish("max_steps", last)
+                if not self.state.background:
+                    return self._finish("complete", message.text)
+                if not self.hooks.durable:
+                    return self._finish("awaiting_background", message.text, self._background_pending())
+                await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+                continue
+            self.steps.append(Step(index, response, calls, []))
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
+            if paused is not None:
+                return paused
+        if self.state.background and self.hooks.durable:
+            await self.wait_background()
+            self.join_background(len(self.steps))
+        if self.state.background:
+            return self._finish("awaiting_background", self._last_text(), self._background_pending())
+        return self._finish("max_steps", self._last_text())
 
-    async def _stream_turn(self, settings: ModelSettings, index: int) -> ModelResponse:
+    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult | None:
+        """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
+        if self.emit is not None:
+            for call in calls:
+                shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+        pending = [call for call in calls if self.needs_approval(call)]
+        if not pending:
+            return None
+        approvals = [self._pending(call) for call in pending]
+        if self.emit is not None:
+            for item in approvals:
+                self.emit(
+                    ApprovalRequestedEvent(item.call_id, item.tool_name, item.payload, index, item.transform_error)
+                )
+        self._step_finish(index, response, len(calls))
+        self.state.step_tools = tuple(self.executor)  # a resume runs the calls against what this step could
+        return self._pause("awaiting_approval", response.message.text, list(approvals))
+
+    def _last_text(self) -> str:
+        return self.steps[-1].text if self.steps else ""
+
+    async def _turn(self, step: StepRequest, index: int) -> ModelResponse | None:
+        """One model request (streamed when the run streams); ``None`` when the run was cancelled meanwhile."""
+        planned = step.request
+        if self.emit is None:
+            request: Awaitable[ModelResponse] = planned.model.request(planned.messages, planned.tools, planned.settings)
+        else:
+            request = self._stream_turn(step, index)
+        if self.observed:  # a span and/or DEBUG records around the request
+            request = observe.model_turn(self, planned, index, request)
+        if not self.cancel_given:
+            return await request
+        finished, response = await until_set(request, self.cancelled)
+        return response if finished else None
+
+    async def run_turn(
+        self,
+        index: int,
+        done: Mapping[str, ToolResult],
+        denied: Mapping[str, Approval],
+        answers: Mapping[str, Any],
+    ) -> RunResult | None:
+        """Run the calls of the last step that have no result in `done`; record the turn, or pause it.
+
+        `denied` calls become ``denied`` results; a suspended call in `answers` runs again with its data.
+        Returns the paused result when a call suspended or belongs to a client tool, else ``None``.
+        """
+        step = self.steps[-1]
+        calls = step.tool_calls
+        todo = [call for call in calls if call.id not in done]
+        outcomes = await self.execute(todo, denied, index, answers)
+        results = dict(done)
+        interrupts: list[Interrupt] = []
+        for outcome in outcomes:
+            if isinstance(outcome, Interrupt):
+                interrupts.append(outcome)
+            else:
+                results[outcome.call_id] = outcome
+        ordered = [results[call.id] for call in calls if call.id in results]
+        # a new Step: a resumed turn's old one still belongs to the paused result
+        step = self.steps[-1] = Step(step.index, step.response, calls, ordered)
+        if interrupts:
+            pending = [self._interrupted(item, index) for item in interrupts]
+            self._step_finish(index, step.response, len(calls))
+            status: RunStatus = "suspended" if any(i.kind == "suspension" for i in interrupts) else "awaiting_client"
+            return self._pause(status, step.text, pending)
+        self.record(index, step.response, calls, ordered)
+        return None
+
+    async def _stream_turn(self, step: StepRequest, index: int) -> ModelResponse:
         emit = self.emit
         assert emit is not None
+        request = step.request
         names: dict[int, str] = {}
         ids: dict[int, str | None] = {}
         taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
         response: ModelResponse | None = None
-        async for event in self.model.stream(self.convo, self.registry, settings):
+        async for event in request.model.stream(request.messages, request.tools, request.settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
             elif isinstance(event, ToolCallStart):
@@ -163,7 +307,7 @@ class RunLoop:
             elif isinstance(event, ResponseDone):
                 response = event.response
         if response is None:
-            raise ModelAPIError(self.model.name, "the stream ended without a complete response")
+            raise ModelAPIError(request.model.name, "the stream ended without a complete response")
         return response
 
     def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
@@ -200,6 +344,7 @@ class RunLoop:
             if kind in _RETRYABLE:
                 count = failures[result.name] = failures.get(result.name, 0) + 1
                 state.run_retries += 1
+                observe.log_retry(self, result, count)
                 if count > self.agent.retries:
                     over = (
                         f"Tool {result.name!r} failed {count} times in a row ({kind}); "
@@ -219,7 +364,13 @@ class RunLoop:
         if self.emit is not None:
             self.emit(StepFinishEvent(index, response.finish_reason, calls, dataclasses.replace(response.usage)))
 
-    def _result(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def run_id(self) -> str:
+        """The run's id, made when first needed (a pause, a background call) and kept across its pauses."""
+        if not self.state.run_id:
+            self.state.run_id = self.hooks.new_pause_id()
+        return self.state.run_id
+
+    def _result(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
         return RunResult(
             text=text,
             status=status,
@@ -229,20 +380,43 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
+            _subagent_responses=self.subagent_responses,
         )
 
-    def _finish(self, status: RunStatus, text: str, pending: list[PendingApproval] | None = None) -> RunResult:
+    def _finish(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
+        if status in ("cancelled", "awaiting_background"):
+            self.run_id()
+            self.state.pause_token = self.hooks.new_pause_id()  # resumable: one pause, one claim
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
         return self._result(status, text, pending)
 
+    def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult:
+        self.run_id()
+        self.state.pause_token = self.hooks.new_pause_id()
+        return self._finish(status, text, pending)
+
     # ---- approvals -------------------------------------------------------------------------------
 
     def needs_approval(self, call: ToolCall) -> bool:
-        """Whether `call` must be approved before it runs (recomputed, never read from a stored result)."""
+        """Whether `call` must be approved before it runs (recomputed, never read from a stored result).
+
+        The tool's own policy, or the run's ``require_approval=True``; never for a call that would not
+        run (an unknown tool, a spent budget, arguments that do not validate).
+        """
         if call.name not in self.executor:
             return False  # nothing would run: the call becomes an unknown-tool error
-        return self.executor[call.name].needs_approval_for(call.arguments, name=call.name)
+        spent = spent_tools(self)
+        if spent == "all" or (spent is not None and call.name in spent):
+            return False  # it gets the budget error, whatever is decided
+        item = self.executor[call.name]
+        if self.state.require_approval:
+            try:
+                item.schema.validate_arguments(call.name, call.arguments)
+            except Exception:  # noqa: BLE001 - invalid arguments never run: no decision is needed
+                return False
+            return True
+        return item.needs_approval_for(call.arguments, name=call.name)
 
     def _pending(self, call: ToolCall) -> PendingApproval:
         arguments = display_arguments(call)
@@ -252,44 +426,182 @@ class RunLoop:
 
     # ---- running tools ---------------------------------------------------------------------------
 
-    async def execute(self, calls: list[ToolCall], denied: Mapping[str, Approval], index: int) -> list[ToolResult]:
-        """Run the calls concurrently (denied ones become ``denied`` error results); results in call order."""
-        if len(calls) == 1 and not denied:
-            return [await self._call(calls[0], index)]
-        runs: list[Awaitable[ToolResult]] = []
-        for call in calls:
-            decision = denied.get(call.id)
-            if decision is None:
-                runs.append(self._call(call, index))
-            else:
-                runs.append(self._deny(call, decision, index))
-        return list(await asyncio.gather(*runs))
+    async def execute(
+        self,
+        calls: list[ToolCall],
+        denied: Mapping[str, Approval],
+        index: int,
+        answers: Mapping[str, Any] | None = None,
+    ) -> list[Outcome]:
+        """Run the calls concurrently under the run's budgets and limits; outcomes in call order.
 
-    async def _deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+        Denied calls become ``denied`` error results, calls over a budget ``budget`` error results; a
+        suspended call whose id is in `answers` runs again with that data as `ToolContext.resume_data`.
+        """
+        answers = answers or {}
+        if len(calls) == 1 and not denied and self._plain:
+            return [await self._call(calls[0], index, answers, None)]
+        return await run_calls(
+            self, calls, denied, index, answers, lambda call, turn: self._call(call, index, answers, turn)
+        )
+
+    @property
+    def _plain(self) -> bool:
+        """Nothing to check around a single call: no hooks, budgets or limits in this run."""
+        control = self.control
+        limits = control.limits
+        return not (
+            control.hooks
+            or control.tools.budgeted
+            or limits.max_tool_calls is not None
+            or limits.max_concurrency is not None
+            or limits.max_turn_concurrency is not None
+        )
+
+    def deny(self, call: ToolCall, decision: Approval, index: int) -> ToolResult:
+        """The ``denied`` error result of a call the user did not approve (its event emitted)."""
         reason = f" Reason: {decision.reason.rstrip('.')}." if decision.reason else ""
         result = ToolResult.error(
             call, f"The user denied this call to {call.name!r}.{reason} Do not call it again unless asked.", "denied"
         )
-        if self.emit is not None:
-            self._emit_result(result, index)
+        self.emit_result(result, index)
         return result
 
-    async def _call(self, call: ToolCall, index: int) -> ToolResult:
-        executor = self.executor
-        ctx: ToolContext[Any] | None = None
-        if call.name in executor and executor[call.name].schema.context_params:
-            ctx = ToolContext(
-                deps=self.deps,
-                agent=self.agent,
-                retry=self.state.failures.get(call.name, 0),
-                on_progress=self._progress(call),
-            )
-            if self.cancelled is not None:
-                ctx.cancelled = self.cancelled
-        result = await executor.call(call, deps=self.deps, context=ctx)
-        if self.emit is not None:
-            self._emit_result(result, index)
+    def _context(
+        self, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
+    ) -> ToolContext[Any] | None:
+        # the run's hooks see the context the tool gets, so they get one whatever the tool takes
+        if not self.control.hooks and (item is None or not item.schema.context_params):
+            return None
+        ctx: ToolContext[Any] = ToolContext(
+            deps=self.deps,
+            call_id=call.id,
+            tool_name=call.name,
+            agent=self.agent,
+            retry=self.state.failures.get(call.name, 0),
+            on_progress=self._progress(call),
+            cancelled=self.cancelled,
+        )
+        if call.id in answers:
+            ctx.resume_data = answers[call.id]
+        return ctx
+
+    def _runner(
+        self, ctx: ToolContext[Any] | None, turn: asyncio.Semaphore | None
+    ) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        """How one call of this step runs.
+
+        A deferred tool not found yet is refused; the rest run under the call's limits, through the
+        execution hooks (here, or a durable engine's activity), between the run's own hooks.
+        """
+        executor, deps, engine, tools = self.executor, self.deps, self.hooks, self.control.tools
+
+        async def run(call: ToolCall) -> ToolResult:
+            target = executor.get(call.name) if call.name in executor else None
+            if target is None and call.name in tools.deferred:
+                search = tools.search.key if tools.search is not None else "the search tool"
+                return ToolResult.error(
+                    call, f"Tool {call.name!r} is not loaded yet: find it with {search!r} first, then call it.",
+                    "unknown_tool",
+                )  # fmt: skip
+            return await limited(target, call, turn, lambda: engine.call_tool(executor, call, deps, ctx))
+
+        if not self.control.hooks:
+            return run
+        assert ctx is not None
+        return lambda call: call_with_hooks(self, call, ctx, run)
+
+    async def _call(
+        self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None
+    ) -> Outcome:
+        item = self.executor.get(call.name) if call.name in self.executor else None
+        ctx = self._context(item, call, answers)
+        run = self._runner(ctx, turn)
+        if item is not None and item.background and call.id not in answers:
+            result = self._start_background(call, run)
+        else:
+            try:
+                result = await (run(call) if self.tracing is None else self.tracing.tool(self, call, run(call)))
+            except ToolSuspended as signal:
+                return Interrupt(call, "suspension", signal.payload, signal.schema)
+            except ClientCallRequested:
+                return Interrupt(call, "client", None, item.output_schema if item is not None else None)
+        self.emit_result(result, index)
         return result
+
+    # ---- pauses other than approvals -------------------------------------------------------------
+
+    def _interrupted(self, item: Interrupt, index: int) -> PendingItem:
+        call = item.call
+        rules = self.rules(call.name)
+        arguments = display_arguments(call)
+        if item.kind == "suspension":
+            payload, error = shape(rules.suspension, item.request, "suspension")
+            if self.emit is not None:
+                self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error))
+            return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)
+        payload, error = shape(rules.input, arguments, "input")
+        if self.emit is not None:
+            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
+        return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
+
+    def _start_background(self, call: ToolCall, run: Callable[[ToolCall], Awaitable[ToolResult]]) -> ToolResult:
+        async def work() -> ToolResult:
+            try:
+                return await run(call)  # under the call's limits and the run's hooks, as any call
+            except (ToolSuspended, ClientCallRequested):
+                return ToolResult.error(
+                    call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
+                )
+
+        BACKGROUND[(self.run_id(), call.id)] = asyncio.ensure_future(work())
+        self.state.background[call.id] = None
+        return background_started(call)
+
+    def _background_task(self, call_id: str) -> asyncio.Future[ToolResult] | None:
+        return BACKGROUND.get((self.state.run_id, call_id))
+
+    def join_background(self, index: int) -> None:
+        """Add every finished background call's result to the conversation (before the model turn `index`)."""
+        background = self.state.background
+        for call_id in list(background):
+            result = background[call_id]
+            if result is None:
+                task = self._background_task(call_id)
+                if task is None or not task.done():
+                    continue
+                result = task.result()
+            BACKGROUND.pop((self.state.run_id, call_id), None)
+            del background[call_id]
+            self.convo.append(background_message(result))
+            if self.emit is not None:
+                rules = self.rules(result.name)
+                if result.is_error:
+                    shown, problem = shape(rules.error, error_text(result, rules), "error")
+                    event = BackgroundResultEvent(call_id, result.name, None, shown, result.error_kind, index, problem)
+                else:
+                    shown, problem = shape(rules.output, result.output, "output")
+                    event = BackgroundResultEvent(call_id, result.name, shown, None, None, index, problem)
+                self.emit(event)
+
+    async def wait_background(self) -> None:
+        """Wait for this run's background calls running in this process; their results stay in the state."""
+        for call_id, result in list(self.state.background.items()):
+            task = self._background_task(call_id) if result is None else None
+            if task is not None:
+                self.state.background[call_id] = await task
+
+    def _background_pending(self) -> list[PendingItem]:
+        calls = {c.id: c for step in self.steps for c in step.tool_calls}
+        pending: list[PendingItem] = []
+        for call_id, result in self.state.background.items():
+            call = calls.get(call_id)
+            task = self._background_task(call_id)
+            done = result is not None or (task is not None and task.done())
+            name = call.name if call is not None else (result.name if result is not None else "")
+            arguments = display_arguments(call) if call is not None else None
+            pending.append(PendingBackground(call_id, name, arguments, done))
+        return pending
 
     def _progress(self, call: ToolCall) -> ProgressSink:
         emit = self.emit
@@ -297,6 +609,7 @@ class RunLoop:
         def on_progress(value: Any) -> None:
             if isinstance(value, SubagentUsage):
                 self.usage = self.usage + value.usage  # a subagent's tokens count in the parent's run
+                self.subagent_responses.extend(value.responses)  # and so does its cost
             elif emit is None:
                 return
             elif isinstance(value, Forwarded):
@@ -307,8 +620,10 @@ class RunLoop:
 
         return ProgressSink(on_progress, streaming=emit is not None, policy=self.policy)
 
-    def _emit_result(self, result: ToolResult, index: int) -> None:
-        assert self.emit is not None
+    def emit_result(self, result: ToolResult, index: int) -> None:
+        """Report a call's result to the stream, shaped by the tool's transforms (when streaming)."""
+        if self.emit is None:
+            return
         rules = self.rules(result.name)
         if result.is_error:
             shaped, error = shape(rules.error, error_text(result, rules), "error")

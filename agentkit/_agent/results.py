@@ -3,42 +3,49 @@
 from __future__ import annotations as _annotations
 
 import secrets
-import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ..events import RunStatus
+from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
+from .pending import PendingBackground, PendingClientCall, PendingSuspension
 
-__all__ = ["Approval", "PendingApproval", "RunResult", "RunState", "Step", "claim_pause", "new_pause_token"]
+if TYPE_CHECKING:
+    from ..runs import RunSnapshot
+    from ..tools import Tool
 
-# Pause tokens already resumed in this process. A copy of a paused result (copy.deepcopy, pickle) carries
-# the same token, so it cannot resume a second time either. One short string per resumed pause: a process
-# that resumes a million runs keeps about 100 MB, which is the price of single use without a store.
-_claimed: set[str] = set()
-_claimed_lock = threading.Lock()  # runs of other event loops (threads) may resume concurrently
+__all__ = [
+    "PAUSED_STATUSES",
+    "Approval",
+    "PendingApproval",
+    "PendingItem",
+    "RunResult",
+    "RunState",
+    "Step",
+    "new_pause_token",
+]
+
+PAUSED_STATUSES: frozenset[str] = frozenset(
+    {"awaiting_approval", "suspended", "awaiting_client", "cancelled", "awaiting_background"}
+)
+"""The statuses `Agent.resume` continues (and `RunResult.snapshot` captures)."""
 
 
 def new_pause_token() -> str:
-    """A fresh, unguessable token for one paused result."""
+    """A fresh, unguessable id for one pause: the key a run store claims on resume (single use)."""
     return secrets.token_hex(16)
-
-
-def claim_pause(token: str) -> bool:
-    """Mark `token` as resumed; False when it already was (by this result or any copy of it)."""
-    with _claimed_lock:
-        if token in _claimed:
-            return False
-        _claimed.add(token)
-        return True
 
 
 @dataclass
 class Step:
     """One model turn and the tool calls it made, with their results (in call order).
 
-    `results` is empty when the turn made no calls, or while its calls wait for approval.
+    `results` is empty when the turn made no calls, or while its calls wait for approval; while some of
+    its calls are suspended or wait for a client, it holds the results of the others.
     """
 
     index: int
@@ -67,6 +74,11 @@ class PendingApproval:
     arguments: Any
     payload: Any
     transform_error: str | None = None
+    kind: Literal["approval"] = "approval"
+
+
+PendingItem = Union[PendingApproval, PendingSuspension, PendingClientCall, PendingBackground]
+"""What a paused run waits for; `kind` tells which."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +99,39 @@ class RunState:
     failures: dict[str, int]
     run_retries: int
     pause_token: str | None = None
-    """Set when the run pauses for approval; claimed by the one `resume` that continues it."""
+    """Set when the run pauses; claimed in the run store by the one `resume` that continues it."""
+    run_id: str = ""
+    """The run's id, the same across its pauses (background calls are found by it)."""
+    background: dict[str, ToolResult | None] = field(default_factory=dict)
+    """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
+    signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
+    registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
+    """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
+    tool_calls: dict[str, int] = field(default_factory=dict)
+    """Calls counted against budgets so far, per key."""
+    total_calls: int = 0
+    """Calls counted against the run's budget so far."""
+    found: list[str] = field(default_factory=list)
+    """Deferred tools a search found (sent from then on), in the order found."""
+    require_approval: bool = False
+    """Every call of the run needs approval (`generate(require_approval=True)`)."""
+    step_tools: tuple[str, ...] | None = None
+    """While paused: the keys the paused step could run (the resumed calls run against those)."""
+    limits: RunLimits = field(default_factory=RunLimits)
+    """The run's budgets and caps (the agent's, with the run's own over them)."""
+    deferred: bool | frozenset[str] | None = None
+    """The run's own ``deferred_tools=`` (the agent's apply besides)."""
+    run_keys: frozenset[str] = frozenset()
+    """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
+    withholds their payloads rather than show them unshaped."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        # A copied or pickled result carries neither the key nor live tool objects.
+        state.pop("signing_key", None)
+        state.pop("registry", None)
+        return state
 
 
 @dataclass
@@ -105,9 +149,41 @@ class RunResult:
     steps: list[Step]
     messages: list[Message]
     usage: Usage
-    pending: list[PendingApproval] = field(default_factory=list)
+    pending: list[PendingItem] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
+    _subagent_responses: list[ModelResponse] = field(default_factory=list, repr=False, compare=False)
+    """The model responses of the subagents this run called (their usage is in `usage` already)."""
+
+    @property
+    def responses(self) -> list[ModelResponse]:
+        """Every model response of the run: its own steps' in order, then those of the subagents it called."""
+        return [step.response for step in self.steps] + self._subagent_responses
+
+    def cost(self) -> Decimal | None:
+        """The run's estimated price in USD (subagents included), from the ``genai-prices`` table.
+
+        None when any request's price is unknown (a model or endpoint the table does not know, a local
+        server, a test model): a partial sum would understate. See `agentkit.costs`.
+        """
+        from ..costs import total_cost
+
+        return total_cost(self.responses)
+
+    @property
+    def paused(self) -> bool:
+        """Whether `Agent.resume` can continue this run (approvals, suspensions, client calls, ...)."""
+        return self.status in PAUSED_STATUSES and self._state is not None
+
+    def snapshot(self) -> RunSnapshot:
+        """This paused run as a portable, versioned, JSON-only `RunSnapshot` (signed with the agent's key).
+
+        Raises:
+            ResumeError: the run is not paused (see `paused`).
+        """
+        from ..runs._snapshot import snapshot_of
+
+        return snapshot_of(self)
 
     @property
     def tool_calls(self) -> list[ToolCall]:

@@ -53,7 +53,7 @@ class MCPSessions:
             if self._entered == 0 and self.servers:
                 stack = contextlib.AsyncExitStack()
                 try:
-                    registry = Registry(dict(self.base.items()))
+                    registry = Registry(dict(self.base.items()), mask_error_details=self.base.mask_error_details)
                     for server in self.servers:
                         await stack.enter_async_context(server)
                         for key, item in server.registry.items():

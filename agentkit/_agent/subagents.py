@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import ToolContext
 from ..events import AgentEvent
 from ..exceptions import AgentkitError, ModelAPIError, ToolError
-from ..messages import Usage
+from ..messages import ModelResponse, Usage
 from ..tools import Tool, ToolTransform
 
 if TYPE_CHECKING:
@@ -25,9 +25,10 @@ __all__ = ["Forwarded", "ProgressSink", "SubagentUsage", "subagent_tool"]
 
 @dataclass(frozen=True)
 class SubagentUsage:
-    """A subagent run's usage, reported to the parent run through `ToolContext.emit`."""
+    """A subagent run's usage and model responses, reported to the parent run through `ToolContext.emit`."""
 
     usage: Usage
+    responses: tuple[ModelResponse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
         sink = ctx.on_progress
         try:
             if isinstance(sink, ProgressSink) and sink.streaming:
-                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy)
+                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy, cancel=ctx.cancelled)
                 async for event in stream:
                     ctx.emit(Forwarded(sub.id, event))
                 result = stream.result
             else:
-                result = await sub.generate(prompt, deps=ctx.deps)
+                result = await sub.generate(prompt, deps=ctx.deps, cancel=ctx.cancelled)  # the parent's cancel stops it
         except ModelAPIError as exc:
             # The vendor's body may quote a key or a prompt: the supervisor's model gets what failed only.
             raise ToolError(f"Agent {sub.id!r} failed: {exc.summary}.") from exc
@@ -80,11 +81,20 @@ def subagent_tool(sub: Agent) -> Tool[..., Any]:
         except Exception as exc:
             # Not mapped by agentkit (e.g. an SDK's own exception): its text may be the vendor's, so only the type.
             raise ToolError(f"Agent {sub.id!r} failed: {type(exc).__name__}.") from exc
-        ctx.emit(SubagentUsage(result.usage))
+        ctx.emit(SubagentUsage(result.usage, tuple(result.responses)))
         if result.status == "awaiting_approval":
             names = ", ".join(repr(p.tool_name) for p in result.pending)
             raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} need approval, not available here.")
+        if result.status in ("suspended", "awaiting_client"):
+            names = ", ".join(repr(p.tool_name) for p in result.pending)
+            raise ToolError(f"Agent {sub.id!r} stopped: its call(s) to {names} wait for input, not available here.")
+        if result.status == "cancelled":
+            raise ToolError(f"Agent {sub.id!r} was cancelled.")
         return result.text
 
-    description = sub.description or sub.instructions or f"Ask the agent {sub.name!r} to do a task."
-    return Tool(run_subagent, id=sub.id, description=description)
+    # dynamic instructions are not a description: only instructions that are plain text stand in for one
+    static = sub._instructions.static
+    description = sub.description or static or f"Ask the agent {sub.name!r} to do a task."
+    item = Tool(run_subagent, id=sub.id, description=description)
+    item._nests_runs = True  # type: ignore[attr-defined]  # its calls take run slots, the call itself none
+    return item

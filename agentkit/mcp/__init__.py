@@ -10,7 +10,7 @@ serve(tools)                      # this registry as an MCP server over stdio
 serve(tools, "http", port=8765)   # ... or over streamable HTTP
 ```
 
-Needs the `mcp` package (``pip install 'agentkit[mcp]'``), imported only when a server is opened or
+Needs the `mcp` package (``pip install 'agentkit-tools[mcp]'``), imported only when a server is opened or
 served: importing this module does not import `mcp`.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations as _annotations
 
 from ._client import MCPServer, StructuredOutput
 from ._common import MCPConnectionError, MCPLoadError
+from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
 from ._server import (
     Transport,
     create_server,
@@ -31,10 +32,13 @@ from ._server import (
 )
 
 __all__ = [
+    "ApprovalFromAnnotations",
     "MCPConnectionError",
     "MCPLoadError",
     "MCPServer",
+    "MCPTool",
     "StructuredOutput",
+    "ToolAnnotations",
     "Transport",
     "create_server",
     "load_registry",

@@ -12,19 +12,24 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic_core import to_json
 
-from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError
+from ..context import ToolContext
+from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
-from ..tools import Tool
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
+from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp import types as mcp_types
 
-__all__ = ["MCPServer", "StructuredOutput"]
+__all__ = ["DEFAULT_MAX_RESULT_BYTES", "MCPServer", "StructuredOutput"]
 
 _Streams = tuple[Any, Any]
+DEFAULT_MAX_RESULT_BYTES = 1 << 20
+"""The default `MCPServer` limit on one tool result: 1 MiB (about 250,000 tokens of text)."""
+_ABORT_BOUND = 10.0
+"""Seconds a failed attempt waits at most for the transport's clean-up (mcp's own bounds are shorter)."""
 _TransportFactory = Callable[[], AbstractAsyncContextManager[_Streams]]
 
 
@@ -89,6 +94,8 @@ class MCPServer:
         timeout: float | None = 60.0,
         connect_timeout: float | None = 30.0,
         prefix: str = "",
+        max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
 
@@ -97,15 +104,24 @@ class MCPServer:
                 e.g. ``lambda: mcp.client.stdio.stdio_client(params)``.
             name: how errors name the server until it tells its own name.
             timeout: seconds one tool call may take before it becomes a timeout error (None: no limit).
-            connect_timeout: seconds to start, initialize and list tools before giving up.
+            connect_timeout: seconds to start, initialize and list tools before giving up, the first
+                import of `mcp` included; a server that accepts and never answers is given up on then
+                (a stdio server that ignores its closed stdin then takes the mcp SDK's 2 s grace to stop).
             prefix: put before every tool name to make the registry keys (e.g. ``"time_"``).
+            max_result_bytes: the largest tool result passed on (its text, data and structured content
+                added up, in bytes; None: no limit). A larger one becomes an error result for the model.
+            requires_approval: approval for every tool (a bool), or decided per tool from its
+                `ToolAnnotations` (e.g. ``lambda a: a.destructive``), returning a bool or a policy.
         """
         self._transport = transport
+        self.requires_approval = requires_approval
+        self._elicitations = Elicitations(lambda: self.name)
         self.name = name
         """The server's name: the given one, replaced by the server's own after initialization."""
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.prefix = prefix
+        self.max_result_bytes = max_result_bytes
         self._registry: Registry | None = None
         self._session: ClientSession | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -135,6 +151,8 @@ class MCPServer:
         prefix: str = "",
         name: str | None = None,
         errlog: TextIO | None = None,
+        max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -148,6 +166,8 @@ class MCPServer:
             prefix: put before every tool name to make the registry keys.
             name: how errors name the server until it tells its own name (default: the command line).
             errlog: where the server's stderr goes (default: this process's stderr).
+            max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
+            requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
         """
         arguments = [str(a) for a in args]
 
@@ -163,7 +183,15 @@ class MCPServer:
             return stdio_client(params)
 
         label = name or " ".join([command, *arguments])
-        return cls(transport, name=label, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+        return cls(
+            transport,
+            name=label,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            prefix=prefix,
+            max_result_bytes=max_result_bytes,
+            requires_approval=requires_approval,
+        )
 
     @classmethod
     def http(
@@ -176,6 +204,8 @@ class MCPServer:
         connect_timeout: float | None = 30.0,
         prefix: str = "",
         name: str | None = None,
+        max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
+        requires_approval: ApprovalFromAnnotations = False,
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
@@ -187,6 +217,8 @@ class MCPServer:
             connect_timeout: seconds to connect, initialize and list tools.
             prefix: put before every tool name to make the registry keys.
             name: how errors name the server until it tells its own name (default: the URL).
+            max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
+            requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
         """
         extra = dict(headers or {})
 
@@ -203,10 +235,23 @@ class MCPServer:
                     client = await stack.enter_async_context(
                         httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
                     )
-                streams = await stack.enter_async_context(streamable_http_client(url, http_client=client))
+                # One SSE event carries one result, often twice (text and structured content): the
+                # transport's own cap follows max_result_bytes so that the limit above is the one that acts.
+                cap = None if max_result_bytes is None else 2 * max_result_bytes + (64 << 10)
+                streams = await stack.enter_async_context(
+                    streamable_http_client(url, http_client=client, max_sse_event_size=cap)
+                )
                 yield streams[0], streams[1]
 
-        return cls(transport, name=name or url, timeout=timeout, connect_timeout=connect_timeout, prefix=prefix)
+        return cls(
+            transport,
+            name=name or url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            prefix=prefix,
+            max_result_bytes=max_result_bytes,
+            requires_approval=requires_approval,
+        )
 
     # ---- lifetime ---------------------------------------------------------------------------------
 
@@ -242,16 +287,18 @@ class MCPServer:
         return self
 
     async def _open(self) -> None:
-        require_mcp()
         loop = asyncio.get_running_loop()
+        started = loop.time()  # connect_timeout bounds everything from here, the first import of mcp included
+        require_mcp()
         ready: asyncio.Future[None] = loop.create_future()
         self._stop = asyncio.Event()
         self._failure = None
         self._runner = loop.create_task(self._run(ready), name=f"agentkit-mcp:{self.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+            remaining = None if self.connect_timeout is None else max(0.0, started + self.connect_timeout - loop.time())
+            await asyncio.wait_for(asyncio.shield(ready), remaining)
         except BaseException as exc:
-            await self._shutdown()
+            await self._abort()
             if ready.done() and not ready.cancelled():
                 ready.exception()  # retrieved here, reported below
             if isinstance(exc, asyncio.TimeoutError):
@@ -296,6 +343,22 @@ class MCPServer:
         elif not runner.cancelled():
             runner.exception()  # retrieved: close-time errors of a crashed server are not the caller's
 
+    async def _abort(self) -> None:
+        """Stop a session that failed to open: cancelled at once, not asked to stop.
+
+        A graceful stop would wait for a server that does not answer. What remains is the transport's
+        own bounded clean-up: nothing over HTTP; for stdio the mcp SDK's shutdown (close stdin, a grace
+        of up to 2 s, then terminate the process tree), waited for so that no child outlives the error.
+        """
+        runner, self._runner = self._runner, None
+        self._registry = None
+        if runner is None:
+            return
+        runner.cancel()
+        done, _ = await asyncio.wait({runner}, timeout=_ABORT_BOUND)
+        if done and not runner.cancelled():
+            runner.exception()  # retrieved: the connection error is reported by the caller
+
     async def _run(self, ready: asyncio.Future[None]) -> None:
         """Own the transport and session from start to close, in one task (anyio scopes need that)."""
         from mcp import ClientSession
@@ -303,7 +366,9 @@ class MCPServer:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, elicitation_callback=self._elicitations)
+                )
                 init = await session.initialize()
                 tools = await _list_tools(session)
                 self.server_info = init.server_info
@@ -333,8 +398,20 @@ class MCPServer:
     def _build_registry(self, tools: Sequence[mcp_types.Tool]) -> Registry:
         registry = Registry()
         for listed in tools:
+            if _task_support(listed) == "required":
+                # Such a tool only runs as an MCP task (tasks/get, tasks/result), which the installed `mcp`
+                # client cannot drive: offered to a model, every call would fail.
+                warnings.warn(
+                    f"MCP server {self.name!r}: tool {listed.name!r} skipped: it requires task-augmented execution "
+                    "(execution.taskSupport = 'required'), which the mcp client agentkit uses does not support",
+                    AgentkitWarning,
+                    stacklevel=2,
+                )
+                continue
+            annotations = ToolAnnotations.from_mcp(listed.annotations)
+            policy = self.requires_approval
             try:
-                item: Tool[..., Any] = Tool(
+                item = MCPTool(
                     self._forwarder(listed.name, listed.output_schema is not None),
                     id=listed.name,
                     description=listed.description or listed.title or "",
@@ -342,6 +419,7 @@ class MCPServer:
                     output_schema=dict(listed.output_schema) if listed.output_schema is not None else None,
                     timeout=self.timeout,
                     to_model_output=_model_output,
+                    requires_approval=policy(annotations) if callable(policy) else policy,
                 )
             except ToolDefinitionError as exc:
                 warnings.warn(
@@ -350,12 +428,26 @@ class MCPServer:
                     stacklevel=2,
                 )
                 continue
+            item.annotations, item.server = annotations, self.name
             registry.add(self.prefix + listed.name, item)
         return registry
 
-    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[[dict[str, Any]], Any]:
-        async def forward(arguments: dict[str, Any]) -> Any:
-            result = await self.call_tool(tool_name, arguments)
+    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[..., Any]:
+        async def forward(ctx: ToolContext[Any], arguments: dict[str, Any]) -> Any:
+            slot = self._elicitations.open(ctx.resume_data) if ctx.resumed else self._elicitations.open()
+            try:
+                result = await self.call_tool(tool_name, arguments)
+            finally:
+                self._elicitations.close(slot)
+            if slot.asked is not None:  # the server asked the user something: the run pauses (see _elicit)
+                raise ToolSuspended(slot.asked, slot.schema)
+            limit = self.max_result_bytes
+            if limit is not None and (size := result_size(result)) > limit:
+                raise ToolError(
+                    f"The MCP tool {tool_name!r} returned {size:,} bytes, over the limit of {limit:,} bytes "
+                    f"(MCPServer max_result_bytes); the result was not passed on. Ask for less (a narrower "
+                    "query, a page, a summary)."
+                )
             return self._tool_output(tool_name, result, has_output_schema)
 
         forward.__name__ = tool_name
@@ -383,8 +475,8 @@ class MCPServer:
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 raise ToolError(
-                    f"MCP server {self.name!r} closed the connection (did it crash?); the call to {name!r} did "
-                    "not complete."
+                    f"MCP server {self.name!r} closed the connection (did it crash, or send a result far over "
+                    f"max_result_bytes?); the call to {name!r} did not complete."
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
         except RuntimeError as exc:  # mcp's own check of structuredContent against the outputSchema
@@ -414,6 +506,38 @@ class MCPServer:
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"MCPServer({self.name!r}, {state}, tools={[t.name for t in self.listed_tools]!r})"
+
+
+def _task_support(listed: Any) -> str | None:
+    """A listed tool's ``execution.taskSupport`` (mcp 2.x), or None."""
+    execution = getattr(listed, "execution", None)
+    if isinstance(execution, Mapping):
+        value = execution.get("taskSupport", execution.get("task_support"))
+    else:
+        value = getattr(execution, "task_support", None)
+    return value if isinstance(value, str) else None
+
+
+def result_size(result: mcp_types.CallToolResult) -> int:
+    """The bytes of what a result passes on: structured content (as JSON) or text (UTF-8), plus data.
+
+    Base64 data and embedded resources count too; text sent beside structured content does not, since
+    only the structured content is passed on.
+    """
+    size = 0 if result.structured_content is None else len(to_json(result.structured_content))
+    for block in result.content:
+        text = getattr(block, "text", None)
+        if isinstance(text, str) and result.structured_content is None:
+            size += len(text.encode())
+        data = getattr(block, "data", None)
+        if isinstance(data, str):
+            size += len(data)
+        resource = getattr(block, "resource", None)
+        for attribute in ("text", "blob"):
+            value = getattr(resource, attribute, None)
+            if isinstance(value, str):
+                size += len(value.encode()) if attribute == "text" else len(value)
+    return size
 
 
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MCPConnectionError", "MCPLoadError", "content_to_parts", "parts_to_content", "require_mcp"]
 
-_INSTALL_HINT = "agentkit's MCP support needs the `mcp` package (2.x): pip install 'agentkit[mcp]'"
+_INSTALL_HINT = "agentkit's MCP support needs the `mcp` package (2.x): pip install 'agentkit-tools[mcp]'"
 
 
 def require_mcp() -> ModuleType:

@@ -4,21 +4,21 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-import importlib
-import importlib.util
 import itertools
-import os
 import sys
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import _loader
 from .._json_schema import JsonSchema, inline_root_ref
 from .._text import clip
-from ..messages import ToolCall
+from ..context import ToolContext
+from ..exceptions import ToolSuspended
+from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
 from ._common import MCPLoadError, parts_to_content, require_mcp
+from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
@@ -95,7 +95,10 @@ def create_server(
     """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
 
     Every call goes through `Registry.call`, so bad arguments, exceptions in a tool and timeouts come
-    back as ``isError: true`` results with the error message, never as a crashed server. A result has
+    back as ``isError: true`` results with the error message, never as a crashed server. A tool that
+    suspends (`ToolContext.suspend`) asks the client with an elicitation (its payload as the message, its
+    schema as ``requestedSchema``) and runs again with the answer; a client that cannot answer, or
+    declines, gets an error result. A result has
     text content (what a model would receive) and, when the tool has an output schema,
     ``structuredContent`` (see `mcp_output_schema` for non-object results). An unknown tool name is
     a protocol error (``-32602``), as the MCP specification asks.
@@ -130,7 +133,7 @@ def create_server(
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        result = await registry.call(call, deps=deps)
+        result = await _call_answering_suspensions(ctx, registry, call, deps)
         content = parts_to_content(result.content)
         if result.is_error:
             return types.CallToolResult(content=content, is_error=True)
@@ -159,18 +162,27 @@ async def serve_async(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    auth_token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> None:
     """Serve `registry` over MCP until the client disconnects (stdio) or the task is cancelled (HTTP).
+
+    Over HTTP, Host/Origin checks are on for every bind, and a non-loopback bind needs `auth_token`
+    unless `allow_unauthenticated` is set (see `serving_http`).
 
     Args:
         registry: the tools to serve; keys are the MCP tool names.
         transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``http://{host}:{port}{path}``).
-        host: the HTTP interface to bind; loopback by default (DNS-rebinding protection on).
+        host: the HTTP interface to bind; loopback by default.
         port: the HTTP port.
         path: the HTTP endpoint path.
         name: the server's name in the handshake.
         instructions: instructions given to clients at initialization.
         deps: dependencies for the `ToolContext` of every call.
+        auth_token: the bearer token HTTP clients must send (``Authorization: Bearer ...``); None: none.
+        allowed_hosts: more ``Host`` names HTTP clients use (the bound host and loopback always work).
+        allow_unauthenticated: serve HTTP on a non-loopback interface without a token anyway.
     """
     server = create_server(registry, name=name, instructions=instructions, deps=deps)
     if transport == "stdio":
@@ -182,10 +194,59 @@ async def serve_async(
             with contextlib.redirect_stdout(sys.stderr):
                 await server.run(read, write, server.create_initialization_options())
     elif transport == "http":
-        async with serving_http(registry, host=host, port=port, path=path, server=server):
+        async with serving_http(
+            registry,
+            host=host,
+            port=port,
+            path=path,
+            server=server,
+            auth_token=auth_token,
+            allowed_hosts=allowed_hosts,
+            allow_unauthenticated=allow_unauthenticated,
+        ):
             await asyncio.Event().wait()  # until cancelled
     else:
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+
+
+_MAX_QUESTIONS = 5  # a tool that keeps asking gets an error result, not an endless conversation
+
+
+async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
+    """`Registry.call`, with each suspension of the tool asked of the MCP client as an elicitation."""
+    context: ToolContext[Any] | None = None
+    for _ in range(_MAX_QUESTIONS):
+        try:
+            return await registry.call(call, deps=deps, context=context)
+        except ToolSuspended as signal:
+            answer = await _elicit(ctx, call.name, signal)
+            if isinstance(answer, str):
+                return ToolResult.error(call, answer, "tool_error")
+            context = ToolContext(deps=deps, resume_data=answer[0])
+    return ToolResult.error(call, f"Tool {call.name!r} asked more than {_MAX_QUESTIONS} questions.", "tool_error")
+
+
+async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
+    """The client's answer (as a 1-tuple), or why there is none (a message for an error result)."""
+    import json
+
+    payload, schema = signal.payload, signal.schema
+    if isinstance(payload, str):
+        message = payload
+    elif isinstance(payload, Mapping) and isinstance(payload.get("message") or payload.get("question"), str):
+        message = str(payload.get("message") or payload.get("question"))
+    else:
+        message = f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
+    if schema is None or schema.get("type") != "object":
+        return f"Tool {tool!r} needs input this MCP server can only ask for as an object (its schema is {schema})."
+    session = getattr(ctx, "session", None)
+    try:
+        reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
+    except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
+        return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
+    if reply.action != "accept":
+        return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
+    return (reply.content or {},)
 
 
 def _background_server_class() -> Any:
@@ -212,11 +273,20 @@ async def serving_http(
     instructions: str | None = None,
     deps: Any = None,
     server: Server[Any] | None = None,
+    auth_token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> AsyncIterator[str]:
     """Serve `registry` over streamable HTTP in the background; yields the endpoint URL.
 
     ``port=0`` picks a free port. The server stops when the block ends. For tests and for embedding
     in an application that has its own event loop.
+
+    Requests must name the bound host, a loopback name or one of `allowed_hosts` in their ``Host``
+    header (and in ``Origin``, when a browser sends one): the `mcp` SDK's DNS-rebinding protection, on
+    for every bind. With `auth_token`, every request needs ``Authorization: Bearer <auth_token>`` (HTTP 401
+    otherwise). A bind that is not loopback without a token raises `ValueError`, unless
+    `allow_unauthenticated` is set.
 
     Example:
         ```python
@@ -227,9 +297,13 @@ async def serving_http(
     """
     import uvicorn
 
+    security = http_security(
+        host, auth_token=auth_token, allowed_hosts=allowed_hosts, allow_unauthenticated=allow_unauthenticated
+    )
     server_class = _background_server_class()
     mcp_server = server or create_server(registry, name=name, instructions=instructions, deps=deps)
-    app = mcp_server.streamable_http_app(streamable_http_path=path, host=host)
+    shown = f"[{host}]" if ":" in host else host
+    app = mcp_server.streamable_http_app(streamable_http_path=path, host=host, **security.app_kwargs(f"http://{shown}"))
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
     http = server_class(config)
     task = asyncio.get_running_loop().create_task(http.serve(), name="agentkit-mcp-http")
@@ -244,7 +318,6 @@ async def serving_http(
             for sock in listener.sockets:
                 bound = sock.getsockname()[1]
                 break
-        shown = f"[{host}]" if ":" in host else host
         yield f"http://{shown}:{bound}{path}"
     finally:
         http.should_exit = True
@@ -269,6 +342,9 @@ def serve(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    auth_token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
 ) -> None:
     """Serve `registry` as an MCP server, blocking; `serve_async` has the same arguments.
 
@@ -291,6 +367,9 @@ def serve(
                 name=name,
                 instructions=instructions,
                 deps=deps,
+                auth_token=auth_token,
+                allowed_hosts=allowed_hosts,
+                allow_unauthenticated=allow_unauthenticated,
             )
         )
 
@@ -298,93 +377,114 @@ def serve(
 # ---- loading a registry by name ----------------------------------------------------------------------
 
 
-def _import_target(module_ref: str) -> Any:
-    if module_ref.endswith(".py") or os.sep in module_ref or "/" in module_ref:
-        file = Path(module_ref).resolve()
-        if not file.is_file():
-            raise MCPLoadError(f"No such file: {module_ref}")
-        spec = importlib.util.spec_from_file_location(file.stem, file)
-        if spec is None or spec.loader is None:
-            raise MCPLoadError(f"Cannot import {module_ref} as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(file.stem, module)
-        spec.loader.exec_module(module)
-        return module
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the current directory are found
-    try:
-        return importlib.import_module(module_ref)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_ref.startswith(exc.name):
-            raise MCPLoadError(f"No module named {exc.name!r} (from {module_ref!r})") from None
-        raise
-
-
 def load_registry(target: str) -> Registry:
     """Import ``"package.module:attribute"`` (or ``"path/to/file.py:attribute"``) as a `Registry`.
 
-    The attribute may be a `Registry`, a `Tool` or function (served under its id), or a dict of
-    key -> tool or a list of tools. The attribute part may be dotted (``module:app.tools``).
+    The attribute may be a `Registry`, a `Tool` or function (served under its id), a dict of key -> tool,
+    a list of tools, or an Agent (its tools). It may be dotted (``module:app.tools``). A file's folder is
+    put on the import path, so the file can import the modules beside it. The same loader serves every
+    ``agentkit`` command.
 
     Raises:
         MCPLoadError: the target is malformed, the module or attribute does not exist, or the value is
             not something a registry can be made of. The message says which.
     """
-    module_ref, sep, attr = target.partition(":")
-    if not sep or not module_ref or not attr:
-        raise MCPLoadError(f"Expected 'package.module:attribute' (e.g. 'myapp.tools:registry'), got {target!r}")
-    value: Any = _import_target(module_ref)
-    for part in attr.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise MCPLoadError(f"{module_ref!r} has no attribute {attr!r}") from None
-    return _as_registry(value, target)
+    return _loader.load_registry(target)
 
 
-def _as_registry(value: Any, target: str) -> Registry:
-    if isinstance(value, Registry):
-        return value
-    if isinstance(value, Tool):
-        return Registry([value])
-    if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
-        return Registry(value)
-    if callable(value):
-        return Registry([value])
-    raise MCPLoadError(f"{target!r} is a {type(value).__name__}, not a Registry, a tool, or a dict/list of tools")
-
-
-def serve_command(target: str, transport: str, host: str, port: int) -> None:
+def serve_command(
+    target: str,
+    transport: str,
+    host: str,
+    port: int,
+    *,
+    auth_token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allow_unauthenticated: bool = False,
+) -> None:
     """What ``agentkit mcp serve TARGET`` runs: load the registry named by `target`, serve it (blocking).
+
+    The HTTP bearer token is `auth_token`, else the ``AGENTKIT_MCP_TOKEN`` environment variable.
 
     Raises:
         MCPLoadError: `target` does not name a registry.
-        ValueError: `transport` is not ``"stdio"`` or ``"http"``.
+        ValueError: `transport` is not ``"stdio"`` or ``"http"``, or an HTTP bind that is not loopback has
+            no token and `allow_unauthenticated` is not set.
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"--transport must be 'stdio' or 'http', got {transport!r}")
+    token = token_from_environment(auth_token) if transport == "http" else None
+    if transport == "http":  # refused before anything is imported or bound
+        http_security(host, auth_token=token, allowed_hosts=allowed_hosts, allow_unauthenticated=allow_unauthenticated)
     registry = load_registry(target)
     if transport == "http":
-        print(f"agentkit: serving {len(registry)} tools over MCP at http://{host}:{port}/mcp", file=sys.stderr)
-    serve(registry, "http" if transport == "http" else "stdio", host=host, port=port)
+        shown = f"[{host}]" if ":" in host else host
+        guard = "bearer token required" if token else "no authentication" + ("" if is_loopback(host) else " (allowed)")
+        print(
+            f"agentkit: serving {len(registry)} tools over MCP at http://{shown}:{port}/mcp ({guard})", file=sys.stderr
+        )
+    serve(
+        registry,
+        "http" if transport == "http" else "stdio",
+        host=host,
+        port=port,
+        auth_token=token,
+        allowed_hosts=allowed_hosts,
+        allow_unauthenticated=allow_unauthenticated,
+    )
+
+
+def add_serve_arguments(parser: Any) -> None:
+    """The options of ``serve`` (shared by ``agentkit mcp serve`` and ``python -m agentkit.mcp serve``)."""
+    parser.add_argument("target", help="the registry: 'package.module:attribute' or 'path/to/file.py:attribute'")
+    parser.add_argument(
+        "--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000); endpoint /mcp")
+    parser.add_argument(
+        "--auth-token",
+        default=None,
+        help=f"bearer token HTTP clients must send (default: ${TOKEN_ENV}; prefer the variable: "
+        "a command line is visible to other users)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another Host name clients use to reach the server (repeatable); loopback and --host always work",
+    )
+    parser.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="serve HTTP on a non-loopback interface without a token (only on a trusted network)",
+    )
+
+
+def run_serve(args: Any) -> None:
+    """Run `serve_command` with parsed `add_serve_arguments` options."""
+    serve_command(
+        args.target,
+        args.transport,
+        args.host,
+        args.port,
+        auth_token=args.auth_token,
+        allowed_hosts=args.allowed_host,
+        allow_unauthenticated=args.allow_unauthenticated,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agentkit.mcp serve module:registry [--transport stdio|http] [--host H] [--port P]``."""
+    """``python -m agentkit.mcp serve TARGET [--transport stdio|http] [--host H] [--port P] [--auth-token T]``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m agentkit.mcp", description="agentkit's MCP tools.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve_parser = commands.add_parser("serve", help="serve a registry as an MCP server")
-    serve_parser.add_argument("target", help="the registry, as 'package.module:attribute'")
-    serve_parser.add_argument(
-        "--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP"
-    )
-    serve_parser.add_argument("--host", default="127.0.0.1", help="HTTP interface to bind (default: 127.0.0.1)")
-    serve_parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000); endpoint /mcp")
+    add_serve_arguments(commands.add_parser("serve", help="serve a registry as an MCP server"))
     args = parser.parse_args(argv)
     try:
-        serve_command(args.target, args.transport, args.host, args.port)
+        run_serve(args)
     except (MCPLoadError, ValueError, ImportError) as exc:
         print(f"agentkit mcp serve: error: {exc}", file=sys.stderr)
         return 2

@@ -45,6 +45,9 @@ class ModelSettings:
     temperature: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Vendor request fields merged last, as they are (e.g. ``{"top_p": 0.9}``)."""
+    deferred_tools: tuple[str, ...] = ()
+    """Keys to send in the vendor's native deferred form (Anthropic and OpenAI Responses ``defer_loading``),
+    with the vendor's own tool search tool beside them; set by agent runs (see `agentkit.search`)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,22 @@ class Model(ABC):
             text = call.arguments if isinstance(call.arguments, str) else _json(call.arguments)
             yield ToolCallArgsDelta(index, text, text)
         yield ResponseDone(response)
+
+    def native_tool_search(self, requested: bool | None = None) -> bool:
+        """Whether deferred tools go to this model in its vendor's native form (server-side tool search).
+
+        `requested` is `ToolSearch.native`: None lets the model decide (native where the vendor and this
+        model support it), True insists, False declines. The default: no native form.
+
+        Raises:
+            ModelSetupError: native was insisted on but this vendor has no native tool search.
+        """
+        if requested:
+            raise ModelSetupError(
+                f"{self.name} has no native tool search (Anthropic and OpenAI Responses do): use "
+                "ToolSearch(native=None) or native=False for agentkit's own search, which works with every model"
+            )
+        return False
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """Exactly what `request` would send (the request body), for snapshot tests."""

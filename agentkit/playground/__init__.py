@@ -8,7 +8,7 @@ talks to the server over the Vercel AI SDK's UI message stream, through that SDK
 
 It binds to 127.0.0.1. Any other address is refused unless ``--allow-remote`` is given, and then every
 request needs a token (``--token``, ``$AGENTKIT_DEV_TOKEN``, or a random one printed in the URL).
-Needs the ``ui`` extra (``pip install 'agentkit[ui]'``).
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``).
 """
 
 from __future__ import annotations as _annotations
@@ -16,13 +16,14 @@ from __future__ import annotations as _annotations
 import argparse
 import asyncio
 import contextlib
-import ipaddress
 import os
 import secrets
 import socket
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from .._net import is_loopback
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -49,24 +50,15 @@ def load_agent(target: str) -> Agent:
     A registry, tool or list of tools is wrapped in an agent on the ``"test"`` model (which calls every
     tool with generated arguments), so any toolset can be tried.
     """
+    from .._loader import load_object, load_registry
     from ..agent import Agent
-    from ..cli import load_object, load_target
 
     obj = load_object(target)
-    return obj if isinstance(obj, Agent) else Agent(name="playground", model="test", tools=load_target(target))
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return obj if isinstance(obj, Agent) else Agent(name="playground", model="test", tools=load_registry(target))
 
 
 def _hosts(host: str, port: int) -> list[str]:
-    if not _is_loopback(host):
+    if not is_loopback(host):
         return []  # reached by whatever name the network gives it: the token guards it instead
     return [f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")]
 
@@ -109,7 +101,7 @@ def access_token(host: str, *, allow_remote: bool, token: str | None = None) -> 
         _UsageError: `host` is not loopback and `allow_remote` is not set.
     """
     token = token or os.environ.get(_TOKEN_ENV) or None
-    if _is_loopback(host):
+    if is_loopback(host):
         return token
     if not allow_remote:
         raise _UsageError(
@@ -140,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import starlette  # noqa: F401 - checked here so the error is one line
         import uvicorn  # noqa: F401
     except ImportError:
-        print("agentkit dev: error: the playground needs: pip install 'agentkit[ui]'", file=sys.stderr)
+        print("agentkit dev: error: the playground needs: pip install 'agentkit-tools[ui]'", file=sys.stderr)
         return 1
     args = _parser().parse_args(argv)
     try:

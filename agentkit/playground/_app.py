@@ -71,7 +71,7 @@ def _agent_info(agent: Agent) -> dict[str, Any]:
         "id": agent.id,
         "name": agent.name,
         "model": model,
-        "instructions": agent.instructions,
+        "instructions": agent.instructions_preview,
         "tools": tools,
         "vendors": provider_names(),
     }

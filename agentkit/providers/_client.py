@@ -58,6 +58,7 @@ def provider_request(
         strict=settings.strict,
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
+        deferred=settings.deferred_tools,
     )
     return provider._request(messages, tools, options, shared=shared)
 
@@ -291,6 +292,7 @@ class SDKModel(OwnedClient, Model):
         decoder = self.provider.decoder(registry=tools, aliases=settings.aliases)
         decoder.model_name = self.name
         stream = await self._call(open_stream)
+        request_id = self._stream_request_id(stream)
         iterator = self._iterate(stream)
         try:
             while True:
@@ -304,7 +306,7 @@ class SDKModel(OwnedClient, Model):
             await self._close_stream(stream, iterator)
         for item in decoder.flush():
             yield item
-        yield ResponseDone(self._finished(decoder.response()))
+        yield ResponseDone(self._finished(decoder.response(), request_id))
 
     def _iterate(self, stream: Any) -> AsyncIterator[Any]:
         """The stream's events as an async iterator (a vendor with a blocking SDK wraps it here)."""
@@ -338,16 +340,49 @@ class SDKModel(OwnedClient, Model):
                 await done
             return
 
-    def _finished(self, response: ModelResponse) -> ModelResponse:
-        """A parsed turn as the model returns it: a response that names no model gets the requested one."""
+    def _finished(self, response: ModelResponse, request_id: str | None = None) -> ModelResponse:
+        """A parsed turn as the model returns it: named by vendor and endpoint, with the request id found.
+
+        A response that names no model gets the requested one.
+        """
         if response.model_name is None:
             response.model_name = self.model_name
+        response.provider_name = self.vendor
+        response.provider_url = self.base_url
+        if response.request_id is None:
+            response.request_id = request_id
         return response
 
     def _parsed(self, raw: Any, tools: Any, settings: ModelSettings) -> ModelResponse:
         """A whole response parsed by the provider (after the not-JSON check)."""
         self._not_json(raw)
-        return self._finished(self.provider.parse_response(raw, registry=tools, aliases=settings.aliases))
+        parsed = self.provider.parse_response(raw, registry=tools, aliases=settings.aliases)
+        return self._finished(parsed, self._request_id(raw))
+
+    # ---- request ids -----------------------------------------------------------------------------------
+
+    request_id_headers: ClassVar[tuple[str, ...]] = ()
+    """The response headers that carry the vendor's request id, in order of preference."""
+
+    def _request_id(self, raw: Any) -> str | None:
+        """The request id of a whole response, else None.
+
+        The SDK object's ``_request_id``: the accessor the OpenAI and Anthropic SDKs document for their id
+        header (vendors with the id in the body read it in their codec).
+        """
+        found = getattr(raw, "_request_id", None)
+        return found if isinstance(found, str) and found else None
+
+    def _stream_request_id(self, stream: Any) -> str | None:
+        """The request id of an opened stream, from the headers of its HTTP response (``stream.response``)."""
+        headers = getattr(getattr(stream, "response", None), "headers", None)
+        if headers is None:
+            return None
+        for name in self.request_id_headers:
+            value = headers.get(name)
+            if isinstance(value, str) and value:
+                return value
+        return None
 
 
 def capped_retry_after(limit: float | None) -> Callable[[Any], Awaitable[None]]:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import StrictSchemaError, ToolChoiceError, UnknownToolError
+from ..exceptions import RegistryError, StrictSchemaError, ToolChoiceError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
@@ -92,6 +92,8 @@ class FormatOptions:
     strict: bool | None = None
     parallel_tool_calls: bool | None = None
     aliases: bool = False
+    deferred: tuple[str, ...] = ()
+    """Keys sent in the vendor's native deferred form, with its tool search tool (`Provider.tool_search`)."""
 
 
 class _ToolSet:
@@ -125,6 +127,9 @@ class Provider(ABC):
     """What tool-call ids the vendor accepts (None: any string)."""
     dialect: Dialect | None = None
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
+    tool_search: ClassVar[Mapping[str, Any] | None] = None
+    """The vendor's own tool search tool entry, sent beside tools in its native deferred form
+    (``defer_loading: true``) when `FormatOptions.deferred` names some; None: the vendor has none."""
     refuses_forced_strict: ClassVar[bool] = True
     """Whether `format_tools` raises `StrictSchemaError` for a tool forced strict that the dialect rejects
     (False where "strict" is a request-level mode whose rejections are not strict mode's, as Gemini's)."""
@@ -182,6 +187,7 @@ class Provider(ABC):
         strict: bool | None = None,
         parallel_tool_calls: bool | None = None,
         aliases: bool = False,
+        deferred: Iterable[str] = (),
     ) -> dict[str, Any]:
         """The request fragment to merge into the vendor's request (e.g. ``{"tools": [...], ...}``).
 
@@ -193,6 +199,8 @@ class Provider(ABC):
                 supports it and the schema allows it.
             parallel_tool_calls: False asks the vendor for at most one call per turn, where it can.
             aliases: replace names the vendor rejects by deterministic aliases instead of raising.
+            deferred: keys to send in the vendor's native deferred form (``defer_loading``), with its own
+                tool search tool first (Anthropic, OpenAI Responses; other vendors raise `RegistryError`).
 
         The result is cached per (definitions, call options); a registry keeps its definitions while it is
         unchanged. Its containers are fresh on every call (adding to the tool list is safe); the tool
@@ -204,6 +212,7 @@ class Provider(ABC):
             strict=strict,
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
+            deferred=tuple(deferred),
         )
         return _fresh_containers(self._payload(registry, options))
 
@@ -218,8 +227,22 @@ class Provider(ABC):
             self._check_choice(toolset, options)
             self._check_forced(toolset.definitions, asked)
             entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
-            payload = toolset.payloads[options] = self._tools_payload(entries, toolset.by_key, names, options)
+            payload = self._tools_payload(entries, toolset.by_key, names, options)
+            if options.deferred:
+                payload = self._with_deferred(payload, names, options)
+            toolset.payloads[options] = payload
         return payload
+
+    def _with_deferred(self, payload: dict[str, Any], names: NameMap, options: FormatOptions) -> dict[str, Any]:
+        """`payload` with the deferred tools marked ``defer_loading`` and the vendor's search tool first.
+
+        The cached entries are shared, so a marked entry is a copy. Vendors whose tool entries keep the
+        name elsewhere than a top-level ``name`` override this.
+        """
+        assert self.tool_search is not None  # checked with the options
+        deferred = {names.name_for(key) for key in options.deferred}
+        tools = [{**t, "defer_loading": True} if t.get("name") in deferred else t for t in payload.get("tools", [])]
+        return {**payload, "tools": [dict(self.tool_search), *tools]}
 
     def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
         """The options a request is built with: a vendor may settle a per-request choice here (Cohere's strict)."""
@@ -330,6 +353,7 @@ class Provider(ABC):
         strict: bool | None = None,
         parallel_tool_calls: bool | None = None,
         aliases: bool = False,
+        deferred: Iterable[str] = (),
     ) -> dict[str, Any]:
         """`format_messages` merged with `format_tools` (when the registry has tools).
 
@@ -341,6 +365,7 @@ class Provider(ABC):
             strict=strict,
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
+            deferred=tuple(deferred),
         )
         return self._request(messages, registry, options, shared=False)
 
@@ -410,7 +435,18 @@ class Provider(ABC):
 
     def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
         keys = toolset.by_key
-        for key in (*(options.active_tools or ()), options.tool_choice):
+        if options.deferred:
+            search = self.tool_search
+            if search is None:
+                raise RegistryError(
+                    f"provider {self.name!r} has no native deferred tools (deferred={list(options.deferred)!r}): "
+                    "leave ModelSettings.deferred_tools empty and let an agent run search them"
+                )
+            if search.get("name") in keys:
+                raise RegistryError(
+                    f"the key {search['name']!r} is the name of {self.name}'s own tool search tool; rename the tool"
+                )
+        for key in (*(options.active_tools or ()), *options.deferred, options.tool_choice):
             if key not in keys and key not in ("auto", "none", "required"):
                 raise UnknownToolError(key, list(keys), closest(key, keys))
         if options.tool_choice == "required" and options.active_tools == ():

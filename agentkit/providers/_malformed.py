@@ -17,13 +17,15 @@ from __future__ import annotations as _annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 from typing import Any, TypeVar
 
 from .._text import json_text, shorten
 from ..exceptions import AgentkitError, ModelAPIError
 from ..messages import AssistantMessage, ModelResponse, ToolCall, Usage
+from ._messages import token_count
 
-__all__ = ["MALFORMED", "checked_call", "checked_response", "guarded", "token_count"]
+__all__ = ["MALFORMED", "checked_call", "checked_response", "guarded"]
 
 MALFORMED = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, RecursionError)
 """What reading data of an unexpected shape raises in plain Python."""
@@ -73,19 +75,6 @@ def checked_call(call: ToolCall, vendor: str) -> ToolCall:
     return ToolCall(id=call.id, name=call.name, arguments=text, provider_details=call.provider_details)
 
 
-def token_count(value: Any) -> int:
-    """A token count as the vendor sent it; anything but a non-negative integer (or its text) reads as 0."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value.is_integer():
-        return max(int(value), 0)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return 0
-
-
 def checked_response(response: ModelResponse, vendor: str) -> ModelResponse:
     """`response` with every field of the type `ModelResponse` promises (fixed in place where it can be).
 
@@ -96,14 +85,14 @@ def checked_response(response: ModelResponse, vendor: str) -> ModelResponse:
     if not isinstance(message, AssistantMessage) or not isinstance(message.text, str):
         raise ModelAPIError(vendor, f"a response whose text is not a string: {shorten(message)}")
     message.tool_calls = [checked_call(call, vendor) for call in message.tool_calls]
-    usage = response.usage
-    counts = (usage.input_tokens, usage.output_tokens, usage.requests)
-    if not all(type(n) is int and n >= 0 for n in counts):
-        response.usage = Usage(*(token_count(n) for n in counts))
-    reason: Any = response.finish_reason
-    if not isinstance(reason, (str, type(None))):
-        response.finish_reason = None
-    model: Any = response.model_name
-    if not isinstance(model, (str, type(None))):
-        response.model_name = None
+    usage: Any = response.usage
+    counts = {f.name: getattr(usage, f.name, 0) for f in fields(Usage)}
+    if not isinstance(usage, Usage) or not all(type(n) is int and n >= 0 for n in counts.values()):
+        response.usage = Usage(**{name: token_count(n) for name, n in counts.items()})
+    for name in _TEXT_FIELDS:  # ids and names: text or nothing
+        if not isinstance(getattr(response, name), (str, type(None))):
+            setattr(response, name, None)
     return response
+
+
+_TEXT_FIELDS = ("finish_reason", "model_name", "response_id", "request_id", "provider_name", "provider_url")

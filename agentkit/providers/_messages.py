@@ -29,11 +29,14 @@ __all__ = [
     "chat_messages",
     "chat_usage",
     "data_url",
+    "detail_count",
     "image_url_content",
     "input_object",
     "mapped_reason",
     "message_of",
     "replayed_content",
+    "response_id",
+    "token_count",
     "wire_name",
 ]
 
@@ -109,14 +112,43 @@ def message_of(response: Any) -> Mapping[str, Any]:
     return message if isinstance(message, Mapping) else response
 
 
+def token_count(value: Any) -> int:
+    """A vendor's token count as an int (0 for a missing, null, negative or non-numeric value)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return 0
+    return int(value)
+
+
+def detail_count(usage: Mapping[str, Any], fields: Sequence[str], key: str) -> int:
+    """``usage[field][key]`` for the first of `fields` that holds a mapping (0 when none does)."""
+    for name in fields:
+        details = usage.get(name)
+        if isinstance(details, Mapping):
+            return token_count(details.get(key))
+    return 0
+
+
 def chat_usage(usage: Any) -> Usage:
-    """A chat-completions ``usage`` (``prompt_tokens``, ``completion_tokens``) as one request's `Usage`."""
+    """A chat-completions ``usage`` as one request's `Usage`.
+
+    ``prompt_tokens`` (cached ones included) and ``completion_tokens`` (reasoning included), with
+    ``prompt_tokens_details.cached_tokens`` and ``completion_tokens_details.reasoning_tokens`` where the
+    server reports them (OpenAI; Mistral also spells them ``prompt_token_details`` and ``num_cached_tokens``).
+    """
     usage = usage if isinstance(usage, Mapping) else {}
+    cached = detail_count(usage, ("prompt_tokens_details", "prompt_token_details"), "cached_tokens")
     return Usage(
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
+        input_tokens=token_count(usage.get("prompt_tokens")),
+        output_tokens=token_count(usage.get("completion_tokens")),
         requests=1,
+        cache_read_tokens=cached or token_count(usage.get("num_cached_tokens")),
+        reasoning_tokens=detail_count(usage, ("completion_tokens_details",), "reasoning_tokens"),
     )
+
+
+def response_id(value: Any) -> str | None:
+    """A response id from a body field: a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
 
 
 def mapped_reason(reason: Any, table: Mapping[str, str]) -> str | None:

@@ -2,8 +2,8 @@
 
 * `event_to_dict` / `event_to_json`: any `Agent.stream` event as JSON (payloads dumped, never repr'd).
 * `agentkit.ui.vercel`: the UI message stream ``useChat`` reads (no extra dependency).
-* `agentkit.ui.agui`: AG-UI events as validated ``ag_ui.core`` models (``pip install 'agentkit[ui]'``).
-* `agentkit.ui.asgi`: a Starlette app or routes serving either protocol (``pip install 'agentkit[ui]'``).
+* `agentkit.ui.agui`: AG-UI events as validated ``ag_ui.core`` models (``pip install 'agentkit-tools[ui]'``).
+* `agentkit.ui.asgi`: a Starlette app or routes serving either protocol (``pip install 'agentkit-tools[ui]'``).
 * `RunInput`, `RunStore`, `MemoryRunStore`: what a UI sends back, and where paused runs wait for it.
 """
 

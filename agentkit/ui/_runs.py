@@ -4,26 +4,27 @@
 
 Both protocol adapters parse their request bodies into a `RunInput`; nothing here knows a wire format.
 
-A paused `RunResult` (status ``awaiting_approval``) stays on the server, keyed by a run id the UI echoes
+A paused run (any paused status) stays on the server as a `RunSnapshot`, keyed by a run id the UI echoes
 back; the UI never holds the arguments that will run, only their display-shaped copies. Finished runs
 leave their neutral history under the id of the last message the UI was sent, so the next turn
 continues from the exact history (real arguments and results, not display-shaped ones) when the UI's
-conversation still ends with that message. `MemoryRunStore` keeps both in this process; issue 11's
-durable, single-use snapshots plug in behind the same `RunStore` protocol.
+conversation still ends with that message. The stores are `agentkit.runs`' own: `MemoryRunStore` keeps
+both in this process, `SQLiteRunStore` on disk for every worker process of the machine.
 """
 
 from __future__ import annotations as _annotations
 
 import secrets
-from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
-from ..exceptions import UIInputError
+from ..exceptions import ToolError, UIInputError
 from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage
+from ..runs import MemoryRunStore, RunSnapshot, RunStore
 
 if TYPE_CHECKING:
-    from ..agent import Agent, AgentStream, Approval, RunResult
+    from ..agent import Agent, AgentStream, Approval
 
 __all__ = [
     "ClientToolResult",
@@ -38,10 +39,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClientToolResult:
-    """The result of a tool call the UI ran itself (a client tool, issue 11).
+    """The result of a tool call the UI ran itself (a client tool, `agentkit.client_tool`).
 
-    Parsed from both protocols so the shape is settled; resuming with these is not wired yet, and a
-    request carrying them is refused with a clear error.
+    `output` is validated against the tool's output schema on resume; `error` fails the call instead
+    (the model gets the text).
     """
 
     call_id: str
@@ -57,8 +58,9 @@ class RunInput:
     A new turn runs on `messages`, the UI's whole conversation converted to neutral messages (display
     values, as the UI holds them). When `anchor_id` names a message this server sent and recorded, the
     recorded exact history plus `tail` (the UI's messages after the anchor, usually the new user message)
-    is used instead. A resume names the paused run (`resume_run_id`) and decides each pending call
-    (`approvals`: call id -> decision).
+    is used instead. A resume names the paused run (`resume_run_id`) and answers each pending call:
+    `approvals` (call id -> decision), `client_results` (client tools' outputs) and `data` (what a
+    suspended call asked for).
     """
 
     thread_id: str | None = None
@@ -68,104 +70,41 @@ class RunInput:
     resume_run_id: str | None = None
     approvals: dict[str, Approval] = field(default_factory=dict)
     client_results: dict[str, ClientToolResult] = field(default_factory=dict)
-    """Results of client tools (issue 11): where they arrive; refused until client tools exist."""
-    resumed: RunResult | None = None
-    """Set by `start_stream` to the paused result it claimed (e.g. to report only the new run's usage)."""
+    """Outputs of client tools the UI ran, by call id."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """Answers to suspended calls (`ToolContext.suspend`), by call id."""
+    resumed: RunSnapshot | None = None
+    """Set by `start_stream` to the paused run it claimed (e.g. to report only the new run's usage)."""
+    settle: Callable[[RunSnapshot], None] | None = field(default=None, repr=False)
+    """For protocols whose answers only make sense against the paused run (AG-UI's resume entries): fills
+    `approvals`, `client_results` and `data` from it, once claimed (raising `UIInputError` for bad ones)."""
 
     @property
     def is_resume(self) -> bool:
         """Whether this request continues a paused run rather than starting a turn."""
         return self.resume_run_id is not None
 
-
-@runtime_checkable
-class RunStore(Protocol):
-    """Where the UI adapters keep paused runs (single use) and finished histories.
-
-    Async so a durable store (issue 11: snapshots in SQLite, Redis, ...) never blocks the event loop.
-    """
-
-    async def save_paused(self, run_id: str, result: RunResult) -> None:
-        """Keep a paused result until one `claim_paused(run_id)` takes it."""
-        ...
-
-    async def claim_paused(self, run_id: str) -> RunResult | None:
-        """Take the paused result away atomically (a second claim gets ``None``)."""
-        ...
-
-    async def paused(self, run_id: str) -> RunResult | None:
-        """Look at a paused result without taking it."""
-        ...
-
-    async def save_history(self, message_id: str, messages: list[Message]) -> None:
-        """Record the neutral history as it stood when the UI was sent `message_id`."""
-        ...
-
-    async def history(self, message_id: str) -> list[Message] | None:
-        """The history recorded for `message_id`, or ``None``."""
-        ...
-
-
-class MemoryRunStore:
-    """An in-process `RunStore`, bounded: the oldest entries go first past `max_entries` of each kind.
-
-    Lost on restart, and not shared between worker processes: run one process, or use a durable store.
-    """
-
-    def __init__(self, max_entries: int = 1000) -> None:
-        if max_entries < 1:
-            raise ValueError(f"max_entries must be at least 1, got {max_entries}")
-        self.max_entries = max_entries
-        self._paused: OrderedDict[str, RunResult] = OrderedDict()
-        self._histories: OrderedDict[str, list[Message]] = OrderedDict()
-
-    def _put(self, table: OrderedDict[str, Any], key: str, value: Any) -> None:
-        table[key] = value
-        table.move_to_end(key)
-        while len(table) > self.max_entries:
-            table.popitem(last=False)
-
-    async def save_paused(self, run_id: str, result: RunResult) -> None:
-        """Keep a paused result until it is claimed (or pushed out by newer ones)."""
-        self._put(self._paused, run_id, result)
-
-    async def claim_paused(self, run_id: str) -> RunResult | None:
-        """Take the paused result (no await inside: atomic on the event loop)."""
-        return self._paused.pop(run_id, None)
-
-    async def paused(self, run_id: str) -> RunResult | None:
-        """The paused result, left in place."""
-        return self._paused.get(run_id)
-
-    async def save_history(self, message_id: str, messages: list[Message]) -> None:
-        """Record a finished run's history under the last message id the UI saw."""
-        self._put(self._histories, message_id, list(messages))
-
-    async def history(self, message_id: str) -> list[Message] | None:
-        """The history recorded for `message_id` (a copy), or ``None``."""
-        found = self._histories.get(message_id)
-        return list(found) if found is not None else None
+    def answers(self) -> dict[str, Any]:
+        """Every answer by call id, as `Agent.resume` takes them."""
+        answers: dict[str, Any] = dict(self.data)
+        answers.update(self.approvals)
+        for call_id, client in self.client_results.items():
+            answers[call_id] = ToolError(client.error) if client.error is not None else client.output
+        return answers
 
 
 async def start_stream(agent: Agent, run_input: RunInput, store: RunStore, **run_options: Any) -> AgentStream:
     """The `AgentStream` answering `run_input`: `agent.resume_stream` for a resume, else `agent.stream`.
 
     A paused run is claimed from `store` before anything runs, so a second request resuming the same run
-    (a double click, a replay) gets a 409 `UIInputError` and no call runs twice. A new turn whose anchor
-    is a run still waiting for approval continues that run's history with its pending calls denied
-    (the user moved on without deciding), then the new message.
+    (a double click, a replay) gets a 409 `UIInputError` and no call runs twice (the agent's own resume
+    claims the pause once more, in its run store). A new turn whose anchor is a paused run continues that
+    run's history with its pending calls answered as not done (the user moved on), then the new message.
 
     Raises:
-        UIInputError: unknown or already resumed run, decisions that do not match the pending calls,
-            client-tool results (not supported yet), or nothing to answer.
+        UIInputError: unknown or already resumed run, answers that do not match the pending calls, or
+            nothing to answer.
     """
-    if run_input.client_results:
-        ids = sorted(run_input.client_results)
-        raise UIInputError(
-            f"client-tool results arrived for call(s) {ids}, but agentkit has no client tools yet (issue 11): "
-            "only the server's own tools run",
-            422,
-        )
     if run_input.resume_run_id is not None:
         return await _resume(agent, run_input, run_input.resume_run_id, store, run_options)
     history = await _history(run_input, store)
@@ -177,25 +116,43 @@ async def start_stream(agent: Agent, run_input: RunInput, store: RunStore, **run
 async def _resume(
     agent: Agent, run_input: RunInput, run_id: str, store: RunStore, run_options: dict[str, Any]
 ) -> AgentStream:
-    approvals = run_input.approvals
     paused = await store.claim_paused(run_id)
     if paused is None:
         raise UIInputError(
             f"no paused run {run_id!r}: it was already resumed, or this server does not know it (restarted, "
-            "or another worker: give every worker one shared RunStore)",
+            "or another worker: give every worker one shared RunStore, e.g. SQLiteRunStore)",
             409,
         )
-    pending = {p.call_id for p in paused.pending}
-    missing = sorted(pending - set(approvals))
-    unknown = sorted(set(approvals) - pending)
+    if run_input.settle is not None:
+        try:
+            run_input.settle(paused)
+        except UIInputError:
+            await store.save_paused(run_id, paused)
+            raise
+    for item in paused.pending:  # a UI that answers a suspension through a tool output (Vercel's addToolOutput)
+        if item.kind == "suspension" and item.call_id in run_input.client_results:
+            client = run_input.client_results.pop(item.call_id)
+            run_input.data[item.call_id] = client.output
+    answers = run_input.answers()
+    pending = {p.call_id for p in paused.pending if p.kind != "background"}
+    missing = sorted(pending - set(answers))
+    unknown = sorted(set(answers) - pending)
     if missing or unknown:
         await store.save_paused(run_id, paused)  # the request was wrong, not the run: it can still be resumed
         detail = f"no decision for the pending call(s) {missing}" if missing else f"no pending call {unknown}"
         raise UIInputError(f"cannot resume run {run_id!r}: {detail}", 422)
+    from .._agent.resume import check_resume
+    from ..exceptions import ResumeError
+
+    try:
+        check_resume(agent, paused, answers)  # the stream starts later: a wrong answer must not cost the pause
+    except ResumeError as exc:
+        await store.save_paused(run_id, paused)
+        raise UIInputError(f"cannot resume run {run_id!r}: {exc}", 422) from None
     run_input.resumed = paused
     # a paused run keeps its own turn options (tool_choice, max_steps, ...): only these apply to a resume
     resume_options = {key: run_options[key] for key in ("deps", "context") if key in run_options}
-    return agent.resume_stream(paused, approvals, **resume_options)
+    return agent.resume_stream(paused, answers, **resume_options)
 
 
 async def _history(run_input: RunInput, store: RunStore) -> list[Message]:
@@ -227,22 +184,33 @@ async def exact_history(run_input: RunInput, store: RunStore) -> list[Message]:
     return list(run_input.messages)
 
 
-def _denials(paused: RunResult) -> ToolResultsMessage:
-    """Results for the paused turn: pending calls denied, the turn's other calls not run either."""
+def _denials(paused: RunSnapshot) -> ToolResultsMessage:
+    """Results for the paused turn: pending calls denied (the user moved on), the turn's finished calls kept."""
     last = paused.messages[-1]
     calls = last.tool_calls if isinstance(last, AssistantMessage) else []
-    pending = {p.call_id for p in paused.pending}
+    pending = {p.call_id: p.kind for p in paused.pending}
+    finished = {r.call_id: r for r in _turn_results(paused)}
+    unanswered = {
+        "approval": "The user did not approve this call and sent a new message instead.",
+        "suspension": "The user did not give the data this call asked for and sent a new message instead.",
+        "client": "The user's application did not run this call and the user sent a new message instead.",
+    }
+    others = "Not run: another call of this turn was waiting for the user when the user sent a new message."
     results = [
-        ToolResult.error(
-            call,
-            "The user did not approve this call and sent a new message instead."
-            if call.id in pending
-            else "Not run: another call of this turn was waiting for approval when the user sent a new message.",
-            "denied",
-        )
+        finished.get(call.id) or ToolResult.error(call, unanswered.get(pending.get(call.id, ""), others), "denied")
         for call in calls
     ]
     return ToolResultsMessage(results)
+
+
+def _turn_results(paused: RunSnapshot) -> list[ToolResult]:
+    """The results of the paused turn's calls that did finish (a suspended turn runs its other calls)."""
+    from ..runs._codec import decode_results
+
+    steps = paused.document["steps"]
+    if not steps or not isinstance(steps[-1].get("results"), list):
+        return []
+    return decode_results(steps[-1]["results"], "steps[-1].results")
 
 
 def new_id(prefix: str) -> str:

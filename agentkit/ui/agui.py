@@ -1,6 +1,6 @@
 """An agent run as AG-UI events: validated ``ag_ui.core`` models, sent as server-sent events.
 
-Needs the ``ui`` extra (``pip install 'agentkit[ui]'``, which brings ``ag-ui-protocol``).
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``, which brings ``ag-ui-protocol``).
 
 Mapping (AG-UI 1.0):
 
@@ -18,6 +18,9 @@ Mapping (AG-UI 1.0):
   pending call (``reason: "tool_call"``, ``id`` = ``toolCallId`` = the call id, ``responseSchema``
   ``{approved: boolean, reason?: string}``, ``metadata.agentkit.payload`` shaped by the ``approval``
   transform). The next request on the same thread answers with ``resume`` entries;
+* suspensions and client tools: ``Interrupt``s too (``reason: "input_required"`` / ``"client_tool"``,
+  ``responseSchema`` = the suspension's schema / the tool's output schema); a resume entry's ``payload``
+  is the data / the output;
 * progress: ``CUSTOM`` named ``agentkit.tool_progress``;
 * subagents: ``SUBAGENT_STARTED`` (``parentToolCallId`` = the call running it), the subagent's own
   steps, texts and tool calls attributed with its ``subagentRunId``, then ``SUBAGENT_FINISHED``
@@ -71,15 +74,17 @@ try:
     from ag_ui.core import UserMessage as AGUserMessage
     from ag_ui.encoder import EventEncoder
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit[ui]'") from exc
+    raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit-tools[ui]'") from exc
 from pydantic import ValidationError
 
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
+    ClientToolCallEvent,
     FinishEvent,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -100,11 +105,12 @@ from ..messages import (
     Usage,
     UserMessage,
 )
-from ._runs import RunInput, RunStore, UIInputError, new_id, start_stream
+from ._runs import ClientToolResult, RunInput, RunStore, UIInputError, new_id, start_stream
 from ._serialize import ErrorText, display_text, jsonable, masked_error_text, shown
 
 if TYPE_CHECKING:
     from ..agent import Agent, Approval
+    from ..runs import RunSnapshot
 
 __all__ = ["APPROVAL_SCHEMA", "SSE_HEADERS", "agui_events", "open_agui_stream", "parse_input"]
 
@@ -251,6 +257,8 @@ class _Scope:
             out += self.result(event.call_id, text, meta)
         elif isinstance(event, ApprovalRequestedEvent):
             self.interrupts.append(_interrupt(event))
+        elif isinstance(event, (SuspendedEvent, ClientToolCallEvent)):
+            self.interrupts.append(_input_interrupt(event))
         elif isinstance(event, ToolProgressEvent):
             data, problem = jsonable(event.data)
             value = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}
@@ -317,6 +325,26 @@ def _interrupt(event: ApprovalRequestedEvent) -> Interrupt:
         tool_call_id=event.call_id,
         response_schema=APPROVAL_SCHEMA,
         metadata=_agentkit(toolName=event.tool_name, payload=data, transformError=problem),
+    )
+
+
+def _input_interrupt(event: SuspendedEvent | ClientToolCallEvent) -> Interrupt:
+    """A suspension (the tool's question and schema) or a client tool's call (its input and output schema)."""
+    if isinstance(event, SuspendedEvent):
+        data, problem = shown(event.payload, event.transform_error)
+        schema, reason, message = event.schema, "input_required", f"The call to {event.tool_name!r} asks for input."
+        kind = "suspension"
+    else:
+        data, problem = shown(event.input, event.transform_error)
+        schema, reason, message = event.output_schema, "client_tool", f"Run {event.tool_name!r} and send its output."
+        kind = "client"
+    return Interrupt(
+        id=event.call_id,
+        reason=reason,
+        message=message,
+        tool_call_id=event.call_id,
+        response_schema=schema if isinstance(schema, dict) else None,
+        metadata=_agentkit(toolName=event.tool_name, kind=kind, payload=data, transformError=problem),
     )
 
 
@@ -463,6 +491,25 @@ def _decision(entry: Any) -> Approval:
     return Approval(payload["approved"], reason if isinstance(reason, str) else None)
 
 
+def _answers(paused: RunSnapshot, entries: Sequence[Any], run_input: RunInput) -> None:
+    """Resume entries as the answers their interrupts' kinds take (approvals, data, client outputs)."""
+    kinds = {p.call_id: p.kind for p in paused.pending}
+    for entry in entries:
+        call_id, kind = entry.interrupt_id, kinds.get(entry.interrupt_id, "approval")
+        if kind == "approval":
+            run_input.approvals[call_id] = _decision(entry)
+        elif entry.status == "cancelled":
+            raise UIInputError(
+                f"resume entry {call_id!r} is cancelled, but the call needs an answer (see its responseSchema); "
+                "send a new message instead to move on",
+                422,
+            )
+        elif kind == "client":
+            run_input.client_results[call_id] = ClientToolResult(call_id, None, entry.payload)
+        else:
+            run_input.data[call_id] = entry.payload
+
+
 def _thread_key(thread_id: str) -> str:
     return f"ag-ui:{thread_id}"
 
@@ -479,10 +526,10 @@ def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
         raise UIInputError(f"the body is not a valid AG-UI RunAgentInput: {problems}") from None
     if request.resume:
-        approvals = {entry.interrupt_id: _decision(entry) for entry in request.resume}
-        return request, RunInput(
-            thread_id=request.thread_id, resume_run_id=_thread_key(request.thread_id), approvals=approvals
-        )
+        entries = list(request.resume)
+        run_input = RunInput(thread_id=request.thread_id, resume_run_id=_thread_key(request.thread_id))
+        run_input.settle = lambda paused: _answers(paused, entries, run_input)
+        return request, run_input
     messages = list(request.messages)
     anchor: str | None = None
     tail_start = 0
@@ -531,8 +578,8 @@ async def open_agui_stream(
 
     async def on_finish(last_message: str | None) -> None:
         result = stream.result
-        if result.status == "awaiting_approval":
-            await store.save_paused(_thread_key(thread_id), result)
+        if result.paused:
+            await store.save_paused(_thread_key(thread_id), result.snapshot())
         elif last_message is not None:
             await store.save_history(last_message, result.messages)
 

@@ -8,7 +8,7 @@ api = app(agent, protocol="ag-ui")       # POST / -> AG-UI events (an AG-UI Http
 # uvicorn module:api --host 127.0.0.1
 ```
 
-Needs the ``ui`` extra (``pip install 'agentkit[ui]'``: Starlette, and ``ag-ui-protocol`` for AG-UI).
+Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``: Starlette, and ``ag-ui-protocol`` for AG-UI).
 
 Each request is a JSON POST (``Content-Type: application/json`` is required: a browser cannot send that
 cross-site without a CORS preflight, which this app never grants, so another site cannot start runs).
@@ -28,7 +28,7 @@ try:
     from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import BaseRoute, Route
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("agentkit.ui.asgi needs Starlette: pip install 'agentkit[ui]'") from exc
+    raise ImportError("agentkit.ui.asgi needs Starlette: pip install 'agentkit-tools[ui]'") from exc
 
 from ._runs import MemoryRunStore, RunStore, UIInputError
 from ._serialize import ErrorText

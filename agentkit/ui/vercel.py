@@ -32,10 +32,12 @@ A payload whose transform failed (or that cannot be serialized) is ``null`` with
 
 from __future__ import annotations as _annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ..events import (
@@ -44,6 +46,7 @@ from ..events import (
     FinishEvent,
     StepFinishEvent,
     SubagentEvent,
+    SuspendedEvent,
     TextDeltaEvent,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -82,7 +85,12 @@ UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {
 DONE = "data: [DONE]\n\n"
 """The last server-sent event of a UI message stream."""
 
-_FINISH_REASONS = {"complete": "stop", "awaiting_approval": "tool-calls", "max_steps": "other"}
+_FINISH_REASONS = {
+    "complete": "stop",
+    "awaiting_approval": "tool-calls",
+    "awaiting_client": "tool-calls",
+    "max_steps": "other",
+}
 
 Chunk = dict[str, Any]
 
@@ -272,6 +280,12 @@ class _Translator:
                     "approvalDescriptor": descriptor,
                 }
             )
+        elif isinstance(event, SuspendedEvent):
+            data, problem = shown(event.payload, event.transform_error)
+            asked = {"toolCallId": event.call_id, "toolName": event.tool_name, "payload": data, "schema": event.schema}
+            if problem is not None:
+                asked["transformError"] = problem
+            out.append({"type": "data-agentkit-suspension", "id": f"suspension_{event.call_id}", "data": asked})
         elif isinstance(event, ToolProgressEvent):
             data, problem = jsonable(event.data)
             progress = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}
@@ -303,7 +317,7 @@ class _Translator:
         self.dirty.add(key)
         return self.flush_subagents() if change else []  # text waits for the next event
 
-    def finish(self, event: FinishEvent | None) -> list[Chunk]:
+    def finish(self, event: FinishEvent | None, cost: Decimal | None = None) -> list[Chunk]:
         out = self.flush_subagents() + self.end_text()
         if self.step is not None:
             out.append({"type": "finish-step"})
@@ -312,7 +326,9 @@ class _Translator:
             out.append({"type": "finish"})
             return out
         usage, _ = jsonable(event.usage)
-        metadata = {"agentkit": {"runId": self.message_id, "status": event.status, "usage": usage}}
+        # cost: the run's estimate in USD as decimal text (exact), None when a request's price is unknown
+        run = {"runId": self.message_id, "status": event.status, "usage": usage, "cost": _decimal_text(cost)}
+        metadata = {"agentkit": run}
         finish_reason = _FINISH_REASONS.get(event.status, "other")
         out.append({"type": "finish", "finishReason": finish_reason, "messageMetadata": metadata})
         return out
@@ -348,14 +364,33 @@ async def ui_message_chunks(
                 yield chunk
         if on_finish is not None:
             await on_finish()
+        cost = await run_cost(events) if finish is not None else None
     except Exception as exc:  # reported to the UI as an error chunk, logged in full
         logger.exception("agent run failed while streaming UI message %s", message_id)
         for chunk in translator.end_text():
             yield chunk
         yield {"type": "error", "errorText": (on_error or masked_error_text)(exc)}
         return
-    for chunk in translator.finish(finish):
+    for chunk in translator.finish(finish, cost):
         yield chunk
+
+
+async def run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
+    """The estimated cost of the finished run behind `events` (an `AgentStream`), off the event loop.
+
+    The price table loads on its first use (a few tenths of a second): a worker thread does it. None for
+    events that are not an `AgentStream`, and when a request's price is unknown.
+    """
+    from ..agent import AgentStream
+
+    if not isinstance(events, AgentStream):
+        return None
+    result = events.result
+    return await asyncio.to_thread(result.cost)
+
+
+def _decimal_text(value: Decimal | None) -> str | None:
+    return None if value is None else format(value, "f")
 
 
 async def open_ui_message_stream(
@@ -385,8 +420,8 @@ async def open_ui_message_stream(
 
     async def on_finish() -> None:
         result = stream.result
-        if result.status == "awaiting_approval":
-            await store.save_paused(message_id, result)
+        if result.paused:
+            await store.save_paused(message_id, result.snapshot())
         else:
             await store.save_history(message_id, result.messages)
 

@@ -1,7 +1,7 @@
 """Helpers for the end-to-end tests: setting up the real servers and checking what they return.
 
-The build, download and start logic lives in `agentkit._local_llm` (the command line reuses it); this
-module adds what only the tests need. Usable from a script as well: ``python -m tests.e2e._llama``
+The build, download and start logic lives in `dev.local_llm` (``.ci/run`` and the quickstart reuse it);
+this module adds what only the tests need. Usable from a script as well: ``python -m tests.e2e._llama``
 prepares the cache (build + model + grammar venv) without running any test.
 """
 
@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal
 import jsonschema
 from pydantic import Field
 
-from agentkit import _local_llm as local
 from agentkit import tool
 from agentkit.messages import (
     AssistantMessage,
@@ -36,6 +35,7 @@ from agentkit.models import (
     ToolCallStart,
 )
 from agentkit.registry import Registry
+from dev import local_llm as local
 
 __all__ = ["local", "prepare", "schema_errors"]
 
@@ -43,7 +43,7 @@ TIMINGS: dict[str, float] = {}
 """Seconds spent on each setup step in this process (printed in the test summary)."""
 
 
-def prepare(*, grammar: bool = False, log: Callable[[str], None] | None = None) -> dict[str, float]:
+def prepare(*, grammar: bool = False, log: local.Reporter | Callable[[str], None] | None = None) -> dict[str, float]:
     """Build/download what the e2e tests need (a no-op when it is cached); return the seconds per step."""
     started = time.monotonic()
     local.build_llama_server(log=log)
@@ -259,5 +259,4 @@ async def _turn(
 
 
 if __name__ == "__main__":
-    say = lambda message: print(f"[e2e] {message}", file=sys.stderr, flush=True)  # noqa: E731
-    print(prepare(grammar="--grammar" in sys.argv, log=say))
+    print(prepare(grammar="--grammar" in sys.argv))

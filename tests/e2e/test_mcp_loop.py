@@ -16,7 +16,7 @@ from agentkit.messages import Message, SystemMessage, ToolResultsMessage, UserMe
 from agentkit.models import Model, ModelSettings
 from tests.e2e._llama import check_call
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]  # one busy CPU thread: see conftest.REQUEST_TIMEOUT
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ async def time_server() -> AsyncIterator[Any]:
     from agentkit.mcp import MCPServer
 
     server = MCPServer.stdio(
-        sys.executable, ["-m", "mcp_server_time", "--local-timezone", "UTC"], timeout=30, connect_timeout=30
+        sys.executable, ["-m", "mcp_server_time", "--local-timezone", "UTC"], timeout=120, connect_timeout=120
     )
     async with server:
         yield server
@@ -70,7 +70,9 @@ async def test_agent_with_mcp_server_runs_the_loop(openai_model: Any) -> None:
     from agentkit.agent import Agent
     from agentkit.mcp import MCPServer
 
-    server = MCPServer.stdio(sys.executable, ["-m", "mcp_server_time", "--local-timezone", "UTC"], timeout=30)
+    server = MCPServer.stdio(
+        sys.executable, ["-m", "mcp_server_time", "--local-timezone", "UTC"], timeout=120, connect_timeout=120
+    )
     agent = Agent(
         id="clock",
         instructions="You are a helpful assistant. Use the tools to answer.",

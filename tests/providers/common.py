@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tests.spec import SHARED
+from tests.spec import LINTER
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -31,8 +31,8 @@ def read_fixture(folder: Path, name: str, *, drop_source: bool = False) -> Any:
 
 @cache
 def lint_module() -> Any:
-    """The shared schema linter, ../shared/vendors/tools/lint_schema.py, loaded once."""
-    spec = importlib.util.spec_from_file_location("lint_schema", SHARED / "vendors" / "tools" / "lint_schema.py")
+    """The vendor-rule schema linter (tests/data/tools/lint_schema.py), loaded once."""
+    spec = importlib.util.spec_from_file_location("lint_schema", LINTER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,4 +1,4 @@
-"""Structural strict-mode rules the shared linter (../shared/vendors/tools/lint_schema.py) does not check.
+"""Structural strict-mode rules the shared linter (tests/data/tools/lint_schema.py) does not check.
 
 Each is a documented (or observed 400) rule of a strict engine, written here independently of agentkit's
 dialects so that a test can hold a payload against it:

@@ -1,10 +1,10 @@
 """Conformance corpus (issue 3 §4.3): every BFCL definition and MCP tool, every provider, spec-valid.
 
-The corpus (../shared/corpus) is imported with `agentkit.interop.tool_from_definition`, batched into
+The corpus (tests/data/corpus) is imported with `agentkit.interop.tool_from_definition`, batched into
 registries of 200 keyed by the definitions' own names (dots kept, aliases on), and each provider's
 `format_tools` output is validated against the vendor's spec schema, entry by entry. Strict forms are
 checked for consistency with `compatibility`: a tool that is not reported as rejected must pass the
-vendor's strict linter (../shared/vendors/tools/lint_schema.py). docs/providers/corpus.md holds the
+vendor's strict linter (tests/data/tools/lint_schema.py). docs/providers/corpus.md holds the
 counts `benchmarks/corpus_report.py` generated; the last test checks they are still what the code gives.
 """
 
@@ -22,12 +22,10 @@ from agentkit import Registry
 from agentkit.exceptions import StrictSchemaError
 from agentkit.providers import Compatibility, Provider, compatibility
 from benchmarks import corpus_report as corpus
-from tests.spec import CORPUS, spec_errors
+from tests.spec import spec_errors
 
 from .common import lint_module
 from .strict_rules import structural_errors
-
-pytestmark = pytest.mark.skipif(not (CORPUS / "bfcl").is_dir(), reason="../shared/corpus is not beside the clone")
 
 CORPORA = ("bfcl", "mcp")
 VARIANTS = corpus.VARIANTS

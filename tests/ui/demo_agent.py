@@ -2,7 +2,8 @@
 
 Turn 1: some text, then `lookup_order` (a pydantic output with a datetime and a Decimal: dumped as JSON,
 never a repr). Turn 2: `refund`, which needs approval (displays see the card number masked).
-Turn 3: the answer, which says whether the refund ran.
+Turn 3: the answer, which says whether the refund ran. Each turn reports usage with cache and reasoning
+details, and names a priced model (gpt-4o-mini on OpenAI), so the timeline has a cost to show.
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def script(messages: list[Message], info: FunctionInfo) -> ModelResponse:
         turn = AssistantMessage("Understood: no refund was made.")
     else:
         turn = AssistantMessage(f"Done: {last.results[0].text}.")
-    usage = Usage(input_tokens=40 * len(messages), output_tokens=12, requests=1)
-    return ModelResponse(turn, usage, "tool_calls" if turn.tool_calls else "stop", "scripted-support")
+    # made-up counts, with a cache hit and some reasoning; priced as gpt-4o-mini (the timeline shows the cost)
+    usage = Usage(40 * len(messages), 12, 1, cache_read_tokens=32, reasoning_tokens=4)
+    finish = "tool_calls" if turn.tool_calls else "stop"
+    return ModelResponse(turn, usage, finish, "gpt-4o-mini", provider_name="openai")
 
 
 agent = Agent(

@@ -285,3 +285,53 @@ def test_messages_convert_to_a_neutral_history() -> None:
 
 def test_event_types_cover_the_protocol_names_we_use() -> None:
     assert EventType.RUN_FINISHED.value == "RUN_FINISHED"
+
+
+async def test_suspensions_and_client_calls_are_interrupts_answered_by_resume_entries() -> None:
+    from agentkit import ToolCall, ToolContext, client_tool, tool
+    from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
+
+    @tool
+    def book(ctx: ToolContext[Any], flight: str) -> str:
+        """Book a seat (asks which)."""
+        seat = ctx.suspend(f"Which seat on {flight}?", schema={"type": "string", "pattern": "^[0-9]+[A-F]$"})
+        return f"seat {seat}"
+
+    locate = client_tool(
+        "locate",
+        input_schema={"type": "object", "properties": {}},
+        output_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    )
+
+    def turn(messages: list[Message], info: Any) -> AssistantMessage | str:
+        if isinstance(messages[-1], ToolResultsMessage):
+            return " / ".join(r.text for r in messages[-1].results)
+        return AssistantMessage(
+            tool_calls=[ToolCall("c_book", "book", {"flight": "LH1"}), ToolCall("c_loc", "locate", {})]
+        )
+
+    agent = Agent(model=FunctionModel(turn), tools=[book, locate], store=MemoryRunStore())
+    store, thread = MemoryRunStore(), new_thread()
+    first = await run(agent, body(thread, "r1", [user("book and locate")]), store)
+    finished = first[-1]
+    assert finished["type"] == "RUN_FINISHED" and finished["metadata"]["agentkit"]["status"] == "suspended"
+    interrupts = {i["id"]: i for i in finished["outcome"]["interrupts"]}
+    assert interrupts["c_book"]["reason"] == "input_required"
+    assert interrupts["c_book"]["responseSchema"]["pattern"] == "^[0-9]+[A-F]$"
+    assert interrupts["c_book"]["metadata"]["agentkit"]["payload"] == "Which seat on LH1?"
+    assert interrupts["c_loc"]["reason"] == "client_tool" and interrupts["c_loc"]["responseSchema"]["required"] == [
+        "city"
+    ]
+    bad = [
+        {"interruptId": "c_book", "status": "resolved", "payload": "row 12"},
+        {"interruptId": "c_loc", "status": "resolved", "payload": {"city": "Oslo"}},
+    ]
+    refused = await run(agent, body(thread, "r2", [], resume=bad), store)
+    assert refused[-1]["type"] == "RUN_ERROR" and "does not fit" in refused[-1]["message"]  # the pause stays open
+    good = [
+        {"interruptId": "c_book", "status": "resolved", "payload": "12A"},
+        {"interruptId": "c_loc", "status": "resolved", "payload": {"city": "Oslo"}},
+    ]
+    done = await run(agent, body(thread, "r3", [], resume=good), store)
+    assert done[-1]["metadata"]["agentkit"]["status"] == "complete"
+    assert done[-1]["result"] == 'seat 12A / {"city":"Oslo"}'

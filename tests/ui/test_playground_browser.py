@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 
+from agentkit import Usage
+from agentkit.costs import estimate_cost
+
 from .conftest import ARTIFACTS, CHROMIUM
+
+# the demo agent's three turns (80, 160, 240 input tokens, 32 of them cached each; 12 output), as the table prices them
+DEMO_COST = sum(
+    estimate_cost(Usage(input_tokens=n, output_tokens=12, cache_read_tokens=32), "openai:gpt-4o-mini") or 0
+    for n in (80, 160, 240)
+)
 
 FLAGS = [
     "--headless",
@@ -81,6 +90,11 @@ def test_a_run_with_an_approval_in_the_browser(page: Any, playground_url: str) -
     )
     expect(page.get_by_test_id("step")).to_have_count(3, timeout=WAIT_MS)
     expect(page.get_by_test_id("usage-total")).to_have_text("Total: 480 input + 36 output tokens")
+    expect(page.get_by_test_id("usage-details")).to_have_text(
+        "Details: 480 in (96 cached) / 36 out (12 reasoning) tokens"
+    )
+    expect(page.get_by_test_id("step").first).to_contain_text("80 in (32 cached) / 12 out (4 reasoning) tokens")
+    expect(page.get_by_test_id("run-cost")).to_have_text(f"estimated cost ${DEMO_COST}")
     page.screenshot(path=str(ARTIFACTS / "playground-answer.png"))
 
 

@@ -121,11 +121,25 @@ def test_usage_and_status_fields() -> None:
     assert finish == {
         "text": "hi",
         "status": "complete",
-        "usage": {"input_tokens": 3, "output_tokens": 4, "requests": 1},
+        "usage": {
+            "input_tokens": 3,
+            "output_tokens": 4,
+            "requests": 1,
+            "cache_read_tokens": 0,
+            "cache_write_tokens": 0,
+            "reasoning_tokens": 0,
+        },
         "kind": "finish",
     }
-    step = event_to_dict(StepFinishEvent(0, "stop", 0, Usage(1, 2, 1)))
-    assert step["usage"] == {"input_tokens": 1, "output_tokens": 2, "requests": 1}
+    step = event_to_dict(StepFinishEvent(0, "stop", 0, Usage(1, 2, 1, cache_read_tokens=1)))
+    assert step["usage"] == {
+        "input_tokens": 1,
+        "output_tokens": 2,
+        "requests": 1,
+        "cache_read_tokens": 1,
+        "cache_write_tokens": 0,
+        "reasoning_tokens": 0,
+    }
 
 
 def test_every_event_of_a_real_run_serializes_to_json() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import Agent, Approval, AssistantMessage, ToolCall, ToolResultsMessage, UserMessage
+from agentkit import Agent, Approval, AssistantMessage, ToolCall, ToolResultsMessage, UserMessage, client_tool
 from agentkit.events import AgentEvent, TextDeltaEvent
 from agentkit.testing import FunctionModel
 from agentkit.ui import MemoryRunStore, RunInput, UIInputError, start_stream
@@ -359,13 +359,46 @@ async def test_a_new_message_while_an_approval_is_pending_denies_it() -> None:
     assert await store.claim_paused(message_id) is None  # the old pause is settled
 
 
-async def test_client_tool_results_are_refused_until_client_tools_exist() -> None:
-    run_input = RunInput(
-        resume_run_id="m", client_results={"c1": __import__("agentkit.ui").ui.ClientToolResult("c1", "geo")}
+def _locating_agent() -> Agent:
+    """A model that asks the browser for its location (a client tool), then reports it."""
+
+    def turn(messages: list[Any], info: Any) -> AssistantMessage | str:
+        last = messages[-1]
+        if isinstance(last, ToolResultsMessage):
+            return f"you are at {last.results[0].text}"
+        return AssistantMessage(tool_calls=[ToolCall("c_geo", "geo", {"precise": True})])
+
+    geo = client_tool(
+        "geo",
+        input_schema={"type": "object", "properties": {"precise": {"type": "boolean"}}},
+        output_schema={"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]},
     )
-    with pytest.raises(UIInputError, match="client tools yet") as info:
-        await start_stream(demo_agent.agent, run_input, MemoryRunStore())
-    assert info.value.status == 422
+    return Agent(model=FunctionModel(turn), tools=[geo], store=MemoryRunStore())
+
+
+def client_output_message(message_id: str, output: Any) -> dict[str, Any]:
+    part = {"type": "tool-geo", "toolCallId": "c_geo", "state": "output-available", "input": {}, "output": output}
+    return {"id": message_id, "role": "assistant", "parts": [{"type": "step-start"}, part]}
+
+
+async def test_a_client_tool_call_waits_for_the_browser_then_continues_once() -> None:
+    store, agent = MemoryRunStore(), _locating_agent()
+    first = await drain(agent, {"messages": [user("where am I?")]}, store)
+    message_id = first[0]["messageId"]
+    assert first[-1]["messageMetadata"]["agentkit"]["status"] == "awaiting_client"
+    assert first[-1]["finishReason"] == "tool-calls"  # useChat runs its onToolCall, then sends the output
+    assert of_type(first, "tool-input-available")[0]["input"] == {"precise": True}
+    with pytest.raises(UIInputError, match="does not fit") as bad:
+        await drain(agent, {"messages": [user("where am I?"), client_output_message(message_id, {"lat": "x"})]}, store)
+    assert bad.value.status == 422  # the output is checked against the tool's schema; the run stays paused
+    second = await drain(
+        agent, {"messages": [user("where am I?"), client_output_message(message_id, {"lat": 48.8})]}, store
+    )
+    assert second[-1]["messageMetadata"]["agentkit"]["status"] == "complete"
+    assert of_type(second, "tool-output-available")[0]["output"] == {"lat": 48.8}
+    assert "you are at {" in "".join(c["delta"] for c in of_type(second, "text-delta"))
+    with pytest.raises(UIInputError, match="already resumed"):
+        await drain(agent, {"messages": [user("where am I?"), client_output_message(message_id, {"lat": 1})]}, store)
 
 
 async def test_the_store_is_bounded() -> None:
@@ -419,3 +452,36 @@ async def test_run_options_reach_new_turns_and_resumes() -> None:
     )
     assert "".join([x async for x in second]).endswith(DONE)
     assert seen == ["D"]
+
+
+async def test_a_suspension_is_a_data_part_answered_by_the_tool_output() -> None:
+    from agentkit import ToolContext, tool
+
+    @tool
+    def book(ctx: ToolContext[Any], flight: str) -> str:
+        """Book a seat (asks which)."""
+        return f"seat {ctx.suspend({'question': 'Which seat?'}, schema={'type': 'string'})}"
+
+    def turn(messages: list[Any], info: Any) -> AssistantMessage | str:
+        last = messages[-1]
+        return (
+            last.results[0].text
+            if isinstance(last, ToolResultsMessage)
+            else AssistantMessage(tool_calls=[ToolCall("c_b", "book", {"flight": "X"})])
+        )
+
+    store, agent = MemoryRunStore(), Agent(model=FunctionModel(turn), tools=[book], store=MemoryRunStore())
+    first = await drain(agent, {"messages": [user("book")]}, store)
+    assert first[-1]["messageMetadata"]["agentkit"]["status"] == "suspended"
+    (asked,) = of_type(first, "data-agentkit-suspension")
+    assert asked["data"] == {
+        "toolCallId": "c_b",
+        "toolName": "book",
+        "payload": {"question": "Which seat?"},
+        "schema": {"type": "string"},
+    }
+    answer = {"type": "tool-book", "toolCallId": "c_b", "state": "output-available", "input": {}, "output": "7C"}
+    reply = {"id": first[0]["messageId"], "role": "assistant", "parts": [{"type": "step-start"}, answer]}
+    second = await drain(agent, {"messages": [user("book"), reply]}, store)
+    assert second[-1]["messageMetadata"]["agentkit"]["status"] == "complete"
+    assert "seat 7C" in "".join(c["delta"] for c in of_type(second, "text-delta"))

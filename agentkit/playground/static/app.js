@@ -115,21 +115,43 @@ function steps(messages) {
   return out;
 }
 
+// "120 in (80 cached, 10 written) / 30 out (12 reasoning)": the details only where the vendor reported any
+function tokens(usage) {
+  const cached = [];
+  if (usage.cache_read_tokens) cached.push(`${usage.cache_read_tokens} cached`);
+  if (usage.cache_write_tokens) cached.push(`${usage.cache_write_tokens} written to cache`);
+  const input = `${usage.input_tokens ?? 0} in${cached.length ? ` (${cached.join(', ')})` : ''}`;
+  const output = `${usage.output_tokens ?? 0} out${usage.reasoning_tokens ? ` (${usage.reasoning_tokens} reasoning)` : ''}`;
+  return `${input} / ${output} tokens`;
+}
+
+// the run's estimated cost, from the finish metadata of the last assistant message (genai-prices)
+function runCost(messages) {
+  const last = [...messages].reverse().find(message => message.role === 'assistant' && message.metadata?.agentkit);
+  if (!last) return null;
+  const cost = last.metadata.agentkit.cost;
+  return cost == null ? 'cost unknown (a model or endpoint without a listed price)' : `estimated cost $${cost}`;
+}
+
 function renderTimeline(messages) {
   const list = steps(messages);
   const tab = $('tab-timeline');
   tab.replaceChildren();
   if (!list.length) { tab.append(el('p', { class: 'empty' }, 'Steps appear here as the run goes.')); return; }
-  let input = 0, output = 0;
+  const total = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 };
   for (const { info, tools } of list) {
     const usage = info.usage ?? {};
-    input += usage.input_tokens ?? 0; output += usage.output_tokens ?? 0;
+    for (const key of Object.keys(total)) total[key] += usage[key] ?? 0;
     tab.append(el('div', { class: 'step', 'data-testid': 'step' },
       el('div', { class: 'title' }, `Step ${info.step + 1}`),
-      el('div', { class: 'meta' }, `${info.finishReason ?? '?'} · ${info.toolCalls} tool call(s) · ${usage.input_tokens ?? 0} in / ${usage.output_tokens ?? 0} out tokens`),
+      el('div', { class: 'meta' }, `${info.finishReason ?? '?'} · ${info.toolCalls} tool call(s) · ${tokens(usage)}`),
       tools.length ? el('ul', {}, tools.map(t => el('li', {}, t))) : null));
   }
-  tab.append(el('div', { class: 'meta', 'data-testid': 'usage-total' }, `Total: ${input} input + ${output} output tokens`));
+  tab.append(el('div', { class: 'meta', 'data-testid': 'usage-total' }, `Total: ${total.input_tokens} input + ${total.output_tokens} output tokens`));
+  const details = tokens(total);
+  if (details.includes('(')) tab.append(el('div', { class: 'meta', 'data-testid': 'usage-details' }, `Details: ${details}`));
+  const cost = runCost(messages);
+  if (cost) tab.append(el('div', { class: 'meta', 'data-testid': 'run-cost' }, cost));
 }
 
 // ---- rendering -----------------------------------------------------------------------------------

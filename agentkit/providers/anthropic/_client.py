@@ -16,6 +16,7 @@ from __future__ import annotations as _annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from functools import cache
@@ -61,6 +62,18 @@ def _sdk() -> Any:
         ) from exc
 
 
+_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet)-(\d+)(?:-(\d{1,2}))?(?![0-9])")
+
+
+def native_search_model(model_name: str) -> bool:
+    """Whether Anthropic documents tool search for this model (Claude Opus / Sonnet 4.5 or later)."""
+    match = _CLAUDE_VERSION.search(model_name)
+    if match is None:
+        return False
+    major, minor = int(match[1]), int(match[2] or 0)
+    return (major, minor) >= (4, 5)
+
+
 class AnthropicModel(SDKModel):
     """A Claude model (or any Messages-compatible server) behind ``anthropic.AsyncAnthropic``.
 
@@ -81,6 +94,7 @@ class AnthropicModel(SDKModel):
     label = "Anthropic"
     example = "claude-sonnet-4-6"
     provider_class = AnthropicProvider
+    request_id_headers = ("request-id",)
 
     def __init__(
         self,
@@ -117,6 +131,16 @@ class AnthropicModel(SDKModel):
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The JSON body `request` sends to ``POST /v1/messages`` (`stream` adds ``"stream": true``)."""
         return self._body(messages, tools, settings, shared=False)
+
+    def native_tool_search(self, requested: bool | None = None) -> bool:
+        """Whether deferred tools go to Claude in the native form (server-side BM25 tool search).
+
+        By default on the models Anthropic documents it for: Opus and Sonnet 4.5 and later; ``True``
+        forces it (a proxy, a newer family), ``False`` keeps agentkit's own search.
+        """
+        if requested is not None:
+            return requested
+        return native_search_model(self.model_name)
 
     def _body(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True

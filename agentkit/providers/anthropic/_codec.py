@@ -37,6 +37,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -57,7 +58,7 @@ from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import Loss, per_result
 from .._ids import IdRule
-from .._messages import base64_of, input_object, mapped_reason, wire_name
+from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import AnthropicDialect, strict_budget_counts
 
@@ -65,6 +66,7 @@ __all__ = [
     "ANTHROPIC_ID_RULE",
     "ANTHROPIC_NAME_RULE",
     "STRICT_LIMITS",
+    "TOOL_SEARCH",
     "AnthropicProvider",
     "AnthropicStream",
     "BudgetFallback",
@@ -78,6 +80,11 @@ ANTHROPIC_NAME_RULE = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-
 
 ANTHROPIC_ID_RULE = IdRule(pattern=r"^[a-zA-Z0-9_-]+$", allowed="[a-zA-Z0-9_-]")
 """``tool_use.id`` / ``tool_result.tool_use_id``: the API answers 400 "String should match pattern" otherwise."""
+
+TOOL_SEARCH = MappingProxyType({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+"""Anthropic's server-side BM25 tool search (platform.claude.com, tool-search-tool; anthropic SDK
+``ToolSearchToolBm25_20251119Param``): sent with the deferred tools, which carry ``defer_loading: true``.
+Its ``server_tool_use`` and ``tool_search_tool_result`` blocks are kept and replayed like thinking blocks."""
 
 STRICT_LIMITS = {"tools": 20, "optional": 24, "unions": 16}
 """Anthropic's per-request strict budget (constraints.json ``anthropic_strict.per_request_limits``)."""
@@ -126,6 +133,7 @@ class AnthropicProvider(Provider):
     name_rule = ANTHROPIC_NAME_RULE
     id_rule = ANTHROPIC_ID_RULE
     dialect = AnthropicDialect()
+    tool_search = TOOL_SEARCH
 
     def strict_budget(
         self, registry: Tools, *, strict: bool | None = None, active_tools: Iterable[str] | None = None
@@ -214,20 +222,28 @@ class AnthropicProvider(Provider):
         content = [b for b in _content_of(data) if isinstance(b, dict)]
         text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
-        usage = data.get("usage") or {}
-        input_tokens = sum(
-            usage.get(k) or 0 for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        # Anthropic counts cache reads and writes apart from input_tokens; Usage.input_tokens holds them all
+        cache_read = token_count(usage.get("cache_read_input_tokens"))
+        cache_write = token_count(usage.get("cache_creation_input_tokens"))
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
                 tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
-            usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("output_tokens") or 0, requests=1),
+            usage=Usage(
+                input_tokens=token_count(usage.get("input_tokens")) + cache_read + cache_write,
+                output_tokens=token_count(usage.get("output_tokens")),
+                requests=1,
+                cache_read_tokens=cache_read,
+                cache_write_tokens=cache_write,
+            ),
             finish_reason=mapped_reason(data.get("stop_reason"), _FINISH),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
     def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -271,8 +287,8 @@ class AnthropicProvider(Provider):
             sent, choice = keys, "none"  # nothing may be called, but tool blocks in history need tools
         if options.strict is None:
             plan = _plan(self, by_key_defs, sent, options.strict)
-            if plan.fallbacks:
-                logger.info(
+            if plan.fallbacks:  # a fallback, logged at DEBUG like the loop's requests and retries
+                logger.debug(
                     "anthropic: %d tools sent non-strict (strict budget per request), first: %r",
                     len(plan.fallbacks),
                     plan.fallbacks[0].key,

@@ -78,7 +78,7 @@ def _boto3() -> Any:
     try:
         return importlib.import_module("boto3")
     except ImportError as exc:
-        raise ImportError("BedrockModel needs boto3: pip install 'agentkit[bedrock]'") from exc
+        raise ImportError("BedrockModel needs boto3: pip install 'agentkit-tools[bedrock]'") from exc
 
 
 def _botocore_errors() -> Any:
@@ -156,7 +156,7 @@ class BedrockModel(SDKModel):
         response = await self._call(lambda: asyncio.to_thread(partial(self.client.converse, **kwargs)))
         self._not_json(response)
         parsed = self._parsed(json_form(response), tools, settings)
-        return replace(parsed, raw=response)
+        return replace(parsed, raw=response, request_id=self._stream_request_id(response))
 
     async def stream(
         self, messages: Sequence[Message], tools: Registry, settings: ModelSettings
@@ -168,8 +168,8 @@ class BedrockModel(SDKModel):
         kwargs = self._kwargs(messages, tools, settings)
 
         async def open_stream() -> Any:
-            response = await asyncio.to_thread(partial(self.client.converse_stream, **kwargs))
-            return response["stream"]
+            # the whole answer: its ResponseMetadata carries the request id, its "stream" the events
+            return await asyncio.to_thread(partial(self.client.converse_stream, **kwargs))
 
         async with aclosing(self._stream_events(open_stream, tools, settings)) as events:
             async for event in events:
@@ -184,10 +184,16 @@ class BedrockModel(SDKModel):
             raise ModelAPIError(self.name, f"unreadable Converse response (HTTP {status}, no output): {raw!r:.200}")
 
     def _iterate(self, stream: Any) -> AsyncIterator[Any]:
-        return _threaded(iter(stream))
+        return _threaded(iter(stream["stream"]))
 
     async def _close_stream(self, stream: Any, iterator: AsyncIterator[Any]) -> None:
-        stream.close()  # releases the connection (and a worker thread blocked reading it)
+        stream["stream"].close()  # releases the connection (and a worker thread blocked reading it)
+
+    def _stream_request_id(self, stream: Any) -> str | None:
+        # boto3 puts the x-amzn-requestid header in the answer's ResponseMetadata (streamed or not)
+        metadata = stream.get("ResponseMetadata") if isinstance(stream, dict) else None
+        found = metadata.get("RequestId") if isinstance(metadata, dict) else None
+        return found if isinstance(found, str) and found else None
 
     async def _close_client(self) -> None:
         self.client.close()

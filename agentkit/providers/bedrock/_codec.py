@@ -60,7 +60,7 @@ from ...messages import (
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
-from .._messages import base64_of, input_object, mapped_reason, wire_name
+from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import BedrockDialect
 
@@ -158,17 +158,29 @@ class BedrockProvider(Provider):
         content = [b for b in _content_of(data) if isinstance(b, dict)]
         text = "".join(b["text"] for b in content if isinstance(b.get("text"), str))
         kept = [b for b in content if "text" not in b and not _is_client_call(b)]
-        usage = data.get("usage") or {}
-        input_tokens = sum(usage.get(k) or 0 for k in ("inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens"))
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        # Converse counts cache reads and writes apart from inputTokens; Usage.input_tokens holds them all
+        cache_read = token_count(usage.get("cacheReadInputTokens"))
+        cache_write = token_count(usage.get("cacheWriteInputTokens"))
+        metadata = data.get("ResponseMetadata")
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
                 tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
-            usage=Usage(input_tokens=input_tokens, output_tokens=usage.get("outputTokens") or 0, requests=1),
+            usage=Usage(
+                input_tokens=token_count(usage.get("inputTokens")) + cache_read + cache_write,
+                output_tokens=token_count(usage.get("outputTokens")),
+                requests=1,
+                cache_read_tokens=cache_read,
+                cache_write_tokens=cache_write,
+            ),
             finish_reason=mapped_reason(data.get("stopReason"), _FINISH),
             raw=response,
+            # boto3 puts the x-amzn-requestid header here, for converse and converse_stream alike
+            request_id=response_id(metadata.get("RequestId")) if isinstance(metadata, dict) else None,
         )
 
     def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Cohere v2 chat through the official ``cohere`` SDK (``pip install 'agentkit[cohere]'``).
+"""Cohere v2 chat through the official ``cohere`` SDK (``pip install 'agentkit-tools[cohere]'``).
 
 `CohereModel` builds the request body with `agentkit.providers.cohere.CohereProvider` (messages, tools,
 ``tool_choice``, ``strict_tools``), sends it with ``AsyncClientV2.chat`` / ``AsyncClientV2.chat_stream``
@@ -39,7 +39,7 @@ def _sdk() -> Any:
     try:
         import cohere
     except ImportError as error:
-        raise ImportError("CohereModel needs the official Cohere SDK: pip install 'agentkit[cohere]'") from error
+        raise ImportError("CohereModel needs the official Cohere SDK: pip install 'agentkit-tools[cohere]'") from error
     return cohere
 
 

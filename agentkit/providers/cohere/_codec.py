@@ -53,7 +53,7 @@ from ...messages import (
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, _ToolSet, as_dict
 from .._dialect import Loss, per_result
-from .._messages import chat_messages, message_of, replayed_content
+from .._messages import chat_messages, message_of, replayed_content, response_id, token_count
 from .._names import NameMap, NameRule
 from ._dialect import CohereDialect, count_fields
 
@@ -289,6 +289,7 @@ class CohereProvider(Provider):
             finish_reason=normalise_finish_reason(data.get("finish_reason")),
             model_name=data.get("model") if isinstance(data.get("model"), str) else None,
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
 
@@ -317,14 +318,18 @@ def normalise_finish_reason(reason: Any) -> str | None:
 
 
 def usage_of(usage: Any) -> Usage:
-    """A Cohere ``usage`` as one request's `Usage`: ``tokens`` (what the model processed), else ``billed_units``."""
+    """A Cohere ``usage`` as one request's `Usage`: ``tokens`` (what the model processed), else ``billed_units``.
+
+    ``cached_tokens`` (prompt tokens that hit the cache) is a part of the input tokens.
+    """
     usage = usage if isinstance(usage, Mapping) else {}
     counts = usage.get("tokens") if isinstance(usage.get("tokens"), Mapping) else usage.get("billed_units")
     counts = counts if isinstance(counts, Mapping) else {}
     return Usage(
-        input_tokens=int(counts.get("input_tokens") or 0),
-        output_tokens=int(counts.get("output_tokens") or 0),
+        input_tokens=token_count(counts.get("input_tokens")),
+        output_tokens=token_count(counts.get("output_tokens")),
         requests=1,
+        cache_read_tokens=token_count(usage.get("cached_tokens")),
     )
 
 
@@ -344,6 +349,7 @@ class CohereStreamAccumulator(StreamDecoder):
         self._text: list[str] = []
         self._thinking: list[str] = []
         self._usage: Any = None
+        self._id: str | None = None  # the response id, sent with every chunk (Cohere: with message-start)
         self._finish: Any = None
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
@@ -352,6 +358,8 @@ class CohereStreamAccumulator(StreamDecoder):
         delta = _mapping(data.get("delta"))
         message = _mapping(delta.get("message"))
         out: list[ModelStreamEvent] = []
+        if kind == "message-start" and isinstance(data.get("id"), str):
+            self._id = data["id"]
         if kind == "content-delta":
             content = _mapping(message.get("content"))
             thinking, text = content.get("thinking"), content.get("text")
@@ -398,6 +406,8 @@ class CohereStreamAccumulator(StreamDecoder):
         snapshot: dict[str, Any] = {"message": message, "finish_reason": self._finish}
         if self._usage is not None:
             snapshot["usage"] = self._usage
+        if self._id is not None:
+            snapshot["id"] = self._id
         return snapshot
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

@@ -8,7 +8,7 @@ also rides along in the per-request ``http_options.extra_body``, which the SDK m
 lists taken as they are: what goes on the wire is exactly `GeminiModel.payload`. The contents are still
 given to the SDK as well, so it validates them (a malformed part fails before any request).
 
-google-genai is imported only when a `GeminiModel` is created (``pip install 'agentkit[gemini]'``).
+google-genai is imported only when a `GeminiModel` is created (``pip install 'agentkit-tools[gemini]'``).
 """
 
 from __future__ import annotations as _annotations
@@ -31,7 +31,7 @@ from ._codec import GeminiProvider
 
 __all__ = ["GeminiModel"]
 
-_INSTALL_HINT = "GeminiModel needs google-genai: pip install 'agentkit[gemini]'"
+_INSTALL_HINT = "GeminiModel needs google-genai: pip install 'agentkit-tools[gemini]'"
 
 
 def _genai() -> Any:

@@ -62,7 +62,7 @@ from ...messages import (
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import Dialect
-from .._messages import args_object, data_url
+from .._messages import args_object, data_url, response_id, token_count
 from .._names import NameMap, NameRule, alias_for
 from ._dialect import GeminiJsonSchemaDialect, GeminiOpenAPIDialect
 
@@ -352,6 +352,7 @@ class GeminiProvider(Provider):
             finish_reason=_finish_reason(data, bool(calls)),
             model_name=_get(data, "modelVersion", "model_version"),
             raw=response,
+            response_id=response_id(_get(data, "responseId", "response_id")),
         )
 
     def format_tool_results(
@@ -511,15 +512,17 @@ def _usage(data: Mapping[str, Any]) -> Usage:
         return Usage(requests=1)
 
     def count(camel: str, snake: str) -> int:
-        value = _get(meta, camel, snake)
-        return value if isinstance(value, int) else 0
+        return token_count(_get(meta, camel, snake))
 
+    thoughts = count("thoughtsTokenCount", "thoughts_token_count")
     return Usage(
         input_tokens=count("promptTokenCount", "prompt_token_count")
         + count("toolUsePromptTokenCount", "tool_use_prompt_token_count"),
-        output_tokens=count("candidatesTokenCount", "candidates_token_count")
-        + count("thoughtsTokenCount", "thoughts_token_count"),
+        # candidatesTokenCount leaves the thoughts out; they are billed as output
+        output_tokens=count("candidatesTokenCount", "candidates_token_count") + thoughts,
         requests=1,
+        cache_read_tokens=count("cachedContentTokenCount", "cached_content_token_count"),  # part of the prompt's
+        reasoning_tokens=thoughts,
     )
 
 

@@ -1,4 +1,4 @@
-"""Mistral chat completions through the official ``mistralai`` SDK (``pip install 'agentkit[mistral]'``).
+"""Mistral chat completions through the official ``mistralai`` SDK (``pip install 'agentkit-tools[mistral]'``).
 
 `MistralModel` builds the request body with `agentkit.providers.mistral.MistralProvider` (messages,
 tools, ``tool_choice``, ``parallel_tool_calls``), sends it with ``Mistral.chat.complete_async`` /
@@ -44,7 +44,9 @@ def _sdk_client_class() -> Any:
         try:  # mistralai 1.x exports it at the top level
             from mistralai import Mistral  # type: ignore[attr-defined, no-redef, unused-ignore]
         except ImportError as error:
-            raise ImportError("MistralModel needs the official Mistral SDK: pip install 'agentkit[mistral]'") from error
+            raise ImportError(
+                "MistralModel needs the official Mistral SDK: pip install 'agentkit-tools[mistral]'"
+            ) from error
     return Mistral
 
 

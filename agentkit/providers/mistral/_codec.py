@@ -50,7 +50,7 @@ from ...messages import (
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
-from .._messages import chat_messages, chat_usage, mapped_reason, replayed_content
+from .._messages import chat_messages, chat_usage, mapped_reason, replayed_content, response_id
 from .._names import NameMap, NameRule
 from ._dialect import MistralDialect
 
@@ -253,6 +253,7 @@ class MistralProvider(Provider):
             finish_reason=normalise_finish_reason(choice.get("finish_reason")),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
 
@@ -276,7 +277,7 @@ def normalise_finish_reason(reason: Any) -> str | None:
 
 
 def usage_of(usage: Any) -> Usage:
-    """A Mistral ``usage`` object (``prompt_tokens``, ``completion_tokens``) as one request's `Usage`."""
+    """A Mistral ``usage`` object as one request's `Usage`: tokens, and the cache and reasoning details where sent."""
     return chat_usage(usage)
 
 
@@ -295,6 +296,7 @@ class MistralStreamAccumulator(StreamDecoder):
         self._text: list[str] = []
         self._thinking: list[str] = []
         self._usage: Any = None
+        self._id: str | None = None  # the response id, sent with every chunk (Cohere: with message-start)
         self._finish: str | None = None
         self._model: str | None = None
         self._announced: dict[int, str | None] = {}
@@ -307,6 +309,8 @@ class MistralStreamAccumulator(StreamDecoder):
             chunk = chunk["data"]
         if isinstance(chunk.get("model"), str):
             self._model = chunk["model"]
+        if isinstance(chunk.get("id"), str):
+            self._id = chunk["id"]
         if isinstance(chunk.get("usage"), Mapping):
             self._usage = chunk["usage"]
         choices = chunk.get("choices") or []
@@ -369,6 +373,8 @@ class MistralStreamAccumulator(StreamDecoder):
             snapshot["model"] = self._model
         if self._usage is not None:
             snapshot["usage"] = self._usage
+        if self._id is not None:
+            snapshot["id"] = self._id
         return snapshot
 
     def feed(self, event: Any) -> list[ToolCallDelta]:

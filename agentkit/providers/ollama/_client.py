@@ -9,7 +9,7 @@ parameters, and rename ``$defs`` to ``defs``. The body therefore goes through th
 (``AsyncClient._request``) with ``dict`` as the response type, so that neither direction is re-modelled:
 what goes on the wire is exactly `OllamaModel.payload`, and responses are read as the server sent them.
 
-ollama is imported only when an `OllamaModel` is created (``pip install 'agentkit[ollama]'``).
+ollama is imported only when an `OllamaModel` is created (``pip install 'agentkit-tools[ollama]'``).
 """
 
 from __future__ import annotations as _annotations
@@ -36,7 +36,7 @@ __all__ = ["DEFAULT_HOST", "OllamaModel"]
 DEFAULT_HOST = "http://127.0.0.1:11434"
 """Where a client built here connects when neither `base_url` nor ``OLLAMA_HOST`` says otherwise."""
 
-_INSTALL_HINT = "OllamaModel needs the ollama package: pip install 'agentkit[ollama]'"
+_INSTALL_HINT = "OllamaModel needs the ollama package: pip install 'agentkit-tools[ollama]'"
 
 
 def _ollama() -> Any:

@@ -44,7 +44,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
-from .._messages import args_object, data_url, message_of
+from .._messages import args_object, data_url, message_of, token_count
 from .._names import NameMap, NameRule
 from ._dialect import OllamaDialect
 
@@ -206,8 +206,8 @@ class OllamaProvider(Provider):
                 provider_details=details,
             ),
             usage=Usage(
-                input_tokens=_count(data.get("prompt_eval_count")),
-                output_tokens=_count(data.get("eval_count")),
+                input_tokens=token_count(data.get("prompt_eval_count")),
+                output_tokens=token_count(data.get("eval_count")),
                 requests=1,
             ),
             finish_reason=reason if isinstance(reason, str) else None,
@@ -240,10 +240,6 @@ class OllamaProvider(Provider):
         if images:
             message["images"] = images
         return message
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) else 0
 
 
 def _image_base64(part: ImagePart) -> str | None:

@@ -44,7 +44,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
-from .._messages import chat_messages, chat_usage
+from .._messages import chat_messages, chat_usage, response_id
 from .._names import NameMap, NameRule
 from ._dialect import OpenAIDialect
 
@@ -243,6 +243,7 @@ class OpenAIChatProvider(Provider):
             finish_reason=normalise_finish_reason(choice.get("finish_reason"), has_calls=bool(calls)),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
 
@@ -287,6 +288,7 @@ class OpenAIChatStream(StreamDecoder):
         self._announced: set[int] = set()
         self._finish: str | None = None
         self._usage: Any = None
+        self._id: str | None = None  # the response id, sent with every chunk (Cohere: with message-start)
         self._model: str | None = None
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
@@ -312,6 +314,8 @@ class OpenAIChatStream(StreamDecoder):
         if not isinstance(chunk, dict):
             return []
         self._model = chunk.get("model") or self._model
+        if isinstance(chunk.get("id"), str):
+            self._id = chunk["id"]
         if isinstance(chunk.get("usage"), dict):
             self._usage = chunk["usage"]
         out: list[ModelStreamEvent] = []
@@ -351,4 +355,6 @@ class OpenAIChatStream(StreamDecoder):
             snapshot["model"] = self._model
         if self._usage is not None:
             snapshot["usage"] = self._usage
+        if self._id is not None:
+            snapshot["id"] = self._id
         return snapshot

@@ -15,6 +15,12 @@ retries with backoff, timeouts, error mapping, SSE decoding and parsing the resp
 What it skips is its per-call walk of the parameters (``transform``), which for 1,000 tools costs
 more than the whole rest of a step; the tool list that the provider caches is serialised once and its
 JSON reused while it is unchanged.
+
+Third-party instrumentation that patches the SDK's ``create()`` methods (OpenTelemetry's OpenAI
+instrumentation, for one) does not see requests sent through ``post``; agentkit's own ``chat`` spans
+(`agentkit.instrument`) cover them. ``use_sdk_create=True`` sends through ``chat.completions.create`` /
+``responses.create`` instead, for such instrumentation, at the price of that parameter walk (measured on
+the benchmarks page). The body is the same either way.
 """
 
 from __future__ import annotations as _annotations
@@ -22,6 +28,7 @@ from __future__ import annotations as _annotations
 import inspect
 import json
 import os
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from datetime import date, datetime
@@ -58,7 +65,7 @@ def _import_openai() -> Any:
         import openai  # noqa: TID251 - the one lazy import point, on first use
     except ImportError as error:  # pragma: no cover - openai is a dependency of agentkit
         raise ImportError(
-            "The OpenAI models need the openai package: pip install 'agentkit[openai]' (or pip install openai)"
+            "The OpenAI models need the openai package: pip install 'agentkit-tools[openai]' (or pip install openai)"
         ) from error
     return openai
 
@@ -134,6 +141,7 @@ class _OpenAIModel(SDKModel, Generic[P]):
 
     label = "OpenAI"
     example = "gpt-4.1"
+    request_id_headers = ("x-request-id",)
     _path: ClassVar[str]
 
     def __init__(
@@ -145,8 +153,11 @@ class _OpenAIModel(SDKModel, Generic[P]):
         base_url: str | None,
         provider: P | None,
         limits: RequestLimits | None,
+        use_sdk_create: bool = False,
     ) -> None:
         self._encoder = _BodyEncoder()
+        self.use_sdk_create = use_sdk_create
+        """Send through the SDK's ``create()`` (seen by instrumentation that patches it) instead of ``post``."""
         self._setup(
             model_name,
             client=client,
@@ -193,13 +204,30 @@ class _OpenAIModel(SDKModel, Generic[P]):
             return {"content": self._encoder.encode(body), "options": options}
         return {"body": dict(body), "options": options}
 
+    def _create(self) -> Any:
+        """The SDK's typed ``create()`` for this API (``use_sdk_create``)."""
+        raise NotImplementedError
+
+    def _create_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        # create() takes the fields it knows as keywords; the rest travel as they are in extra_body
+        known = _create_parameters(self._create())
+        kwargs = {k: v for k, v in body.items() if k in known}
+        extra = {k: v for k, v in body.items() if k not in known}
+        if extra:
+            kwargs["extra_body"] = extra
+        return kwargs
+
     async def _post(self, body: Mapping[str, Any], cast_to: type[Any]) -> Any:
+        if self.use_sdk_create:
+            return await self._call(lambda: self._create()(**self._create_args(body)))
         return await self._call(lambda: self.client.post(self._path, cast_to=cast_to, **self._send_args(body)))
 
     def _events(
         self, body: Mapping[str, Any], cast_to: type[Any], stream_cls: Any, tools: Registry, settings: ModelSettings
     ) -> AsyncGenerator[ModelStreamEvent, None]:
         def open_stream() -> Any:
+            if self.use_sdk_create:
+                return self._create()(**self._create_args(body))
             return self.client.post(
                 self._path, cast_to=cast_to, stream=True, stream_cls=stream_cls, **self._send_args(body)
             )
@@ -225,6 +253,18 @@ class _OpenAIModel(SDKModel, Generic[P]):
 
     async def _close_client(self) -> None:
         await self.client.close()
+
+
+_CREATE_PARAMETERS: dict[Any, frozenset[str]] = {}
+
+
+def _create_parameters(create: Any) -> frozenset[str]:
+    """The keyword arguments a ``create()`` method takes (read once per method)."""
+    function = getattr(create, "__func__", create)
+    found = _CREATE_PARAMETERS.get(function)
+    if found is None:
+        found = _CREATE_PARAMETERS[function] = frozenset(inspect.signature(create).parameters) - {"extra_body"}
+    return found
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -264,6 +304,10 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
             custom ``base_url``).
         base_url: the endpoint for a client built here; default: the SDK's (``OPENAI_BASE_URL`` or OpenAI).
         provider: the `OpenAIChatProvider` that formats and parses (e.g. one with another dialect).
+        limits: agentkit's bounds on each request (`agentkit.models.RequestLimits`).
+        use_sdk_create: send through ``client.chat.completions.create`` instead of the SDK's low-level
+            ``post`` (same body), so instrumentation that patches ``create()`` sees the requests; costs
+            the SDK's parameter walk on every request (see the tracing guide).
 
     ``max_tokens`` is sent as ``max_completion_tokens`` to OpenAI itself (reasoning models reject
     ``max_tokens``) and as ``max_tokens`` elsewhere, which is what compatible servers read.
@@ -282,10 +326,20 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
         base_url: str | None = None,
         provider: OpenAIChatProvider | None = None,
         limits: RequestLimits | None = None,
+        use_sdk_create: bool = False,
     ) -> None:
         super().__init__(
-            model_name, client=client, api_key=api_key, base_url=base_url, provider=provider, limits=limits
+            model_name,
+            client=client,
+            api_key=api_key,
+            base_url=base_url,
+            provider=provider,
+            limits=limits,
+            use_sdk_create=use_sdk_create,
         )
+
+    def _create(self) -> Any:
+        return self.client.chat.completions.create
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body `request` sends (`stream` adds ``stream`` and ``stream_options``)."""
@@ -331,6 +385,17 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
 # ---- Responses ------------------------------------------------------------------------------------------------
 
 
+_GPT_VERSION = re.compile(r"(?:^|[^a-z])gpt-(\d+)(?:\.(\d+))?")
+
+
+def native_search_model(model_name: str) -> bool:
+    """Whether OpenAI documents ``tool_search`` for this model (gpt-5.4 or later, Responses API)."""
+    match = _GPT_VERSION.search(model_name)
+    if match is None:
+        return False
+    return (int(match[1]), int(match[2] or 0)) >= (5, 4)
+
+
 class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     """OpenAI Responses (``POST /responses``).
 
@@ -345,6 +410,16 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     provider_class = OpenAIResponsesProvider
     _path = "/responses"
 
+    def native_tool_search(self, requested: bool | None = None) -> bool:
+        """Whether deferred tools go to the model in the native form (the hosted ``tool_search``).
+
+        By default on the models OpenAI documents it for: gpt-5.4 and later; ``True`` forces it,
+        ``False`` keeps agentkit's own search.
+        """
+        if requested is not None:
+            return requested
+        return native_search_model(self.model_name)
+
     def __init__(
         self,
         model_name: str,
@@ -354,10 +429,20 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
         base_url: str | None = None,
         provider: OpenAIResponsesProvider | None = None,
         limits: RequestLimits | None = None,
+        use_sdk_create: bool = False,
     ) -> None:
         super().__init__(
-            model_name, client=client, api_key=api_key, base_url=base_url, provider=provider, limits=limits
+            model_name,
+            client=client,
+            api_key=api_key,
+            base_url=base_url,
+            provider=provider,
+            limits=limits,
+            use_sdk_create=use_sdk_create,
         )
+
+    def _create(self) -> Any:
+        return self.client.responses.create
 
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """The request body `request` sends (`stream` adds ``"stream": true``)."""

@@ -37,6 +37,7 @@ Whole conversations (what `agentkit.providers.openai.OpenAIResponsesModel` sends
 from __future__ import annotations as _annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ...definitions import ToolDefinition
@@ -57,11 +58,17 @@ from ...messages import (
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._ids import IdRule
+from .._messages import detail_count, response_id, token_count
 from .._names import NameMap
 from ._chat import OPENAI_NAME_RULE, arguments_text, error_text, openai_tool_choice, tools_fragment
 from ._dialect import OpenAIDialect
 
-__all__ = ["DETAILS_KEY", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
+__all__ = ["DETAILS_KEY", "TOOL_SEARCH", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
+
+TOOL_SEARCH = MappingProxyType({"type": "tool_search"})
+"""The hosted tool search of the Responses API (developers.openai.com, guides/tools-tool-search; openai SDK
+``ToolSearchTool``), sent with the deferred functions, which carry ``defer_loading: true``. Its
+``tool_search_call`` / ``tool_search_output`` items are kept and replayed like reasoning items."""
 
 DETAILS_KEY = "openai-responses"
 """The key of this vendor's entry in `AssistantMessage.provider_details` (other vendors' keys are ignored)."""
@@ -74,6 +81,7 @@ class OpenAIResponsesProvider(Provider):
     name_rule = OPENAI_NAME_RULE
     id_rule = IdRule(pattern=r"^.{1,64}$", allowed=".", max_length=64)
     dialect = OpenAIDialect()
+    tool_search = TOOL_SEARCH
 
     def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(definition, strict)
@@ -195,13 +203,16 @@ class OpenAIResponsesProvider(Provider):
                 text=text, tool_calls=calls, provider_details={DETAILS_KEY: {"output": output}} if output else None
             ),
             usage=Usage(
-                input_tokens=int(usage.get("input_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
+                input_tokens=token_count(usage.get("input_tokens")),
+                output_tokens=token_count(usage.get("output_tokens")),
                 requests=1,
+                cache_read_tokens=detail_count(usage, ("input_tokens_details",), "cached_tokens"),
+                reasoning_tokens=detail_count(usage, ("output_tokens_details",), "reasoning_tokens"),
             ),
             finish_reason=_finish_reason(data, has_calls=bool(calls)),
             model_name=data.get("model"),
             raw=response,
+            response_id=response_id(data.get("id")),
         )
 
 

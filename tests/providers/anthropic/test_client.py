@@ -581,3 +581,19 @@ async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -
     server = Server(reply("tool_call"))
     with pytest.raises(ModelAPIError):
         [e async for e in server.model().stream([UserMessage("Paris?")], registry, ModelSettings())]
+
+
+async def test_responses_carry_the_request_id_header_whole_and_streamed(registry: Registry) -> None:
+    body = fixture("text")
+    whole = httpx2.Response(200, json=body, headers={"request-id": "req_011CSHoEeqs5C35K2UUqR7Fy"})
+    streamed = sse(fixture("stream")["events"])
+    streamed.headers["request-id"] = "req_011CSHstream"
+    server = Server(whole, streamed)
+    model = server.model()
+    response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    assert (response.request_id, response.response_id) == ("req_011CSHoEeqs5C35K2UUqR7Fy", body["id"])
+    assert (response.provider_name, response.provider_url) == ("anthropic", "http://127.0.0.1:8080")
+    events = [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
+    done = events[-1]
+    assert isinstance(done, ResponseDone)
+    assert done.response.request_id == "req_011CSHstream"

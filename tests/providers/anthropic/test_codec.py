@@ -385,7 +385,7 @@ def small_tools(count: int, *, prefix: str = "t", strict: bool | None = None) ->
 
 def test_strict_tools_past_twenty_fall_back(provider: AnthropicProvider, caplog: pytest.LogCaptureFixture) -> None:
     registry = Registry(small_tools(22))
-    with caplog.at_level(logging.INFO, logger="agentkit.providers.anthropic._codec"):
+    with caplog.at_level(logging.DEBUG, logger="agentkit.providers.anthropic._codec"):
         payload = provider.format_tools(registry)
     flags = [entry.get("strict", False) for entry in payload["tools"]]
     assert flags == [True] * 20 + [False, False]

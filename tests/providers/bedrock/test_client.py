@@ -660,3 +660,20 @@ async def test_a_json_body_for_a_stream_request_is_no_turn(registry: Registry) -
     service = Service(ok("converse_tool_call"))
     with pytest.raises(ModelAPIError):
         [e async for e in service.model().stream([UserMessage("Paris?")], registry, ModelSettings())]
+
+
+async def test_responses_carry_the_request_id_boto3_reads_from_the_headers(registry: Registry) -> None:
+    whole = (200, {"content-type": "application/json", "x-amzn-requestid": "e1f2-whole"}, ok("converse_text")[2])
+    stream = (
+        200,
+        {"content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "e1f2-stream"},
+        event_stream(fixture("converse_stream")["events"]),
+    )
+    model = Service(whole, stream).model()
+    response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    assert response.request_id == "e1f2-whole"
+    assert (response.provider_name, response.provider_url) == ("bedrock", LOCAL)
+    events = [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
+    done = events[-1]
+    assert isinstance(done, ResponseDone)
+    assert done.response.request_id == "e1f2-stream"

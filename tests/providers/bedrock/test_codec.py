@@ -1,7 +1,7 @@
 """Bedrock Converse provider and dialect, checked against the botocore service model's JSON schemas.
 
 boto3/botocore are not project dependencies and are not used here: payloads are validated against
-``../shared/vendors/specs/jsonschema/bedrock.*`` (converted from the service model).
+``tests/data/specs/jsonschema/bedrock.*`` (converted from the service model).
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ import cohere
 import httpx
 import jsonschema
 import pytest
-import yaml
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
 from agentkit.exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
@@ -41,7 +40,7 @@ from agentkit.models import (
 )
 from agentkit.providers.cohere import CohereModel
 from agentkit.providers.cohere._codec import CohereProvider, normalise_finish_reason
-from tests.spec import SHARED, assert_spec_valid
+from tests.spec import assert_spec_valid, openapi
 
 from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
 from ..client_common import history as common_history
@@ -104,10 +103,7 @@ def without_stream_flag(wire: dict[str, Any], *, stream: bool = False) -> dict[s
 
 @cache
 def _spec() -> dict[str, Any]:
-    spec: dict[str, Any] = yaml.load(
-        (SHARED / "vendors" / "specs" / "cohere-openapi.yaml").read_text(), Loader=yaml.CSafeLoader
-    )
-    return spec
+    return openapi("cohere")
 
 
 def assert_openapi_valid(schema: dict[str, Any], payload: Any) -> None:

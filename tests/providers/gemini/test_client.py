@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -297,7 +298,8 @@ async def test_plain_text_request(registry: Registry) -> None:
     response = await model.request(messages, registry, settings)
 
     (request,) = server.requests
-    assert request.url.path == "/v1/models/gemini-2.5-flash:generateContent"
+    # google-genai 3.x calls /v1, 2.x (the last for Python 3.10) /v1beta: the same method either way
+    assert re.fullmatch(r"/v1(beta)?/models/gemini-2\.5-flash:generateContent", request.url.path), request.url.path
     assert request.headers["x-goog-api-key"] == "test-key"
     body = server.body()
     assert body == model.payload(messages, registry, settings)
@@ -394,7 +396,10 @@ async def test_stream(registry: Registry) -> None:
     events = [e async for e in model.stream(messages, registry, ModelSettings())]
 
     (request,) = server.requests
-    assert request.url.path == "/v1/models/gemini-2.5-flash:streamGenerateContent"
+    # google-genai 3.x calls /v1, 2.x (the last for Python 3.10) /v1beta: the same method either way
+    assert re.fullmatch(r"/v1(beta)?/models/gemini-2\.5-flash:streamGenerateContent", request.url.path), (
+        request.url.path
+    )
     assert request.url.params["alt"] == "sse"
     assert server.body() == model.payload(messages, registry, ModelSettings())
 
@@ -531,7 +536,7 @@ def test_importing_agentkit_does_not_load_google_genai() -> None:
 
 def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "google.genai", None)  # makes the import fail
-    with pytest.raises(ImportError, match=r"pip install 'agentkit\[gemini\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'agentkit-tools\[gemini\]'"):
         GeminiModel("gemini-2.5-flash", api_key="k")
 
 

@@ -19,7 +19,6 @@ from typing import Any
 import httpx2
 import jsonschema
 import pytest
-import yaml
 from mistralai.client import Mistral
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
@@ -42,7 +41,7 @@ from agentkit.models import (
 )
 from agentkit.providers.mistral import MistralModel
 from agentkit.providers.mistral._codec import MistralProvider, normalise_finish_reason
-from tests.spec import SHARED, assert_spec_valid
+from tests.spec import assert_spec_valid, openapi
 
 from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
 from ..client_common import history as common_history
@@ -107,8 +106,7 @@ def without_sdk_defaults(wire: dict[str, Any], *, stream: bool = False) -> dict[
 
 @cache
 def _components() -> dict[str, Any]:
-    spec = yaml.load((SHARED / "vendors" / "specs" / "mistral-openapi.yaml").read_text(), Loader=yaml.CSafeLoader)
-    components: dict[str, Any] = spec["components"]
+    components: dict[str, Any] = openapi("mistral")["components"]
     return components
 
 

@@ -388,7 +388,7 @@ def test_importing_agentkit_does_not_load_ollama() -> None:
 
 def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ollama", None)  # makes the import fail
-    with pytest.raises(ImportError, match=r"pip install 'agentkit\[ollama\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'agentkit-tools\[ollama\]'"):
         OllamaModel("qwen3:8b")
 
 

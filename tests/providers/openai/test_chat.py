@@ -10,7 +10,6 @@ from typing import Any, Literal, Optional
 
 import jsonschema
 import pytest
-import yaml
 from pydantic import BaseModel, Field
 
 from agentkit import Registry, tool
@@ -18,7 +17,7 @@ from agentkit.exceptions import StrictSchemaError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.openai import OpenAIChatProvider, OpenAIDialect
-from tests.spec import SHARED, assert_spec_valid, sample, spec_errors
+from tests.spec import assert_spec_valid, openapi, sample, spec_errors
 
 from ..common import PNG, httpx_module, lint_module
 
@@ -30,9 +29,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 
 @cache
 def _openapi_components() -> dict[str, Any]:
-    path = SHARED / "vendors" / "specs" / "openai-openapi.yaml"
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(path.read_text(), Loader=loader)["components"]  # a safe loader (C or pure Python)
+    components: dict[str, Any] = openapi("openai")["components"]
+    return components
 
 
 @cache

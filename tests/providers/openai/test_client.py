@@ -6,6 +6,7 @@ valid against OpenAI's OpenAPI spec) and the neutral response or events we made 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -647,3 +648,81 @@ async def test_the_loop_runs_no_tool_from_a_cut_stream() -> None:
     with pytest.raises(ModelAPIError):
         [e async for e in agent.stream("Paris?")]
     assert ran == []
+
+
+# ---- request ids, vendor and endpoint on each response -------------------------------------------------------
+
+
+async def test_each_response_carries_the_request_id_header_and_where_it_came_from(registry: Registry) -> None:
+    reply = httpx.Response(200, json=load("chat_text"), headers={"x-request-id": "req_8d1c2b"})
+    server = Server(reply)
+    response = await OpenAIChatModel("gpt-4.1", client=server.client()).request([UserMessage("hi")], registry, SETTINGS)
+    assert response.request_id == "req_8d1c2b"
+    assert response.response_id == load("chat_text")["id"]
+    assert (response.provider_name, response.provider_url) == ("openai", "http://127.0.0.1:8080/v1/")
+
+
+async def test_a_stream_carries_the_request_id_of_its_response_headers(registry: Registry) -> None:
+    for model_class, name in ((OpenAIChatModel, "chat_stream"), (OpenAIResponsesModel, "responses_stream")):
+        reply = httpx.Response(
+            200, content=sse(name), headers={"content-type": "text/event-stream", "x-request-id": "req_stream7"}
+        )
+        model = model_class("gpt-4.1", client=Server(reply).client())
+        events = [e async for e in model.stream([UserMessage("Paris and Oslo?")], registry, SETTINGS)]
+        done = events[-1]
+        assert isinstance(done, ResponseDone)
+        assert done.response.request_id == "req_stream7", name
+        assert done.response.provider_name == model.vendor
+
+
+async def test_no_request_id_header_is_none_not_a_guess(registry: Registry) -> None:
+    server = Server(httpx.Response(200, json=load("responses_text")))
+    response = await OpenAIResponsesModel("gpt-5", client=server.client()).request(
+        [UserMessage("hi")], registry, SETTINGS
+    )
+    assert response.request_id is None
+    assert response.response_id == load("responses_text")["id"]
+
+
+# ---- use_sdk_create: the SDK's typed create(), for instrumentation that patches it -----------------------
+
+
+@pytest.mark.parametrize(
+    ("model_class", "resource", "whole", "streamed"),
+    [
+        (OpenAIChatModel, ("chat", "completions"), "chat_text", "chat_stream"),
+        (OpenAIResponsesModel, ("responses",), "responses_text", "responses_stream"),
+    ],
+)
+async def test_use_sdk_create_sends_the_same_body_through_create(
+    registry: Registry, model_class: Any, resource: tuple[str, ...], whole: str, streamed: str
+) -> None:
+    settings = ModelSettings(temperature=0.5, extra={"top_p": 0.9, "agentkit_unknown_field": 1})
+    plain, created = Server(ok(load(whole)), event_stream(streamed)), Server(ok(load(whole)), event_stream(streamed))
+    history: list[Message] = [UserMessage("Paris and Oslo?")]
+    baseline = model_class("gpt-4.1", client=plain.client())
+    expected = await baseline.request(history, registry, settings)
+    [_ async for _ in baseline.stream(history, registry, settings)]
+
+    client = created.client()
+    target = client
+    for name in resource:
+        target = getattr(target, name)
+    seen: list[dict[str, Any]] = []
+    original = target.create
+
+    @functools.wraps(original)  # as instrumentation wrappers do (wrapt): the signature stays readable
+    async def patched(**kwargs: Any) -> Any:  # look, then call
+        seen.append(kwargs)
+        return await original(**kwargs)
+
+    target.create = patched
+    model = model_class("gpt-4.1", client=client, use_sdk_create=True)
+    response = await model.request(history, registry, settings)
+    events = [e async for e in model.stream(history, registry, settings)]
+
+    assert created.bodies == plain.bodies  # the same JSON on the wire, unknown fields included
+    assert len(seen) == 2 and seen[0]["extra_body"] == {"agentkit_unknown_field": 1}
+    assert response.message.text == expected.message.text and response.usage == expected.usage
+    assert response.request_id == "req_ok"
+    assert isinstance(events[-1], ResponseDone)

@@ -1,0 +1,184 @@
+"""Running the `RunHooks` of a run: around each model request, and around each tool call.
+
+A tool-call hook that raises, or returns something it may not, turns into an error result for that call
+(``error_kind="hook_error"``): the model sees that the call did not go through, the run goes on. A
+model-request hook that fails raises `HookError`: its check could not be made, so nothing is sent.
+"""
+
+from __future__ import annotations as _annotations
+
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._tool_errors import described
+from ..context import RunContext, ToolContext
+from ..exceptions import HookError, describe_exception
+from ..hooks import Answer, Deny, ModelRequest, ReplaceArguments, RunHooks, implements
+from ..messages import (
+    AssistantMessage,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    UserMessage,
+)
+from ..models import Model, ModelSettings
+from ..registry import Registry, result_of
+
+if TYPE_CHECKING:
+    from .loop import RunLoop
+
+__all__ = ["after_model_response", "before_model_request", "call_with_hooks"]
+
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)
+
+
+async def _value(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def before_model_request(
+    hooks: Sequence[RunHooks[Any]], ctx: RunContext[Any], request: ModelRequest
+) -> ModelRequest:
+    """`request` after every ``before_model_request`` hook, in order; raises `HookError` for a failing one."""
+    for hook in hooks:
+        if not implements(hook, "before_model_request"):
+            continue
+        try:
+            value = await _value(hook.before_model_request(ctx, request))
+        except Exception as exc:
+            raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
+        if value is not None and not isinstance(value, ModelRequest):
+            raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
+        request = value if value is not None else request
+        _check_request(hook, request)
+    return request
+
+
+def _check_request(hook: RunHooks[Any], changed: ModelRequest) -> None:
+    request: Any = changed  # a hook may have put anything in it
+    wrong = None
+    if not isinstance(request.model, Model):
+        wrong = f"model={request.model!r} (a Model)"
+    elif not isinstance(request.messages, list) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
+        wrong = "messages (a list of agentkit messages)"
+    elif not isinstance(request.tools, Registry):
+        wrong = f"tools={request.tools!r} (a Registry)"
+    elif not isinstance(request.settings, ModelSettings):
+        wrong = f"settings={request.settings!r} (a ModelSettings)"
+    if wrong is not None:
+        raise HookError(hook, "before_model_request", f"left the request with an unusable {wrong}")
+
+
+async def after_model_response(
+    hooks: Sequence[RunHooks[Any]], ctx: RunContext[Any], request: ModelRequest, response: ModelResponse
+) -> None:
+    """Every ``after_model_response`` hook, in order; raises `HookError` for a failing one."""
+    for hook in hooks:
+        if not implements(hook, "after_model_response"):
+            continue
+        try:
+            await _value(hook.after_model_response(ctx, request, response))
+        except Exception as exc:
+            raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
+
+
+def _tool(loop: RunLoop, call: ToolCall) -> Any:
+    return loop.executor.get(call.name) if call.name in loop.executor else None
+
+
+def _hook_error(
+    call: ToolCall, hook: RunHooks[Any], method: str, what: str, exc: BaseException | None = None
+) -> ToolResult:
+    return ToolResult.error(
+        call,
+        f"The call to {call.name!r} did not go through: the application's {method} hook {what}.",
+        "hook_error",
+        type(exc).__name__ if exc is not None else None,
+    )
+
+
+async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
+    """The result of `call` answered with `output`, as if its tool had returned it."""
+    item = loop.executor.get(call.name) if call.name in loop.executor else None
+    if item is not None:
+        return await result_of(item, call, output)
+    from pydantic_core import to_json
+
+    text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
+    return ToolResult(call_id=call.id, name=call.name, content=[TextPart(text)], output=output)
+
+
+async def call_with_hooks(
+    loop: RunLoop, call: ToolCall, ctx: ToolContext[Any], run: Callable[[ToolCall], Awaitable[ToolResult]]
+) -> ToolResult:
+    """`run(call)` between the before and after hooks (which may change, answer, deny or replace it)."""
+    hooks = loop.control.hooks
+    changed, result = await _before(loop, hooks, ctx, call)
+    if result is None:
+        if changed.arguments != call.arguments and loop.needs_approval(changed):
+            result = ToolResult.error(
+                changed,
+                f"This call to {call.name!r} did not run: the application changed its arguments to ones that need "
+                "approval, and nobody approved them.",
+                "denied",
+            )
+        else:
+            result = await run(changed)
+    result = await _after(loop, hooks, ctx, changed, result)
+    if result.call_id != call.id or result.name != call.name:
+        result = dataclasses.replace(result, call_id=call.id, name=call.name)  # linked to the model's call
+    return result
+
+
+async def _before(
+    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall
+) -> tuple[ToolCall, ToolResult | None]:
+    """The call as the ``before_tool_call`` hooks leave it, and the result when one of them settled it."""
+    for hook in hooks:
+        if not implements(hook, "before_tool_call"):
+            continue
+        try:
+            decision = await _value(hook.before_tool_call(ctx, call))
+        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+            return call, _hook_error(call, hook, "before_tool_call", what, exc)
+        if decision is None:
+            continue
+        if isinstance(decision, Deny):
+            reason = str(decision.reason).rstrip(".")
+            return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
+        if isinstance(decision, Answer):
+            return call, await _answer(loop, call, decision.output)
+        if isinstance(decision, ReplaceArguments) and isinstance(decision.arguments, Mapping):
+            call = dataclasses.replace(call, arguments=dict(decision.arguments))
+            continue
+        what = f"returned {decision!r}, not None, ReplaceArguments, Answer or Deny"
+        return call, _hook_error(call, hook, "before_tool_call", what)
+    return call, None
+
+
+async def _after(
+    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall, result: ToolResult
+) -> ToolResult:
+    """`result` as the ``after_tool_call`` hooks leave it (each sees what the previous one left)."""
+    for hook in hooks:
+        if not implements(hook, "after_tool_call"):
+            continue
+        try:
+            value = await _value(hook.after_tool_call(ctx, call, result))
+        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+            result = _hook_error(call, hook, "after_tool_call", what, exc)
+            continue
+        if isinstance(value, ToolResult):
+            result = value
+        elif isinstance(value, Answer):
+            result = await _answer(loop, call, value.output)
+        elif value is not None:
+            result = _hook_error(call, hook, "after_tool_call", f"returned {value!r}, not None, a ToolResult or Answer")
+    return result

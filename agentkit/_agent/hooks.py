@@ -1,0 +1,53 @@
+"""Where a run's side effects go: in this process by default, or to a durable engine (`agentkit.temporal`).
+
+A `RunLoop` takes model turns and calls tools through `ExecutionHooks`. The default runs everything here;
+a durable engine sets its own hooks for the duration of a run (a context variable, so concurrent runs
+keep theirs) to run each tool call as an activity, make ids deterministic, and claim nothing in a run
+store (the engine itself applies each answer once).
+
+Background calls (`Tool.background`) run as tasks kept in `BACKGROUND`, keyed by run id and call id, so a
+run that ended before them (status ``"awaiting_background"``) finds them again on `resume`.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..messages import ToolCall, ToolResult
+from .results import new_pause_token
+
+if TYPE_CHECKING:
+    from ..context import ToolContext
+    from ..registry import Registry
+
+__all__ = ["BACKGROUND", "ExecutionHooks", "current_hooks"]
+
+CallTool = Callable[["Registry", ToolCall, Any, "ToolContext[Any] | None"], Awaitable[ToolResult]]
+"""``(executor, call, deps, context) -> result``: run one tool call (raising `ToolSuspended` to pause)."""
+
+
+async def _call_here(executor: Registry, call: ToolCall, deps: Any, context: ToolContext[Any] | None) -> ToolResult:
+    return await executor.call(call, deps=deps, context=context)
+
+
+@dataclass(frozen=True)
+class ExecutionHooks:
+    """How a run calls tools, makes pause ids, and claims a pause on resume."""
+
+    call_tool: CallTool = _call_here
+    new_pause_id: Callable[[], str] = new_pause_token
+    claims: bool = True
+    """Whether `resume` claims the pause in the agent's run store (False where the engine guarantees it)."""
+    durable: bool = False
+    """Whether background calls outlive the process (then a run waits for them instead of ending first)."""
+
+
+IN_PROCESS = ExecutionHooks()
+current_hooks: ContextVar[ExecutionHooks] = ContextVar("agentkit_execution_hooks", default=IN_PROCESS)
+
+BACKGROUND: dict[tuple[str, str], asyncio.Future[ToolResult]] = {}
+"""Background calls of this process: (run id, call id) -> the task computing the result."""

@@ -1,0 +1,116 @@
+"""What a run reports while it runs: DEBUG log records (logger ``agentkit.agent``) and, when tracing is on, spans.
+
+The loop calls in here only when someone is looking (tracing on, or DEBUG enabled for ``agentkit.agent``),
+so a run nobody observes pays one check per model request and tool call.
+
+Records at DEBUG: each model request (the model, how many messages and tools, the tool choice) and its
+answer (finish reason, calls, tokens, request id, duration) or failure, and each retry the run grants
+(a tool call the model must make again: invalid arguments, `ModelRetry`). The SDKs' own HTTP retries are
+logged by the SDKs (e.g. the ``openai`` logger), not here.
+"""
+
+from __future__ import annotations as _annotations
+
+import logging
+import time
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
+
+from ..instrumentation import enter_run, leave_run
+from ..messages import ModelResponse, ToolResult
+
+if TYPE_CHECKING:
+    from ..hooks import ModelRequest
+    from .loop import RunLoop
+    from .results import RunResult
+
+__all__ = ["agent_run", "debugging", "log_retry", "logger", "model_turn"]
+
+logger = logging.getLogger("agentkit.agent")
+
+
+def debugging() -> bool:
+    """Whether DEBUG records of runs are wanted (the logging module caches this per logger)."""
+    return logger.isEnabledFor(logging.DEBUG)
+
+
+async def agent_run(loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
+    """Run `body` as the run of `loop`: its tracer is what its subagents inherit, and its span wraps it."""
+    token = enter_run(loop.tracing)
+    try:
+        if loop.tracing is None:
+            return await body
+        return await loop.tracing.agent(loop, body)
+    finally:
+        leave_run(token)
+
+
+async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]) -> ModelResponse:
+    """Await one model request, logged at DEBUG and traced as a ``chat`` span when tracing is on.
+
+    `request` is the request as the step's hooks left it (its model, messages, tools and settings).
+    """
+    debug = debugging()
+    model = request.model.name
+    settings = request.settings
+    if debug:
+        logger.debug(
+            "agent %r step %d: request to %s (%d messages, %d tools, tool_choice=%r)",
+            loop.agent.id,
+            index,
+            model,
+            len(request.messages),
+            len(settings.active_tools) if settings.active_tools is not None else len(request.tools),
+            settings.tool_choice,
+            extra={"agent_id": loop.agent.id, "step": index, "model": model},
+        )
+    start = time.perf_counter()
+    try:
+        response = await (turn if loop.tracing is None else loop.tracing.chat(loop, request, turn))
+    except BaseException as exc:
+        if debug:
+            logger.debug(
+                "agent %r step %d: request to %s failed after %.0f ms: %s",
+                loop.agent.id,
+                index,
+                model,
+                (time.perf_counter() - start) * 1000,
+                type(exc).__name__,
+                extra={"agent_id": loop.agent.id, "step": index, "model": model},
+            )
+        raise
+    if debug:
+        usage = response.usage
+        logger.debug(
+            "agent %r step %d: %s answered in %.0f ms: finish_reason=%r, %d tool calls, tokens in=%d "
+            "(cache read %d, written %d) out=%d (reasoning %d), request id %s",
+            loop.agent.id,
+            index,
+            response.model_name or model,
+            (time.perf_counter() - start) * 1000,
+            response.finish_reason,
+            len(response.message.tool_calls),
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.output_tokens,
+            usage.reasoning_tokens,
+            response.request_id,
+            extra={"agent_id": loop.agent.id, "step": index, "model": model, "request_id": response.request_id},
+        )
+    return response
+
+
+def log_retry(loop: RunLoop, result: ToolResult, count: int) -> None:
+    """A retryable failure of `result`'s tool, counted: the model is asked to call it again."""
+    if debugging():
+        logger.debug(
+            "agent %r: tool %r (call %r) failed (%s); retry %d of %d for this tool",
+            loop.agent.id,
+            result.name,
+            result.call_id,
+            result.error_kind,
+            count,
+            loop.agent.retries,
+            extra={"agent_id": loop.agent.id, "tool_name": result.name, "tool_call_id": result.call_id},
+        )

@@ -1,0 +1,273 @@
+"""The spans of a traced run, per the OpenTelemetry GenAI semantic conventions (``opentelemetry-api`` only).
+
+Imported only once tracing is turned on (`agentkit.instrumentation`). Attribute names are written out
+here rather than taken from ``opentelemetry-semantic-conventions``, whose GenAI names are still
+"incubating" (moving between releases) and which would be one more dependency.
+"""
+
+from __future__ import annotations as _annotations
+
+import json
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from ._agent.display import display_arguments, error_text, shape
+from .exceptions import ClientCallRequested, ToolSuspended
+from .messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from ._agent.loop import RunLoop
+    from ._agent.results import RunResult
+    from .hooks import ModelRequest
+    from .instrumentation import InstrumentationSettings
+    from .models import Model
+
+__all__ = ["PROVIDER_NAMES", "Tracing"]
+
+PROVIDER_NAMES = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gcp.gemini",
+    "bedrock": "aws.bedrock",
+    "mistral": "mistral_ai",
+    "cohere": "cohere",
+    "ollama": "ollama",
+}
+"""agentkit vendor -> ``gen_ai.provider.name`` (the conventions' well-known values; Ollama has none)."""
+
+
+def _provider_and_model(model: Model) -> tuple[str, str]:
+    vendor, sep, name = model.name.partition(":")
+    return PROVIDER_NAMES.get(vendor, vendor), name if sep else vendor
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, default=repr, ensure_ascii=False)
+
+
+class Tracing:
+    """One tracer and its settings; opens the run, model request and tool call spans."""
+
+    def __init__(self, settings: InstrumentationSettings) -> None:
+        from . import __version__
+
+        self.settings = settings
+        self.content = settings.include_content
+        self.tracer = trace.get_tracer("agentkit", __version__, tracer_provider=settings.tracer_provider)
+
+    # ---- a run -----------------------------------------------------------------------------------------
+
+    async def agent(self, loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
+        """Run `body` (the loop) inside an ``invoke_agent`` span."""
+        agent = loop.agent
+        provider, model = _provider_and_model(loop.model)
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent.name,
+            "gen_ai.agent.id": agent.id,
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": model,
+        }
+        if agent.description:
+            attributes["gen_ai.agent.description"] = agent.description
+        if self.content and agent.instructions:
+            attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": agent.instructions}])
+        with self.tracer.start_as_current_span(
+            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes
+        ) as span:
+            result = await body
+            ended = _usage(result.usage)
+            ended["agentkit.run.status"] = result.status
+            ended["agentkit.run.steps"] = len(result.steps)
+            span.set_attributes(ended)
+            if self.content:
+                span.set_attribute("gen_ai.output.messages", _json([_text_message("assistant", result.text)]))
+            return result
+
+    # ---- a model request -------------------------------------------------------------------------------
+
+    async def chat(self, loop: RunLoop, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
+        """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
+        settings = request.settings
+        provider, model = _provider_and_model(request.model)
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": model,
+            "gen_ai.request.stream": loop.emit is not None,
+        }
+        if settings.max_tokens is not None:
+            attributes["gen_ai.request.max_tokens"] = settings.max_tokens
+        if settings.temperature is not None:
+            attributes["gen_ai.request.temperature"] = settings.temperature
+        attributes.update(_server(getattr(request.model, "base_url", None)))
+        if self.content:
+            self._request_content(loop, request, attributes)
+        with self.tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes) as span:
+            response = await turn
+            span.set_attributes(_response(response))
+            if self.content:
+                message = _assistant(loop, response.message)
+                message["finish_reason"] = response.finish_reason or "stop"
+                span.set_attribute("gen_ai.output.messages", _json([message]))
+            return response
+
+    def _request_content(self, loop: RunLoop, request: ModelRequest, attributes: dict[str, Any]) -> None:
+        system = [m.text for m in request.messages if isinstance(m, SystemMessage)]
+        if system:
+            attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
+        messages = [_message(loop, m) for m in request.messages if not isinstance(m, SystemMessage)]
+        attributes["gen_ai.input.messages"] = _json(messages)
+        attributes["gen_ai.tool.definitions"] = _json(
+            [{"type": "function", "name": d.key, "description": d.description} for d in request.tools.definitions()]
+        )
+
+    # ---- a tool call -----------------------------------------------------------------------------------
+
+    async def tool(self, loop: RunLoop, call: ToolCall, run: Awaitable[ToolResult]) -> ToolResult:
+        """Await `run` (one tool call) inside an ``execute_tool`` span; an error result marks the span."""
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": call.name,
+            "gen_ai.tool.call.id": call.id,
+            "gen_ai.tool.type": "function",
+        }
+        item = loop.registry.get(call.name) if call.name in loop.registry else None
+        if item is not None and item.description:
+            attributes["gen_ai.tool.description"] = item.description
+        if self.content:
+            shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
+            attributes["gen_ai.tool.call.arguments"] = _json(shown)
+        with self.tracer.start_as_current_span(
+            f"execute_tool {call.name}",
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            try:
+                result = await run
+            except (ToolSuspended, ClientCallRequested) as signal:  # a pause, not a failure
+                span.set_attribute("agentkit.tool.paused", type(signal).__name__)
+                raise
+            except BaseException as exc:
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                raise
+            if result.is_error:
+                span.set_attribute("error.type", result.exception_type or result.error_kind or "error")
+                span.set_attribute("agentkit.tool.error_kind", result.error_kind or "error")
+                span.set_status(Status(StatusCode.ERROR, result.error_kind))
+            if self.content:
+                span.set_attribute("gen_ai.tool.call.result", _json(_shown_result(loop, result)))
+            return result
+
+
+# ---- attribute values ---------------------------------------------------------------------------------------
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    out = {"gen_ai.usage.input_tokens": usage.input_tokens, "gen_ai.usage.output_tokens": usage.output_tokens}
+    if usage.cache_read_tokens:
+        out["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens:
+        out["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
+    if usage.reasoning_tokens:
+        out["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning_tokens
+    return out
+
+
+def _response(response: ModelResponse) -> dict[str, Any]:
+    out: dict[str, Any] = _usage(response.usage)
+    if response.model_name:
+        out["gen_ai.response.model"] = response.model_name
+    if response.response_id:
+        out["gen_ai.response.id"] = response.response_id
+    if response.request_id:
+        out["agentkit.response.request_id"] = response.request_id
+    if response.finish_reason:
+        out["gen_ai.response.finish_reasons"] = (response.finish_reason,)
+    return out
+
+
+def _server(base_url: Any) -> dict[str, Any]:
+    if not isinstance(base_url, str) or not base_url:
+        return {}
+    parsed = urlparse(base_url)
+    out: dict[str, Any] = {}
+    if parsed.hostname:
+        out["server.address"] = parsed.hostname
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80 if parsed.scheme == "http" else None)
+    except ValueError:
+        port = None
+    if port is not None:
+        out["server.port"] = port
+    return out
+
+
+def _text_message(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            out.append({"type": "text", "content": part.text})
+        elif isinstance(part, ImagePart):  # never the bytes: a trace is not the place for them
+            entry: dict[str, Any] = {"type": "uri" if part.url else "blob", "mime_type": part.media_type}
+            if part.url and not part.url.startswith("data:"):
+                entry["uri"] = part.url
+            out.append(entry)
+    return out
+
+
+def _assistant(loop: RunLoop, message: AssistantMessage) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "text", "content": message.text}] if message.text else []
+    for call in message.tool_calls:
+        shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
+        parts.append({"type": "tool_call", "id": call.id, "name": call.name, "arguments": shown})
+    return {"role": "assistant", "parts": parts}
+
+
+def _shown_result(loop: RunLoop, result: ToolResult) -> Any:
+    """A result as a display sees it: the shaped output, or the (withheld where redacted) error text."""
+    rules = loop.rules(result.name)
+    if result.is_error:
+        shown, _ = shape(rules.error, error_text(result, rules), "error")
+    elif rules.output is not None:
+        shown, _ = shape(rules.output, result.output, "output")
+    else:
+        shown = result.text
+    return shown
+
+
+def _message(loop: RunLoop, message: Message) -> dict[str, Any]:
+    if isinstance(message, UserMessage):
+        return {"role": "user", "parts": _parts(message.parts)}
+    if isinstance(message, AssistantMessage):
+        return _assistant(loop, message)
+    if isinstance(message, ToolResultsMessage):
+        parts = [
+            {"type": "tool_call_response", "id": r.call_id, "response": _shown_result(loop, r)} for r in message.results
+        ]
+        return {"role": "tool", "parts": parts}
+    return _text_message("system", message.text)

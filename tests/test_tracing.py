@@ -1,0 +1,256 @@
+"""OpenTelemetry spans of agent runs, read back from opentelemetry-sdk's in-memory exporter."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+import agentkit
+from agentkit import (
+    Agent,
+    AssistantMessage,
+    ModelResponse,
+    ToolCall,
+    ToolResultsMessage,
+    ToolTransform,
+    Usage,
+    tool,
+)
+from agentkit.exceptions import AgentSetupError
+from agentkit.instrumentation import InstrumentationSettings
+from agentkit.testing import FunctionModel
+
+SECRET = "s3cr3t-value"
+
+
+@tool
+def find(city: str) -> str:
+    """Find a city."""
+    raise ValueError(f"no city {city}")
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def answer(text: str, usage: Usage, model: str, calls: list[ToolCall] | None = None) -> ModelResponse:
+    return ModelResponse(
+        AssistantMessage(text, tool_calls=calls or []),
+        usage=usage,
+        finish_reason="tool_calls" if calls else "stop",
+        model_name=model,
+        response_id=f"resp-{model}-{len(calls or [])}",
+    )
+
+
+def helper_turn(messages: list[Any], info: Any) -> ModelResponse:
+    if not isinstance(messages[-1], ToolResultsMessage):
+        return answer("", Usage(5, 2, 1), "claude-x", [ToolCall("h1", "add", {"a": 1, "b": 2})])
+    return answer("3", Usage(7, 1, 1), "claude-x")
+
+
+def boss_turn(messages: list[Any], info: Any) -> ModelResponse:
+    if len(messages) <= 2:  # the instructions, the prompt
+        calls = [ToolCall("c1", "find", {"city": SECRET}), ToolCall("c2", "agent-helper", {"prompt": "add 1 and 2"})]
+        return answer("Looking.", Usage(100, 20, 1, cache_read_tokens=60, reasoning_tokens=8), "gpt-4o-2024", calls)
+    return answer("It is 3.", Usage(150, 10, 1), "gpt-4o-2024")
+
+
+def agents(**options: Any) -> Agent:
+    helper = Agent(id="helper", model=FunctionModel(helper_turn, name="anthropic:claude-x"), tools=[add])
+    return Agent(
+        id="boss",
+        name="Boss",
+        instructions="Be brief.",
+        model=FunctionModel(boss_turn, name="openai:gpt-4o"),
+        tools=[find],
+        agents={"helper": helper},
+        **options,
+    )
+
+
+@pytest.fixture
+def exporter() -> Iterator[InMemorySpanExporter]:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    agentkit.instrument(tracer_provider=provider)
+    try:
+        yield memory
+    finally:
+        agentkit.uninstrument()
+
+
+def tree(spans: tuple[ReadableSpan, ...]) -> list[tuple[int, str]]:
+    """(depth, name) in start order."""
+    by_id = {s.context.span_id: s for s in spans}
+
+    def depth(span: ReadableSpan) -> int:
+        parent = span.parent
+        return 0 if parent is None or parent.span_id not in by_id else 1 + depth(by_id[parent.span_id])
+
+    return [(depth(s), s.name) for s in sorted(spans, key=lambda s: s.start_time or 0)]
+
+
+def named(spans: tuple[ReadableSpan, ...], name: str) -> ReadableSpan:
+    [span] = [s for s in spans if s.name == name]
+    return span
+
+
+async def test_the_span_tree_of_a_two_step_run_with_a_tool_error_and_a_subagent(
+    exporter: InMemorySpanExporter,
+) -> None:
+    result = await agents().generate("What is 1 + 2?")
+    assert result.text == "It is 3."
+    spans = exporter.get_finished_spans()
+    by_start = tree(spans)
+    assert by_start[:2] == [(0, "invoke_agent Boss"), (1, "chat gpt-4o")]
+    # the two calls of step 0 run concurrently: their spans are siblings under the run
+    assert sorted(by_start[2:4]) == [(1, "execute_tool agent-helper"), (1, "execute_tool find")]
+    assert by_start[4:] == [
+        (2, "invoke_agent helper"),
+        (3, "chat claude-x"),
+        (3, "execute_tool add"),
+        (3, "chat claude-x"),
+        (1, "chat gpt-4o"),
+    ]
+    assert len({s.context.trace_id for s in spans}) == 1  # one trace
+
+    run = named(spans, "invoke_agent Boss")
+    assert run.attributes is not None
+    assert dict(run.attributes) == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "Boss",
+        "gen_ai.agent.id": "boss",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+        "gen_ai.usage.input_tokens": 100 + 150 + 5 + 7,  # the subagent's tokens count in the parent's run
+        "gen_ai.usage.output_tokens": 20 + 10 + 2 + 1,
+        "gen_ai.usage.cache_read.input_tokens": 60,
+        "gen_ai.usage.reasoning.output_tokens": 8,
+        "agentkit.run.status": "complete",
+        "agentkit.run.steps": 2,
+    }
+
+    first_chat = sorted((s for s in spans if s.name == "chat gpt-4o"), key=lambda s: s.start_time or 0)[0]
+    assert first_chat.attributes is not None
+    assert dict(first_chat.attributes) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+        "gen_ai.request.stream": False,
+        "gen_ai.response.model": "gpt-4o-2024",
+        "gen_ai.response.id": "resp-gpt-4o-2024-2",
+        "gen_ai.response.finish_reasons": ("tool_calls",),
+        "gen_ai.usage.input_tokens": 100,
+        "gen_ai.usage.output_tokens": 20,
+        "gen_ai.usage.cache_read.input_tokens": 60,
+        "gen_ai.usage.reasoning.output_tokens": 8,
+    }
+
+    failed = named(spans, "execute_tool find")
+    assert failed.status.status_code is StatusCode.ERROR
+    assert failed.attributes is not None
+    assert failed.attributes["gen_ai.tool.name"] == "find"
+    assert failed.attributes["gen_ai.tool.call.id"] == "c1"
+    assert failed.attributes["error.type"] == "ValueError"
+    assert failed.attributes["agentkit.tool.error_kind"] == "exception"
+    sub = named(spans, "execute_tool agent-helper")
+    assert sub.status.status_code is StatusCode.UNSET
+    assert named(spans, "invoke_agent helper").attributes["gen_ai.provider.name"] == "anthropic"  # type: ignore[index]
+    # no content unless asked for
+    content_keys = ("gen_ai.input", "gen_ai.output", "gen_ai.tool.call.a", "gen_ai.system_instructions")
+    assert not any(key.startswith(content_keys) for s in spans for key in s.attributes or {})
+    assert not any(SECRET in str(value) for s in spans for value in (s.attributes or {}).values())
+
+
+async def test_content_is_recorded_when_asked_and_redacted_inputs_stay_redacted() -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    hide = ToolTransform(input=lambda args: {"city": "***"})
+    await agents(instrument=settings, transform=hide).generate("What is 1 + 2?")
+    spans = memory.get_finished_spans()
+
+    first_chat = sorted((s for s in spans if s.name == "chat gpt-4o"), key=lambda s: s.start_time or 0)
+    attributes = first_chat[1].attributes or {}
+    assert json.loads(str(attributes["gen_ai.system_instructions"])) == [{"type": "text", "content": "Be brief."}]
+    history = json.loads(str(attributes["gen_ai.input.messages"]))
+    assert [m["role"] for m in history] == ["user", "assistant", "tool"]
+    assert history[0]["parts"] == [{"type": "text", "content": "What is 1 + 2?"}]
+    assert history[1]["parts"][1] == {"type": "tool_call", "id": "c1", "name": "find", "arguments": {"city": "***"}}
+    assert history[2]["parts"][1] == {"type": "tool_call_response", "id": "c2", "response": "3"}
+    output = json.loads(str(attributes["gen_ai.output.messages"]))
+    assert output == [
+        {"role": "assistant", "parts": [{"type": "text", "content": "It is 3."}], "finish_reason": "stop"}
+    ]
+
+    tool_span = named(spans, "execute_tool find").attributes or {}
+    assert json.loads(str(tool_span["gen_ai.tool.call.arguments"])) == {"city": "***"}
+    assert "withheld" in str(tool_span["gen_ai.tool.call.result"])
+    assert not any(SECRET in str(value) for s in spans for value in (s.attributes or {}).values())
+
+
+async def test_an_agent_that_opts_out_is_not_traced_nor_are_its_subagents(exporter: InMemorySpanExporter) -> None:
+    await agents(instrument=False).generate("What is 1 + 2?")
+    assert exporter.get_finished_spans() == ()
+
+
+async def test_nothing_is_traced_unless_turned_on() -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    await agents().generate("What is 1 + 2?")  # instrument() not called: no tracer is even made
+    assert memory.get_finished_spans() == ()
+    assert not agentkit.is_instrumented()
+
+
+async def test_a_streamed_run_is_traced_the_same_way(exporter: InMemorySpanExporter) -> None:
+    stream = agents().stream("What is 1 + 2?")
+    async for _ in stream:
+        pass
+    spans = exporter.get_finished_spans()
+    assert sorted(name for _, name in tree(spans)) == sorted(
+        [
+            "invoke_agent Boss",
+            "chat gpt-4o",
+            "execute_tool find",
+            "execute_tool agent-helper",
+            "invoke_agent helper",
+            "chat claude-x",
+            "execute_tool add",
+            "chat claude-x",
+            "chat gpt-4o",
+        ]
+    )
+    assert all(s.attributes["gen_ai.request.stream"] is True for s in spans if s.name.startswith("chat"))  # type: ignore[index]
+
+
+async def test_a_failing_model_request_marks_its_span_and_the_run(exporter: InMemorySpanExporter) -> None:
+    def broken(messages: list[Any], info: Any) -> str:
+        raise ConnectionError("down")
+
+    with pytest.raises(ConnectionError):
+        await Agent(id="x", model=FunctionModel(broken, name="openai:gpt-4o")).generate("hi")
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat gpt-4o", "invoke_agent x"]
+    for span in spans:
+        assert span.status.status_code is StatusCode.ERROR
+        assert span.events[0].name == "exception"
+
+
+def test_bad_instrument_values_are_refused() -> None:
+    with pytest.raises(AgentSetupError, match="instrument= takes"):
+        Agent(instrument="yes")  # type: ignore[arg-type]
+    with pytest.raises(AgentSetupError, match="not both"):
+        agentkit.instrument(InstrumentationSettings(), include_content=True)

@@ -139,42 +139,69 @@ def check_limits(schema: JsonSchema, log: LossLog) -> None:
     """Record as rejected what exceeds the documented size limits, measured on the schema that is sent.
 
     Nesting depth follows ``$ref`` into its definition (a recursive reference is counted once); totals
-    count each subschema as written, definitions once.
+    count each subschema as written, definitions once. One pass without paths (this runs on every strict
+    rewrite, so on a registry's first payload); paths are looked for only when a large enum is over.
     """
-    totals = {"properties": 0, "enum": 0, "text": 0}
-
-    def visit(node: JsonSchema, path: str) -> None:
-        props = node.get("properties")
-        if isinstance(props, dict):
-            totals["properties"] += len(props)
-            totals["text"] += sum(len(name) for name in props)
+    properties = enums = text = depth = 0
+    large = False
+    stack: list[tuple[JsonSchema, int]] = [(schema, 0)]
+    while stack:
+        node, level = stack.pop()
+        for key in _children_of(node):
+            sub = node[key]
+            if key == "properties" and isinstance(sub, dict):
+                properties += len(sub)
+                text += sum(map(len, sub))
+                depth = max(depth, level + 1)
+                stack.extend((child, level + 1) for child in sub.values() if isinstance(child, dict))
+            elif isinstance(sub, dict):
+                if key in _MAP_KEYWORDS:
+                    stack.extend((child, level) for child in sub.values() if isinstance(child, dict))
+                else:
+                    stack.append((sub, level))
+            elif isinstance(sub, list):
+                stack.extend((child, level) for child in sub if isinstance(child, dict))
         enum = node.get("enum")
         if isinstance(enum, list):
-            totals["enum"] += len(enum)
-            text = sum(len(v) for v in enum if isinstance(v, str))
-            totals["text"] += text
-            if len(enum) > LARGE_ENUM and text > MAX_LARGE_ENUM_TEXT:
-                log.add(
-                    path,
-                    "enum",
-                    f"{len(enum)} values of {text} characters exceed strict mode's limit of {MAX_LARGE_ENUM_TEXT} "
-                    f"characters for an enum of more than {LARGE_ENUM} values",
-                    rejected=True,
-                )
-        if isinstance(node.get("const"), str):
-            totals["text"] += len(node["const"])
-
-    walk_schemas(schema, visit)
-    totals["text"] += sum(len(n) for key in ("$defs", "definitions") for n in schema.get(key, {}))
-    depth = nesting_depth(schema)
+            enums += len(enum)
+            chars = sum(len(v) for v in enum if isinstance(v, str))
+            text += chars
+            large = large or (len(enum) > LARGE_ENUM and chars > MAX_LARGE_ENUM_TEXT)
+        const = node.get("const")
+        if isinstance(const, str):
+            text += len(const)
+    if large:
+        walk_schemas(schema, lambda node, path: _check_large_enum(node, path, log))
+    defs = [key for key in ("$defs", "definitions") if isinstance(schema.get(key), dict)]
+    text += sum(len(name) for key in defs for name in schema[key])
+    if defs:
+        depth = nesting_depth(schema)  # through $ref (without definitions, the paths are the nesting)
     for keyword, value, limit, what in (
-        ("properties", totals["properties"], MAX_PROPERTIES, "object properties in total"),
+        ("properties", properties, MAX_PROPERTIES, "object properties in total"),
         ("depth", depth, MAX_DEPTH, "levels of object nesting (through $ref)"),
-        ("enum", totals["enum"], MAX_ENUM_VALUES, "enum values in total"),
-        ("text", totals["text"], MAX_TEXT, "characters of names, enum values and consts"),
+        ("enum", enums, MAX_ENUM_VALUES, "enum values in total"),
+        ("text", text, MAX_TEXT, "characters of names, enum values and consts"),
     ):
         if value > limit:
             log.add("", keyword, f"{value} {what} exceeds strict mode's limit of {limit}", rejected=True)
+
+
+_MAP_KEYWORDS = frozenset({"$defs", "definitions", "patternProperties"})
+
+
+def _check_large_enum(node: JsonSchema, path: str, log: LossLog) -> None:
+    enum = node.get("enum")
+    if not isinstance(enum, list) or len(enum) <= LARGE_ENUM:
+        return
+    chars = sum(len(v) for v in enum if isinstance(v, str))
+    if chars > MAX_LARGE_ENUM_TEXT:
+        log.add(
+            path,
+            "enum",
+            f"{len(enum)} values of {chars} characters exceed strict mode's limit of {MAX_LARGE_ENUM_TEXT} "
+            f"characters for an enum of more than {LARGE_ENUM} values",
+            rejected=True,
+        )
 
 
 def nesting_depth(schema: JsonSchema) -> int:

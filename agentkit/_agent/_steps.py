@@ -258,6 +258,8 @@ async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) ->
     messages: list[Message] = [SystemMessage(text)] if text else []
     messages.extend(loop.convo)
     request = ModelRequest(model=model, messages=messages, tools=sent, settings=step_settings)
+    if loop.output is not None:
+        request = loop.output.prepared(request)  # the output tool, or the native field, for this step's model
     if control.hooks:
         request = await before_model_request(control.hooks, ctx, request)
     tools, chosen = request.tools, request.settings.active_tools

@@ -26,10 +26,10 @@ __all__ = [
     "fallback",
     "inline_limit",
     "inline_refs",
-    "try_inline_refs",
     "inline_root_ref",
     "move_to_description",
     "object_root",
+    "try_inline_refs",
     "walk_schemas",
 ]
 

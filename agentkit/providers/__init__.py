@@ -65,7 +65,7 @@ def provider_names() -> list[str]:
 
 def register_provider(name: str, provider: Provider) -> None:
     """Make `provider` available as `get_provider(name)` (replacing any earlier one of that name)."""
-    if not isinstance(provider, Provider):
+    if not isinstance(provider, Provider):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"register_provider({name!r}, ...) needs a Provider instance, got {provider!r}")
     _registered[name] = provider
 
@@ -85,7 +85,7 @@ def get_provider(name: ProviderLike) -> Provider:
     found = _registered.get(name)
     if found is not None:
         return found
-    row = VENDORS.get(name) if isinstance(name, str) else None
+    row = VENDORS.get(name) if isinstance(name, str) else None  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
     if row is None or row.provider is None:
         raise UnknownProviderError(str(name), provider_names())
     provider: Provider = load(row.provider)()

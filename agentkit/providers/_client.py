@@ -23,6 +23,7 @@ from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from .._jsonish import is_mapping, is_object
 from ..definitions import ToolDefinition
 from ..exceptions import ModelAPIError, ModelSetupError
 from ..messages import Message, ModelResponse
@@ -62,7 +63,9 @@ def provider_request(
         aliases=settings.aliases,
         deferred=settings.deferred_tools,
     )
-    return provider._request(messages, tools, options, shared=shared, output=settings.output)
+    return provider._request(  # pyright: ignore[reportPrivateUsage]  # the client is the provider's own caller
+        messages, tools, options, shared=shared, output=settings.output
+    )
 
 
 def sampling_options(settings: ModelSettings, max_tokens_key: str) -> dict[str, Any]:
@@ -89,7 +92,7 @@ def deep_merge(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
     """
     for key, value in extra.items():
         current = target.get(key)
-        if isinstance(current, dict) and isinstance(value, Mapping):
+        if is_object(current) and is_mapping(value):
             merged = dict(current)
             deep_merge(merged, value)
             target[key] = merged
@@ -183,7 +186,7 @@ class SDKModel(OwnedClient, Model):
                 be ignored); a provider of another vendor; bad limits.
         """
         name = type(self).__name__
-        if not isinstance(model_name, str) or not model_name:
+        if not isinstance(model_name, str) or not model_name:  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise ModelSetupError(f"{name} needs a model name, e.g. {name}({self.example!r})")
         given = [key for key, value in options.items() if value is not None]
         if client is not None and given:
@@ -198,7 +201,7 @@ class SDKModel(OwnedClient, Model):
                 f"{name} needs a {self.provider_class.__name__}, got {type(provider).__name__}: the body must be "
                 f"in {self.label}'s wire format"
             )
-        if limits is not None and not isinstance(limits, RequestLimits):
+        if limits is not None and not isinstance(limits, RequestLimits):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise ModelSetupError(f"{name}(limits=...) takes a RequestLimits, got {limits!r}")
         self.model_name = model_name
         self.provider = provider if provider is not None else self.provider_class()
@@ -238,7 +241,7 @@ class SDKModel(OwnedClient, Model):
 
     # ---- errors: one place per vendor ----------------------------------------------------------------
 
-    def _map_error(self, error: Exception) -> Exception | None:
+    def _map_error(self, error: Exception, /) -> Exception | None:
         """The agentkit error for an SDK or transport error, or None when the vendor does not know it.
 
         Subclasses map their SDK's errors (HTTP status, body and headers kept); whatever they leave

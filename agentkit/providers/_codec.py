@@ -14,9 +14,10 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal, Union, cast
 
 from .._json_schema import JsonSchema
+from .._jsonish import is_array, is_mapping, is_object
 from .._text import closest
 from ..definitions import ToolDefinition
 from ..exceptions import AgentSetupError, RegistryError, StrictSchemaError, ToolChoiceError, UnknownToolError
@@ -71,10 +72,11 @@ def as_dict(obj: Any, _depth: int = 0) -> Any:
     if obj is None or isinstance(obj, (str, int, float, bool)) or _depth > _AS_DICT_DEPTH:
         return obj
     deeper = _depth + 1
-    if isinstance(obj, Mapping):
+    if is_mapping(obj):
         return {k: as_dict(v, deeper) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [as_dict(v, deeper) for v in obj]
+        items = cast("Sequence[Any]", obj)  # an SDK's untyped list
+        return [as_dict(v, deeper) for v in items]
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
         return as_dict(dump(mode="json", by_alias=True, exclude_none=True), deeper)
@@ -82,7 +84,8 @@ def as_dict(obj: Any, _depth: int = 0) -> Any:
     if callable(to_dict):
         return as_dict(to_dict(), deeper)
     if hasattr(obj, "__dict__"):
-        return {k: as_dict(v, deeper) for k, v in vars(obj).items() if not k.startswith("_") and v is not None}
+        attributes = cast("dict[str, Any]", vars(obj))
+        return {k: as_dict(v, deeper) for k, v in attributes.items() if not k.startswith("_") and v is not None}
     return obj
 
 
@@ -575,6 +578,7 @@ class Provider(ABC):
         tools: Mapping[str, ToolDefinition],
         names: NameMap,
         options: FormatOptions,
+        /,  # positional: each vendor names them its own way
     ) -> dict[str, Any]:
         """The request fragment from the tool entries and definitions (all tools, in registry order)."""
 
@@ -599,9 +603,9 @@ def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:
     """A copy of the payload's dicts and lists down to the tool entries, which stay shared."""
     out: dict[str, Any] = {}
     for key, value in payload.items():
-        if isinstance(value, list):
+        if is_array(value):
             out[key] = list(value)
-        elif isinstance(value, dict) and key != "tool_choice":
+        elif is_object(value) and key != "tool_choice":
             out[key] = _fresh_containers(value)
         else:
             out[key] = value

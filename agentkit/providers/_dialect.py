@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._json_schema import JsonSchema
+from .._jsonish import is_array, is_object
 
 if TYPE_CHECKING:
     from ..definitions import ToolDefinition
@@ -92,9 +93,10 @@ class Dialect(ABC):
 
     def result(self, definition: ToolDefinition, strict: bool | None) -> DialectResult:
         """`rewrite` of the definition's input schema, computed once per (definition, strict)."""
-        cache: PerDefinition[bool | None, DialectResult] | None = self.__dict__.get("_results")
+        state = vars(self)  # the instance's own attributes
+        cache: PerDefinition[bool | None, DialectResult] | None = state.get("_results")
         if cache is None:
-            cache = self.__dict__["_results"] = PerDefinition()
+            cache = state["_results"] = PerDefinition[bool | None, DialectResult]()
         hit = cache.get(definition, strict)
         if hit is None:
             hit = cache.put(definition, strict, self.rewrite(definition.input_schema, strict=strict))
@@ -187,20 +189,20 @@ def walk_schemas(schema: Any, visit: Callable[[JsonSchema, str], None], path: st
 
     `visit` may modify the subschema in place (work on a copy: see `copy.deepcopy`).
     """
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         return
     visit(schema, path)
     for key in _children_of(schema):
         sub = schema.get(key)
         if key in _MAP_KEYS:
-            if isinstance(sub, dict):
+            if is_object(sub):
                 for name, child in sub.items():
                     walk_schemas(child, visit, f"{path}/{key}/{_escape(name)}")
         elif key in _LIST_KEYS:
-            if isinstance(sub, list):
+            if is_array(sub):
                 for i, child in enumerate(sub):
                     walk_schemas(child, visit, f"{path}/{key}/{i}")
-        elif isinstance(sub, dict):
+        elif is_object(sub):
             walk_schemas(sub, visit, f"{path}/{key}")
 
 
@@ -251,7 +253,7 @@ def inline_root_ref(schema: JsonSchema) -> JsonSchema:
         return schema
     section, name = ref[2:].split("/", 1)
     target = schema.get(section, {}).get(name)
-    if not isinstance(target, dict):
+    if not is_object(target):
         return schema
     merged = {k: v for k, v in schema.items() if k != "$ref"}
     merged.update(target)
@@ -264,7 +266,7 @@ def object_root(schema: JsonSchema) -> JsonSchema:
     A no-argument tool is sent as ``{"type": "object", "properties": {}}``. Returns `schema` itself when
     nothing is missing, so cached canonical schemas are not copied needlessly.
     """
-    if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+    if schema.get("type") == "object" and is_object(schema.get("properties")):
         return schema
     fixed = dict(schema)
     if "$ref" not in fixed and "anyOf" not in fixed:
@@ -287,20 +289,20 @@ def is_recursive(schema: JsonSchema) -> bool:
 
     def refs_of(node: Any) -> set[str]:
         found: set[str] = set()
-        if isinstance(node, dict):
+        if is_object(node):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
                 found.add(ref.rsplit("/", 1)[-1])
             for value in node.values():
                 found |= refs_of(value)
-        elif isinstance(node, list):
+        elif is_array(node):
             for value in node:
                 found |= refs_of(value)
         return found
 
     graph = {name: refs_of(body) for name, body in defs.items()}
     for start in graph:
-        stack, seen = list(graph[start]), set()
+        stack, seen = list(graph[start]), set[str]()
         while stack:
             name = stack.pop()
             if name == start:
@@ -320,11 +322,11 @@ def count_subschemas(schema: Any) -> int:
     total, stack = 0, [schema]
     while stack:
         node = stack.pop()
-        if isinstance(node, dict):
+        if is_object(node):
             total += 1
-            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
-        elif isinstance(node, list):
-            stack.extend(v for v in node if isinstance(v, (dict, list)))
+            stack.extend(v for v in node.values() if is_object(v) or is_array(v))
+        elif is_array(node):
+            stack.extend(v for v in node if is_object(v) or is_array(v))
     return total
 
 
@@ -363,9 +365,9 @@ def inline_refs(
 
     def expand(node: Any, stack: tuple[str, ...], path: str) -> Any:
         nonlocal made
-        if isinstance(node, list):
+        if is_array(node):
             return [expand(v, stack, f"{path}/{i}") for i, v in enumerate(node)]
-        if not isinstance(node, dict):
+        if not is_object(node):
             return node
         made += 1
         ref = node.get("$ref")

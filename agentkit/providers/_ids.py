@@ -39,7 +39,7 @@ class IdRule:
         digest = hashlib.sha256(call_id.encode()).digest()
         if self.exact_length is not None:
             number = int.from_bytes(digest, "big")
-            chars = []
+            chars: list[str] = []
             for _ in range(self.exact_length):
                 number, rem = divmod(number, len(_ALNUM))
                 chars.append(_ALNUM[rem])

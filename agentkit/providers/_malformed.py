@@ -65,7 +65,7 @@ def checked_call(call: ToolCall, vendor: str) -> ToolCall:
     """
     fields: tuple[tuple[str, Any], ...] = (("name", call.name), ("id", call.id))  # Any: as the vendor sent them
     for field, value in fields:
-        if not isinstance(value, str):
+        if not isinstance(value, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # as the vendor sent them
             raise ModelAPIError(vendor, f"a tool call whose {field} is not a string: {shorten(value)}")
     arguments: Any = call.arguments
     if isinstance(arguments, (str, Mapping)):
@@ -82,7 +82,7 @@ def checked_response(response: ModelResponse, vendor: str) -> ModelResponse:
         ModelAPIError: the text or the calls are not what a turn holds.
     """
     message = response.message
-    if not isinstance(message, AssistantMessage) or not isinstance(message.text, str):
+    if not isinstance(message, AssistantMessage) or not isinstance(message.text, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # as decoded from the vendor
         raise ModelAPIError(vendor, f"a response whose text is not a string: {shorten(message)}")
     message.tool_calls = [checked_call(call, vendor) for call in message.tool_calls]
     usage: Any = response.usage

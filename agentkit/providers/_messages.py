@@ -10,6 +10,7 @@ import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._jsonish import is_array, is_mapping
 from ..messages import (
     AssistantMessage,
     ImagePart,
@@ -106,10 +107,10 @@ def image_url_content(message: UserMessage) -> str | list[dict[str, Any]]:
 
 def message_of(response: Any) -> Mapping[str, Any]:
     """A response's ``message`` (or the response itself when it is the message)."""
-    if not isinstance(response, Mapping):
+    if not is_mapping(response):
         return {}
     message = response.get("message")
-    return message if isinstance(message, Mapping) else response
+    return message if is_mapping(message) else response
 
 
 def token_count(value: Any) -> int:
@@ -123,7 +124,7 @@ def detail_count(usage: Mapping[str, Any], fields: Sequence[str], key: str) -> i
     """``usage[field][key]`` for the first of `fields` that holds a mapping (0 when none does)."""
     for name in fields:
         details = usage.get(name)
-        if isinstance(details, Mapping):
+        if is_mapping(details):
             return token_count(details.get(key))
     return 0
 
@@ -135,7 +136,7 @@ def chat_usage(usage: Any) -> Usage:
     ``prompt_tokens_details.cached_tokens`` and ``completion_tokens_details.reasoning_tokens`` where the
     server reports them (OpenAI; Mistral also spells them ``prompt_token_details`` and ``num_cached_tokens``).
     """
-    usage = usage if isinstance(usage, Mapping) else {}
+    usage = usage if is_mapping(usage) else {}
     cached = detail_count(usage, ("prompt_tokens_details", "prompt_token_details"), "cached_tokens")
     return Usage(
         input_tokens=token_count(usage.get("prompt_tokens")),
@@ -174,7 +175,7 @@ def chat_messages(
             out.append({"role": "user", "content": image_url_content(message)})
         elif isinstance(message, AssistantMessage):
             out.append(assistant(message))
-        elif isinstance(message, ToolResultsMessage):
+        elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             out.extend(results(message.results))
         else:
             raise TypeError(f"not a conversation message: {message!r}")
@@ -186,5 +187,6 @@ def replayed_content(message: AssistantMessage, vendor: str) -> Any:
 
     Another vendor's details are ignored.
     """
-    replay = ((message.provider_details or {}).get(vendor) or {}).get("content")
-    return replay if isinstance(replay, list) and replay else message.text
+    details: Any = (message.provider_details or {}).get(vendor) or {}
+    replay: Any = details.get("content")
+    return replay if is_array(replay) and replay else message.text

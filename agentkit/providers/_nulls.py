@@ -13,19 +13,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._json_schema import JsonSchema
+from .._jsonish import is_array, is_object
 
 __all__ = ["restore_defaults"]
 
 
 def _resolve(schema: Any, root: JsonSchema) -> Any:
     seen = 0
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < 32:
+    while is_object(schema) and isinstance(schema.get("$ref"), str) and seen < 32:
         ref: str = schema["$ref"]
         if not ref.startswith("#/"):
             return schema
         node: Any = root
         for part in ref[2:].split("/"):
-            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+            node = node.get(part.replace("~1", "/").replace("~0", "~")) if is_object(node) else None
         if node is None:
             return schema
         schema = node
@@ -35,10 +36,10 @@ def _resolve(schema: Any, root: JsonSchema) -> Any:
 
 def _accepts_null(schema: Any, root: JsonSchema) -> bool:
     schema = _resolve(schema, root)
-    if not isinstance(schema, dict) or not schema:
+    if not is_object(schema) or not schema:
         return True  # `{}` accepts anything
     kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+    if kind == "null" or (is_array(kind) and "null" in kind):
         return True
     if "const" in schema and schema["const"] is None:
         return True
@@ -53,7 +54,7 @@ def _object_options(schema: JsonSchema, root: JsonSchema, depth: int = 0) -> lis
     for key in ("anyOf", "oneOf"):
         for member in schema.get(key, ()):
             option = _resolve(member, root)
-            if not isinstance(option, dict):
+            if not is_object(option):
                 continue
             if option.get("type") == "object" or "properties" in option:
                 found.append(option)
@@ -67,8 +68,8 @@ def _matching_option(value: dict[str, Any], options: list[JsonSchema]) -> JsonSc
     if len(options) == 1:
         return options[0]
     for option in options:
-        props = option.get("properties") or {}
-        tags = {k: p["const"] for k, p in props.items() if isinstance(p, dict) and "const" in p}
+        props: dict[str, Any] = option.get("properties") or {}
+        tags = {k: p["const"] for k, p in props.items() if is_object(p) and "const" in p}
         if tags and all(value.get(k) == v for k, v in tags.items()):
             return option
     return None
@@ -77,8 +78,8 @@ def _matching_option(value: dict[str, Any], options: list[JsonSchema]) -> JsonSc
 def _restore_object(value: dict[str, Any], schema: JsonSchema, root: JsonSchema) -> dict[str, Any]:
     props = schema.get("properties")
     extra = schema.get("additionalProperties")
-    if not isinstance(props, dict):
-        if isinstance(extra, dict) and extra:  # dict[str, Model]: every value has that schema
+    if not is_object(props):
+        if is_object(extra) and extra:  # dict[str, Model]: every value has that schema
             restored = {k: _restore(v, extra, root) for k, v in value.items()}
             return restored if any(restored[k] is not value[k] for k in value) else value
         option = _matching_option(value, _object_options(schema, root))
@@ -99,19 +100,19 @@ def _restore_object(value: dict[str, Any], schema: JsonSchema, root: JsonSchema)
 
 def _restore(value: Any, schema: Any, root: JsonSchema) -> Any:
     schema = _resolve(schema, root)
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         return value
-    if isinstance(value, dict):
+    if is_object(value):
         return _restore_object(value, schema, root)
-    if isinstance(value, list):
-        if isinstance(schema.get("items"), dict):
+    if is_array(value):
+        if is_object(schema.get("items")):
             items = [_restore(v, schema["items"], root) for v in value]
-        elif isinstance(schema.get("prefixItems"), list):
+        elif is_array(schema.get("prefixItems")):
             member = schema["prefixItems"]
             items = [_restore(v, member[i], root) if i < len(member) else v for i, v in enumerate(value)]
         else:
             arrays = [_resolve(s, root) for key in ("anyOf", "oneOf") for s in schema.get(key, ())]
-            arrays = [a for a in arrays if isinstance(a, dict) and a.get("type") == "array"]
+            arrays = [a for a in arrays if is_object(a) and a.get("type") == "array"]
             return _restore(value, arrays[0], root) if len(arrays) == 1 else value
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
     return value

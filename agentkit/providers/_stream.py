@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._jsonish import is_object
 from ..exceptions import ModelAPIError
 from ..messages import ModelResponse, ToolCall
 from ..models._base import ModelStreamEvent, ToolCallArgsDelta
@@ -31,7 +32,7 @@ _READERS = ("feed", "decode", "flush", "response", "tool_calls")
 
 
 def _model(decoder: StreamAccumulator) -> str:
-    return getattr(decoder, "model_name", None) or decoder._provider.name
+    return getattr(decoder, "model_name", None) or decoder._provider.name  # pyright: ignore[reportPrivateUsage]  # the module's own class
 
 
 @dataclass
@@ -52,7 +53,7 @@ class _PartialCall:
     name: str | None = None
     arguments: str = ""
     parsed: Mapping[str, Any] | None = None  # vendors that stream whole argument objects
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 class StreamAccumulator:
@@ -112,7 +113,7 @@ class StreamAccumulator:
             parsed = json.loads(call.arguments)
         except ValueError:
             return
-        if isinstance(parsed, dict):
+        if is_object(parsed):
             self._set_args(index, parsed)
 
     @property
@@ -122,13 +123,13 @@ class StreamAccumulator:
 
     def tool_calls(self) -> list[ToolCall]:
         """The calls assembled so far (complete once the stream has ended), in index order."""
-        out = []
+        out: list[ToolCall] = []
         for index, call in sorted(self._calls.items()):
             if call.name is None:
                 continue
             arguments: str | Mapping[str, Any] = call.parsed if call.parsed is not None else call.arguments
             out.append(
-                self._provider._finish_call(
+                self._provider._finish_call(  # pyright: ignore[reportPrivateUsage]  # the provider's own decoder
                     ToolCall(
                         id=call.id or f"call_{index}",
                         name=call.name,

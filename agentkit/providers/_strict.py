@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._json_schema import JsonSchema
+from .._jsonish import is_array, is_object
 from ._dialect import (
-    _CHILDREN,
-    _LIST_KEYS,
-    _MAP_KEYS,
+    _CHILDREN,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
+    _LIST_KEYS,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
+    _MAP_KEYS,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
     LossLog,
-    _children_of,
-    _escape,
+    _children_of,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
+    _escape,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
     describe,
     drop_keyword,
     inline_root_ref,
@@ -102,11 +103,11 @@ def _value_types(values: list[Any]) -> str | list[str] | None:
 
 def _accepts_null(node: JsonSchema) -> bool:
     kind = node.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+    if kind == "null" or (is_array(kind) and "null" in kind):
         return True
     if not node or (set(node) <= {"description", "default", "examples"}):
         return True  # an "any" schema
-    return any(isinstance(s, dict) and _accepts_null(s) for s in node.get("anyOf", ()))
+    return any(is_object(s) and _accepts_null(s) for s in node.get("anyOf", ()))
 
 
 def make_nullable(node: JsonSchema) -> JsonSchema:
@@ -121,7 +122,7 @@ def make_nullable(node: JsonSchema) -> JsonSchema:
         if "enum" in out and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
         return out
-    if isinstance(kind, list):
+    if is_array(kind):
         return {**node, "type": [*kind, "null"]}
     # $ref, const, enum without type, allOf...: wrap, keeping the annotations on the outside (so that
     # a wrapped $ref has no siblings left)
@@ -192,7 +193,7 @@ class _Builder:
         return node
 
     def build(self, original: Any, path: str) -> Any:
-        if not isinstance(original, dict):
+        if not is_object(original):
             return original
         node = self.prepared(original)
         if node is original and id(node) not in self.fresh:
@@ -207,14 +208,14 @@ class _Builder:
         for key in _children_of(node):
             sub = node[key]
             if key in _MAP_KEYS:
-                if isinstance(sub, dict):
+                if is_object(sub):
                     node[key] = {
                         name: self.build(child, f"{path}/{key}/{_escape(name)}") for name, child in sub.items()
                     }
             elif key in _LIST_KEYS:
-                if isinstance(sub, list):
+                if is_array(sub):
                     node[key] = [self.build(child, f"{path}/{key}/{i}") for i, child in enumerate(sub)]
-            elif isinstance(sub, dict):
+            elif is_object(sub):
                 node[key] = self.build(sub, f"{path}/{key}")
         return node
 
@@ -227,14 +228,14 @@ class _Builder:
             return False
         if self.rules.unsupported_patterns and "pattern" in node:
             return False
-        return not (kind == "object" or (isinstance(kind, list) and "object" in kind))
+        return not (kind == "object" or (is_array(kind) and "object" in kind))
 
     def visit(self, node: JsonSchema, path: str) -> None:
         rules, log = self.rules, self.log
         if rules.one_of_to_any_of and "oneOf" in node:
             node["anyOf"] = node.pop("oneOf")
             log.add(path, "oneOf", "turned into anyOf (exclusivity not enforced)")
-        if isinstance(node.get("allOf"), list) and len(node["allOf"]) == 1 and isinstance(node["allOf"][0], dict):
+        if is_array(node.get("allOf")) and len(node["allOf"]) == 1 and isinstance(node["allOf"][0], dict):
             only = self.prepared(node.pop("allOf")[0])
             for key, value in only.items():
                 node.setdefault(key, value)
@@ -256,23 +257,23 @@ class _Builder:
         if rules.require_type:
             self.typed(node, path)
         kind = node.get("type")
-        if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node:
+        if kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node:
             self.strict_object(node, path)
 
     def typed(self, node: JsonSchema, path: str) -> None:
         """Give `node` the type that follows from it, or record that strict mode cannot express it."""
         kind = node.get("type")
         members = node.get("anyOf")
-        if kind is not None and isinstance(members, list):
+        if kind is not None and is_array(members):
             # members that only add constraints to a typed parent take its type: same meaning
             node["anyOf"] = [
-                {**m, "type": kind} if isinstance(m, dict) and not any(k in m for k in _TYPED) else m for m in members
+                {**m, "type": kind} if is_object(m) and not any(k in m for k in _TYPED) else m for m in members
             ]
         if kind is not None or "anyOf" in node or "$ref" in node:
             return
         if "enum" in node or "const" in node:
             values = node["enum"] if "enum" in node else [node["const"]]
-            inferred = _value_types(values) if isinstance(values, list) and values else None
+            inferred = _value_types(values) if is_array(values) and values else None
             if inferred is None:
                 keyword = "enum" if "enum" in node else "const"
                 self.log.add(path, keyword, "values that are objects or arrays cannot be strict", rejected=True)
@@ -289,7 +290,7 @@ class _Builder:
         rules, log = self.rules, self.log
         raw = node.get("properties")
         extra = node.get("additionalProperties")
-        if isinstance(extra, dict) and extra:
+        if is_object(extra) and extra:
             log.add(
                 path, "additionalProperties", "free-form map values cannot be expressed in strict mode", rejected=True
             )
@@ -303,15 +304,15 @@ class _Builder:
             )
         node["additionalProperties"] = False
         props: dict[str, Any]
-        if isinstance(raw, dict):
+        if is_object(raw):
             props = node["properties"] = dict(raw)
         else:
             props = raw or {}
             node.setdefault("properties", props)
         required = set(node.get("required", ()))
-        props_before = raw if isinstance(raw, dict) else {}
+        props_before = raw if is_object(raw) else {}
         for name, sub in list(props.items()):
-            if not isinstance(sub, dict):
+            if not is_object(sub):
                 continue
             sub = self.prepared(sub)
             where = f"{path}/properties/{name}"
@@ -348,7 +349,7 @@ def inline_ref_siblings(schema: JsonSchema, log: LossLog | None = None, *, alone
     required). The merged copy is shallow: the target's own subschemas, references included, are shared,
     not expanded again. Pure: changed nodes are new dicts, unchanged ones are returned as they are.
     """
-    sections = [key for key in ("$defs", "definitions") if isinstance(schema.get(key), dict)]
+    sections = [key for key in ("$defs", "definitions") if is_object(schema.get(key))]
     defs: dict[str, Any] = {name: body for key in sections for name, body in schema[key].items()}
     fixed: dict[str, Any] = {}
     active: set[str] = set()
@@ -357,7 +358,7 @@ def inline_ref_siblings(schema: JsonSchema, log: LossLog | None = None, *, alone
         # a definition with its own references fixed, once; None while it is being fixed (a cycle)
         if name in fixed:
             return fixed[name]
-        if name in active or not isinstance(defs.get(name), dict):
+        if name in active or not is_object(defs.get(name)):
             return None
         active.add(name)
         fixed[name] = fix(defs[name], f"/$defs/{name}")
@@ -365,7 +366,7 @@ def inline_ref_siblings(schema: JsonSchema, log: LossLog | None = None, *, alone
         return fixed[name]
 
     def fix(node: Any, path: str) -> Any:
-        if not isinstance(node, dict):
+        if not is_object(node):
             return node
         ref = node.get("$ref")
         if isinstance(ref, str) and len(node) > 1:
@@ -399,11 +400,11 @@ def _fix_children(node: JsonSchema, path: str, fix: Any) -> JsonSchema:
         value = node[key]
         new: Any = value
         if key in _MAP_KEYS:
-            if isinstance(value, dict):
+            if is_object(value):
                 items = {name: fix(sub, f"{path}/{key}/{_escape(name)}") for name, sub in value.items()}
                 new = items if any(items[n] is not value[n] for n in value) else value
         elif key in _LIST_KEYS:
-            if isinstance(value, list):
+            if is_array(value):
                 members = [fix(sub, f"{path}/{key}/{i}") for i, sub in enumerate(value)]
                 new = members if any(a is not b for a, b in zip(members, value, strict=True)) else value
         else:
@@ -422,16 +423,16 @@ def _merged(body: JsonSchema, siblings: JsonSchema, path: str, log: LossLog | No
     out = dict(body)
     for key, value in siblings.items():
         mine = out.get(key)
-        if key == "properties" and isinstance(mine, dict) and isinstance(value, dict):
+        if key == "properties" and is_object(mine) and is_object(value):
             both = [name for name in value if name in mine and mine[name] != value[name]]
             if both and log is not None:
                 log.add(path, "properties", f"{both!r} of the $ref target replaced by the ones beside it")
             out[key] = {**mine, **value}
-        elif key == "required" and isinstance(mine, list) and isinstance(value, list):
+        elif key == "required" and is_array(mine) and is_array(value):
             out[key] = list(dict.fromkeys([*mine, *value]))  # the target's required fields stay required
         else:
             out[key] = value
-    if isinstance(out.get("properties"), dict) and out.get("additionalProperties") is False:
+    if is_object(out.get("properties")) and out.get("additionalProperties") is False:
         out["required"] = list(out["properties"])  # strict: every property listed (optional ones are nullable)
     return out
 

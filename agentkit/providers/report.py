@@ -51,7 +51,7 @@ class ProviderSummary:
     """Tools with at least one loss (rejected ones included)."""
     rejected: int = 0
     """Tools the vendor would reject (a name or a schema)."""
-    kinds: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter[str])
     """Loss kinds (`loss_kind`) -> the number of tools with at least one loss of that kind."""
 
     def top_kinds(self, n: int | None = None) -> list[tuple[str, int]]:

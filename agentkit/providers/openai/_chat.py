@@ -35,6 +35,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..._jsonish import is_array, is_object
 from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
@@ -180,10 +181,10 @@ class OpenAIChatProvider(Provider):
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
         message = _message_of(response)
-        calls = []
+        calls: list[ToolCall] = []
         for entry in message.get("tool_calls") or ():
             function = entry.get("function")
-            if entry.get("type", "function") != "function" or not isinstance(function, dict):
+            if entry.get("type", "function") != "function" or not is_object(function):
                 continue  # custom (free-text) tools are never sent by agentkit
             calls.append(
                 ToolCall(
@@ -249,12 +250,12 @@ class OpenAIChatProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletion``) as a `ModelResponse` (first choice only)."""
         data = as_dict(response)
-        if not isinstance(data, dict):
+        if not is_object(data):
             data = {}
         choices = data.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        choice = choices[0] if is_array(choices) and choices and is_object(choices[0]) else {}
         message = choice.get("message")
-        message = message if isinstance(message, dict) else {}
+        message = message if is_object(message) else {}
         calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
         return ModelResponse(
             message=AssistantMessage(text=_text_of(message), tool_calls=calls),
@@ -269,8 +270,8 @@ class OpenAIChatProvider(Provider):
 def _text_of(message: Mapping[str, Any]) -> str:
     """The message's text; a refusal stands in for missing content so the caller sees why."""
     content = message.get("content")
-    if isinstance(content, list):  # some compatible servers answer with parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if is_array(content):  # some compatible servers answer with parts
+        content = "".join(p.get("text", "") for p in content if is_object(p))
     if content:
         return str(content)
     refusal = message.get("refusal")
@@ -283,14 +284,14 @@ def _function_ref(name: str) -> dict[str, Any]:
 
 def _message_of(response: Any) -> dict[str, Any]:
     """The assistant message of a completion; a choice or a message itself is accepted too."""
-    if not isinstance(response, dict):
+    if not is_object(response):
         return {}
     choices = response.get("choices")
-    if isinstance(choices, list):
+    if is_array(choices):
         # n > 1 gives alternative answers, not more calls: the first choice is the answer
         response = choices[0] if choices else {}
     message = response.get("message", response)
-    return message if isinstance(message, dict) else {}
+    return message if is_object(message) else {}
 
 
 class OpenAIChatStream(StreamDecoder):
@@ -313,12 +314,13 @@ class OpenAIChatStream(StreamDecoder):
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict or SDK ``ChatCompletionChunk``); return its argument deltas."""
         chunk = as_dict(event)
-        choices = chunk.get("choices") if isinstance(chunk, dict) else None
+        choices = chunk.get("choices") if is_object(chunk) else None
         deltas: list[ToolCallDelta] = []
         for choice in choices or ():
             if choice.get("index", 0) != 0:
                 continue  # alternative answers (n > 1) are not merged into the first
-            for position, entry in enumerate((choice.get("delta") or {}).get("tool_calls") or ()):
+            choice_delta: dict[str, Any] = choice.get("delta") or {}
+            for position, entry in enumerate(choice_delta.get("tool_calls") or ()):
                 index = entry.get("index", position)
                 function = entry.get("function") or {}
                 if entry.get("id") or function.get("name"):
@@ -330,25 +332,26 @@ class OpenAIChatStream(StreamDecoder):
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
         chunk = as_dict(event)
-        if not isinstance(chunk, dict):
+        if not is_object(chunk):
             return []
         self._model = chunk.get("model") or self._model
         if isinstance(chunk.get("id"), str):
             self._id = chunk["id"]
-        if isinstance(chunk.get("usage"), dict):
+        if is_object(chunk.get("usage")):
             self._usage = chunk["usage"]
         out: list[ModelStreamEvent] = []
         for choice in chunk.get("choices") or ():
             if choice.get("index", 0) != 0:
                 continue
-            delta = choice.get("delta") or {}
+            delta: dict[str, Any] = choice.get("delta") or {}
             piece = delta.get("content") or delta.get("refusal")
             if piece:
                 self._text.append(piece)
                 out.append(TextDelta(piece))
             for position, entry in enumerate(delta.get("tool_calls") or ()):
                 index = entry.get("index", position)
-                wire = (entry.get("function") or {}).get("name")
+                function: dict[str, Any] = entry.get("function") or {}
+                wire = function.get("name")
                 if wire and index not in self._announced:
                     self._announced.add(index)
                     out.append(ToolCallStart(index, entry.get("id"), self._key(wire) or wire))

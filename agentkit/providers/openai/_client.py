@@ -32,9 +32,10 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from urllib.parse import urlparse
 
+from ..._jsonish import is_array
 from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
@@ -49,7 +50,7 @@ from ._chat import OpenAIChatProvider
 from ._responses import OpenAIResponsesProvider, failed, failure
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI  # noqa: TID251 - for annotations only
+    from openai import APIError, APIStatusError, AsyncOpenAI  # noqa: TID251 - for annotations only
 
 __all__ = ["OpenAIChatModel", "OpenAIResponsesModel"]
 
@@ -103,7 +104,7 @@ class _BodyEncoder:
 
     def encode(self, body: Mapping[str, Any]) -> bytes:
         tools = body.get("tools")
-        if not isinstance(tools, list) or not tools:
+        if not is_array(tools) or not tools:
             return _dumps(body)
         cached = self._tools
         if cached is None or cached[0] is not tools:
@@ -237,13 +238,14 @@ class _OpenAIModel(SDKModel, Generic[P]):
     def _map_error(self, error: Exception) -> Exception | None:
         openai = _import_openai()
         if isinstance(error, openai.APIStatusError):
-            return ModelHTTPError(self.name, error.status_code, _http_body(error), dict(error.response.headers))
+            status = cast("APIStatusError", error)  # the SDK's class, imported lazily (so typed Any)
+            return ModelHTTPError(self.name, status.status_code, _http_body(status), dict(status.response.headers))
         if isinstance(error, openai.APITimeoutError):
             return ModelAPIError(self.name, f"request timed out: {error}")
         if isinstance(error, openai.APIConnectionError):
             return ModelAPIError(self.name, f"connection failed: {error.__cause__ or error}")
         if isinstance(error, openai.APIError):  # an error event inside a stream, an unparseable response
-            body = f" {error.body}" if getattr(error, "body", None) is not None else ""
+            body = f" {cast('APIError', error).body}" if getattr(error, "body", None) is not None else ""
             return ModelAPIError(self.name, f"{error}{body}")
         if isinstance(error, _transport_errors()):  # raised unwrapped while a stream is read
             return ModelAPIError(self.name, f"connection failed while streaming: {error!r}")

@@ -23,7 +23,16 @@ from __future__ import annotations as _annotations
 from typing import Any
 
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, Loss, LossLog, _children_of, inline_root_ref, walk_schemas
+from ..._jsonish import is_array, is_object
+from .._dialect import (
+    Dialect,
+    DialectResult,
+    Loss,
+    LossLog,
+    _children_of,  # pyright: ignore[reportPrivateUsage]  # the dialect base's own schema walk
+    inline_root_ref,
+    walk_schemas,
+)
 from .._regex import GRAMMAR_UNSUPPORTED
 from .._strict import StrictRules, make_strict
 
@@ -104,7 +113,7 @@ class OpenAIDialect(Dialect):
 
 def _is_object(node: JsonSchema) -> bool:
     kind = node.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
+    return kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node
 
 
 def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
@@ -128,7 +137,7 @@ def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
         if node.get("type") == "array" or "prefixItems" in node:
             if "prefixItems" in node:
                 log.add(path, "prefixItems", "tuples cannot be expressed in strict mode", rejected=True)
-            elif not isinstance(node.get("items"), dict):
+            elif not is_object(node.get("items")):
                 log.add(path, "items", "an array without an items schema cannot be strict", rejected=True)
 
     walk_schemas(schema, visit)
@@ -149,20 +158,20 @@ def check_limits(schema: JsonSchema, log: LossLog) -> None:
         node, level = stack.pop()
         for key in _children_of(node):
             sub = node[key]
-            if key == "properties" and isinstance(sub, dict):
+            if key == "properties" and is_object(sub):
                 properties += len(sub)
                 text += sum(map(len, sub))
                 depth = max(depth, level + 1)
-                stack.extend((child, level + 1) for child in sub.values() if isinstance(child, dict))
-            elif isinstance(sub, dict):
+                stack.extend((child, level + 1) for child in sub.values() if is_object(child))
+            elif is_object(sub):
                 if key in _MAP_KEYWORDS:
-                    stack.extend((child, level) for child in sub.values() if isinstance(child, dict))
+                    stack.extend((child, level) for child in sub.values() if is_object(child))
                 else:
                     stack.append((sub, level))
-            elif isinstance(sub, list):
-                stack.extend((child, level) for child in sub if isinstance(child, dict))
+            elif is_array(sub):
+                stack.extend((child, level) for child in sub if is_object(child))
         enum = node.get("enum")
-        if isinstance(enum, list):
+        if is_array(enum):
             enums += len(enum)
             chars = sum(len(v) for v in enum if isinstance(v, str))
             text += chars
@@ -172,7 +181,7 @@ def check_limits(schema: JsonSchema, log: LossLog) -> None:
             text += len(const)
     if large:
         walk_schemas(schema, lambda node, path: _check_large_enum(node, path, log))
-    defs = [key for key in ("$defs", "definitions") if isinstance(schema.get(key), dict)]
+    defs = [key for key in ("$defs", "definitions") if is_object(schema.get(key))]
     text += sum(len(name) for key in defs for name in schema[key])
     if defs:
         depth = nesting_depth(schema)  # through $ref (without definitions, the paths are the nesting)
@@ -191,7 +200,7 @@ _MAP_KEYWORDS = frozenset({"$defs", "definitions", "patternProperties"})
 
 def _check_large_enum(node: JsonSchema, path: str, log: LossLog) -> None:
     enum = node.get("enum")
-    if not isinstance(enum, list) or len(enum) <= LARGE_ENUM:
+    if not is_array(enum) or len(enum) <= LARGE_ENUM:
         return
     chars = sum(len(v) for v in enum if isinstance(v, str))
     if chars > MAX_LARGE_ENUM_TEXT:
@@ -216,7 +225,7 @@ def nesting_depth(schema: JsonSchema) -> int:
     active: set[str] = set()
 
     def below(node: Any, top: bool = False) -> int:
-        if not isinstance(node, dict):
+        if not is_object(node):
             return 0
         best = 0
         ref = node.get("$ref")
@@ -224,7 +233,7 @@ def nesting_depth(schema: JsonSchema) -> int:
             name = ref.rsplit("/", 1)[-1]
             if name in memo:
                 best = memo[name]
-            elif name not in active and isinstance(defs.get(name), dict):
+            elif name not in active and is_object(defs.get(name)):
                 active.add(name)
                 best = memo[name] = below(defs[name])
                 active.discard(name)
@@ -232,11 +241,11 @@ def nesting_depth(schema: JsonSchema) -> int:
             if top and key in ("$defs", "definitions"):
                 continue  # reached through the references that use them
             sub = node[key]
-            if key == "properties" and isinstance(sub, dict):
+            if key == "properties" and is_object(sub):
                 best = max(best, *(1 + below(child) for child in sub.values()), 0)
-            elif isinstance(sub, dict) and key in ("$defs", "definitions", "patternProperties"):
+            elif is_object(sub) and key in ("$defs", "definitions", "patternProperties"):
                 best = max(best, *(below(child) for child in sub.values()), 0)
-            elif isinstance(sub, list):
+            elif is_array(sub):
                 best = max(best, *(below(child) for child in sub), 0)
             else:
                 best = max(best, below(sub))

@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from ..._jsonish import is_array, is_mapping, is_object
 from ...definitions import ToolDefinition
 from ...exceptions import ModelAPIError
 from ...messages import (
@@ -99,7 +100,7 @@ class OpenAIResponsesProvider(Provider):
 
     def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
         text = body.get("text")
-        body["text"] = {**text, **fragment["text"]} if isinstance(text, dict) else fragment["text"]
+        body["text"] = {**text, **fragment["text"]} if is_object(text) else fragment["text"]
 
     tool_search = TOOL_SEARCH
 
@@ -152,7 +153,7 @@ class OpenAIResponsesProvider(Provider):
                 items.append({"role": "user", "content": _user_content(message)})
             elif isinstance(message, AssistantMessage):
                 items.extend(self._assistant_items(message, names))
-            elif isinstance(message, ToolResultsMessage):
+            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 items.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
             else:
                 raise TypeError(f"not a conversation message: {message!r}")
@@ -211,13 +212,13 @@ class OpenAIResponsesProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A response (dict or SDK ``Response``) as a `ModelResponse`; its output items are kept for replay."""
         data = as_dict(response)
-        if not isinstance(data, dict):
+        if not is_object(data):
             data = {}
-        output = [item for item in data.get("output") or () if isinstance(item, dict)]
+        output = [item for item in data.get("output") or () if is_object(item)]
         calls = self.parse_tool_calls({"output": output}, registry=registry, aliases=aliases)
         text = "".join(_item_text(item) for item in output if item.get("type") == "message")
-        usage = data.get("usage")
-        usage = usage if isinstance(usage, Mapping) else {}
+        sent_usage = data.get("usage")
+        usage: Mapping[str, Any] = sent_usage if is_mapping(sent_usage) else {}
         return ModelResponse(
             message=AssistantMessage(
                 text=text, tool_calls=calls, provider_details={DETAILS_KEY: {"output": output}} if output else None
@@ -242,26 +243,26 @@ def _function_ref(name: str) -> dict[str, Any]:
 
 def failure(response: Any) -> Any:
     """The ``error`` of a failed response, for the message of the `ModelAPIError` it raises."""
-    error = response.get("error") if isinstance(response, Mapping) else getattr(response, "error", None)
+    error = response.get("error") if is_mapping(response) else getattr(response, "error", None)
     return as_dict(error)
 
 
 def failed(response: Any) -> bool:
     """Whether a whole response (dict or SDK ``Response``) says ``status: failed``."""
-    status = response.get("status") if isinstance(response, Mapping) else getattr(response, "status", None)
+    status = response.get("status") if is_mapping(response) else getattr(response, "status", None)
     return bool(status == "failed")
 
 
 def _stored_output(message: AssistantMessage) -> list[dict[str, Any]]:
     """This vendor's output items kept on the message (none for a turn from another vendor)."""
     details = (message.provider_details or {}).get(DETAILS_KEY)
-    output = details.get("output") if isinstance(details, Mapping) else None
-    return [item for item in output or () if isinstance(item, dict)]
+    output = details.get("output") if is_mapping(details) else None
+    return [item for item in output or () if is_object(item)]
 
 
 def _item_text(item: Mapping[str, Any]) -> str:
     """The text of an output message item: its ``output_text`` parts, or a refusal."""
-    parts = [p for p in item.get("content") or () if isinstance(p, dict)]
+    parts = [p for p in item.get("content") or () if is_object(p)]
     text = "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
     return text or "".join(p.get("refusal", "") for p in parts if p.get("type") == "refusal")
 
@@ -289,7 +290,7 @@ def _finish_reason(data: Mapping[str, Any], *, has_calls: bool) -> str | None:
     status = data.get("status")
     if status == "incomplete":
         details = data.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, Mapping) else None
+        reason = details.get("reason") if is_mapping(details) else None
         return _INCOMPLETE.get(reason or "", reason or "incomplete")
     if status in ("completed", None):
         return "tool_calls" if has_calls else "stop"
@@ -298,13 +299,13 @@ def _finish_reason(data: Mapping[str, Any], *, has_calls: bool) -> str | None:
 
 def _output_items(response: Any) -> list[dict[str, Any]]:
     """The output items of a response; a list of items or one item is accepted too."""
-    if isinstance(response, dict):
+    if is_object(response):
         items = response.get("output", [response])
-    elif isinstance(response, list):
+    elif is_array(response):
         items = response
     else:
         items = []
-    return [item for item in items or () if isinstance(item, dict)]
+    return [item for item in items or () if is_object(item)]
 
 
 def _call_of(item: dict[str, Any]) -> ToolCall:
@@ -355,7 +356,7 @@ class OpenAIResponsesStream(StreamDecoder):
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
         data = as_dict(event)
-        if not isinstance(data, dict):
+        if not is_object(data):
             return []
         kind = data.get("type")
         if kind in ("response.output_text.delta", "response.refusal.delta"):
@@ -369,7 +370,7 @@ class OpenAIResponsesStream(StreamDecoder):
             ToolCallStart(index, call_id, self._key(wire) or wire) for index, call_id, wire in self._new_calls(data)
         ]
         out += [ToolCallArgsDelta(d.index, d.arguments_delta, d.arguments_so_far) for d in deltas]
-        if kind in ("response.completed", "response.incomplete") and isinstance(data.get("response"), dict):
+        if kind in ("response.completed", "response.incomplete") and is_object(data.get("response")):
             self._final = data["response"]
             self.finished = True
         return out
@@ -386,19 +387,21 @@ class OpenAIResponsesStream(StreamDecoder):
         waiting = sorted(set(self.partial) - self._announced)
         if not waiting:
             return []
+        items: Sequence[Any]
         if event.get("type") == "response.completed":
-            items = (event.get("response") or {}).get("output") or ()
+            response: dict[str, Any] = event.get("response") or {}
+            items = response.get("output") or ()
         else:
             items = [event.get("item") or {}]
         fresh = [
             item
             for item in items
-            if isinstance(item, dict)
+            if is_object(item)
             and item.get("type") == "function_call"
             and item.get("name")
             and item.get("call_id") not in self._announced_ids
         ]
-        out = []
+        out: list[tuple[int, str | None, str]] = []
         for index, item in zip(waiting, fresh, strict=False):
             self._announced.add(index)
             self._announced_ids.add(item.get("call_id") or "")
@@ -408,9 +411,9 @@ class OpenAIResponsesStream(StreamDecoder):
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event (dict or SDK event object); return the argument deltas it carried."""
         data = as_dict(event)
-        kind = data.get("type") if isinstance(data, dict) else None
+        kind = data.get("type") if is_object(data) else None
         if kind in ("response.output_item.added", "response.output_item.done"):
-            item = data.get("item") or {}
+            item: dict[str, Any] = data.get("item") or {}
             if item.get("type") == "function_call":
                 return self._item(item, data.get("output_index"))
         elif kind == "response.function_call_arguments.delta":
@@ -421,7 +424,8 @@ class OpenAIResponsesStream(StreamDecoder):
             return self._catch_up(index, data.get("arguments"))
         elif kind == "response.completed":
             deltas: list[ToolCallDelta] = []
-            for position, item in enumerate((data.get("response") or {}).get("output") or ()):
+            response: dict[str, Any] = data.get("response") or {}
+            for position, item in enumerate(response.get("output") or ()):
                 if item.get("type") == "function_call":
                     deltas += self._item(item, position)
             return deltas

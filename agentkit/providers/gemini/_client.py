@@ -14,10 +14,11 @@ google-genai is imported only when a `GeminiModel` is created (``pip install 'ag
 from __future__ import annotations as _annotations
 
 import importlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from ..._jsonish import is_mapping, is_object
 from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
 from ...models._base import (
@@ -28,6 +29,9 @@ from ...models._limits import RequestLimits
 from ...registry import Registry
 from .._client import SDKModel, deep_merge, header_dict, provider_request, sampling_options
 from ._codec import GeminiProvider
+
+if TYPE_CHECKING:
+    from google.genai.errors import APIError
 
 __all__ = ["GeminiModel"]
 
@@ -110,10 +114,10 @@ class GeminiModel(SDKModel):
         # google-genai always sends a generationConfig (empty when nothing is set), so it is part of the body
         config = body.get("generationConfig")  # the structured-output fields, when asked for
         sampling = sampling_options(settings, "maxOutputTokens")
-        body["generationConfig"] = {**config, **sampling} if isinstance(config, dict) else sampling
+        body["generationConfig"] = {**config, **sampling} if is_object(config) else sampling
         # our extra_body replaces the client's own, so what the caller's client would add is merged here
         client_extra = getattr(self._http_options(), "extra_body", None)
-        if isinstance(client_extra, Mapping):
+        if is_mapping(client_extra):
             deep_merge(body, client_extra)
         deep_merge(body, settings.extra)
         return body
@@ -156,10 +160,12 @@ class GeminiModel(SDKModel):
         """The agentkit error for a google-genai / transport exception."""
         errors = importlib.import_module("google.genai.errors")
         if isinstance(exc, errors.APIError):
+            api_error = cast("APIError", exc)  # the SDK's class, imported at run time (so typed Any)
             response = getattr(exc, "response", None)
             headers = header_dict(getattr(response, "headers", None))
-            status = getattr(response, "status_code", None) or exc.code
-            return ModelHTTPError(self.name, int(status or 0), exc.details, headers)
+            status = getattr(response, "status_code", None) or api_error.code
+            details: Any = api_error.details  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]  # google-genai leaves it partly untyped
+            return ModelHTTPError(self.name, int(status or 0), details, headers)
         if isinstance(exc, _transport_errors()):
             return ModelAPIError(self.name, f"could not reach Gemini ({type(exc).__name__}: {exc})")
         if isinstance(exc, ValueError):  # pydantic validation of the contents, an unreadable response, ...

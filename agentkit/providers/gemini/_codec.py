@@ -45,6 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from ..._jsonish import is_array, is_mapping, is_object
 from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
@@ -89,18 +90,18 @@ def _get(node: Mapping[str, Any], camel: str, snake: str) -> Any:
 
 def _parts(response: Any) -> list[Mapping[str, Any]]:
     """The parts of the first candidate's content (or of a bare Content / list of parts)."""
-    if isinstance(response, list):
-        return [p for p in response if isinstance(p, Mapping)]
-    if not isinstance(response, Mapping):
+    if is_array(response):
+        return [p for p in response if is_mapping(p)]
+    if not is_mapping(response):
         return []
     candidates = response.get("candidates")
-    if isinstance(candidates, list):
-        first = candidates[0] if candidates and isinstance(candidates[0], Mapping) else {}
-        content = first.get("content") or {}
+    if is_array(candidates):
+        first: Mapping[str, Any] = candidates[0] if candidates and is_mapping(candidates[0]) else {}
+        content: Any = first.get("content") or {}
     else:
         content = response
-    parts = content.get("parts") if isinstance(content, Mapping) else None
-    return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+    parts = content.get("parts") if is_mapping(content) else None
+    return [p for p in parts if is_mapping(p)] if is_array(parts) else []
 
 
 def generated_id(position: int, name: str, args: Mapping[str, Any]) -> str:
@@ -111,11 +112,11 @@ def generated_id(position: int, name: str, args: Mapping[str, Any]) -> str:
 
 def _call_from_part(part: Mapping[str, Any], position: int) -> ToolCall | None:
     call = _get(part, "functionCall", "function_call")
-    if not isinstance(call, Mapping):
+    if not is_mapping(call):
         return None
     name = call.get("name") or ""
     args = call.get("args")
-    arguments: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
+    arguments: Mapping[str, Any] = args if is_mapping(args) else {}
     raw_id = call.get("id")
     call_id = raw_id if isinstance(raw_id, str) and raw_id else generated_id(position, name, arguments)
     signature = _get(part, "thoughtSignature", "thought_signature")
@@ -212,7 +213,7 @@ class GeminiProvider(Provider):
     def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
         config = body.get("generationConfig")
         merged = fragment["generationConfig"]
-        body["generationConfig"] = {**config, **merged} if isinstance(config, dict) else merged
+        body["generationConfig"] = {**config, **merged} if is_object(config) else merged
 
     # ---- tools -----------------------------------------------------------------------------------
 
@@ -224,7 +225,7 @@ class GeminiProvider(Provider):
         # Gemini documents leaving the parameters unset for a function without any (and has rejected
         # an OBJECT with empty `properties` in the OpenAPI form).
         bare = set(schema) <= {"type", "properties", "additionalProperties", "required"}
-        if schema.get("properties") or not bare or isinstance(schema.get("additionalProperties"), dict):
+        if schema.get("properties") or not bare or is_object(schema.get("additionalProperties")):
             declaration["parameters" if self.schema_format == "openapi" else "parametersJsonSchema"] = schema
         return declaration
 
@@ -336,7 +337,7 @@ class GeminiProvider(Provider):
                 content = self._assistant_content(message, registry, aliases)
                 if content["parts"]:
                     contents.append(content)
-            elif isinstance(message, ToolResultsMessage):
+            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 contents += self.format_tool_results(message.results, registry=registry, aliases=aliases)
             else:  # pragma: no cover - the Message union is closed
                 raise TypeError(f"not a conversation message: {message!r}")
@@ -347,10 +348,10 @@ class GeminiProvider(Provider):
     def _assistant_content(self, message: AssistantMessage, registry: Tools | None, aliases: bool) -> dict[str, Any]:
         rebuilt = self.model_content(message.tool_calls, text=message.text or None, registry=registry, aliases=aliases)
         details = (message.provider_details or {}).get(self.name)
-        kept = details.get("parts") if isinstance(details, Mapping) else None
+        kept = details.get("parts") if is_mapping(details) else None
         # Replay Gemini's own parts (thought parts, signatures on text parts) only while they still say
         # what the message says: an edited message must not be overridden by stale parts.
-        if isinstance(kept, list) and kept and _visible(kept) == _visible(rebuilt["parts"]):
+        if is_array(kept) and kept and _visible(kept) == _visible(rebuilt["parts"]):
             return {"role": "model", "parts": [dict(part) for part in kept]}
         return rebuilt
 
@@ -365,8 +366,8 @@ class GeminiProvider(Provider):
         lower-cased (e.g. ``"malformed_function_call"``). When the parts hold more than text and calls
         (thought parts, signatures), they are kept in ``provider_details["gemini"]["parts"]`` for replay.
         """
-        data = as_dict(response)
-        data = data if isinstance(data, Mapping) else {}
+        decoded = as_dict(response)
+        data: Mapping[str, Any] = decoded if is_mapping(decoded) else {}
         parts = [_camel_part(part) for part in _parts(data)]
         text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
         calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
@@ -449,9 +450,9 @@ def _user_part(part: TextPart | ImagePart) -> dict[str, Any]:
 
 
 def _strip_nulls(value: Any) -> Any:
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         return {k: _strip_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
+    if is_array(value):
         return [_strip_nulls(v) for v in value]
     return value
 
@@ -463,10 +464,10 @@ def _visible(parts: Sequence[Mapping[str, Any]]) -> tuple[str, list[tuple[Any, s
     parameter, so the parsed call legitimately differs from the part there.
     """
     text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
-    calls = []
+    calls: list[tuple[Any, str]] = []
     for part in parts:
         call = _get(part, "functionCall", "function_call")
-        if isinstance(call, Mapping):
+        if is_mapping(call):
             args = _strip_nulls(call.get("args") or {})
             calls.append((call.get("name"), json_text(args, sort_keys=True)))
     return text, calls
@@ -486,7 +487,7 @@ def _camel_part(part: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in part.items():
         name = _camel(key)
-        if name in ("inlineData", "fileData") and isinstance(value, Mapping):
+        if name in ("inlineData", "fileData") and is_mapping(value):
             value = {_camel(k): v for k, v in value.items()}
         out[name] = value
     return out
@@ -508,11 +509,11 @@ _FILTERED = frozenset(
 
 def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> str | None:
     candidates = data.get("candidates")
-    first = candidates[0] if isinstance(candidates, list) and candidates else None
-    reason = _get(first, "finishReason", "finish_reason") if isinstance(first, Mapping) else None
+    first = candidates[0] if is_array(candidates) and candidates else None
+    reason = _get(first, "finishReason", "finish_reason") if is_mapping(first) else None
     if reason is None:
         feedback = _get(data, "promptFeedback", "prompt_feedback")
-        if isinstance(feedback, Mapping) and _get(feedback, "blockReason", "block_reason"):
+        if is_mapping(feedback) and _get(feedback, "blockReason", "block_reason"):
             return "content_filter"  # the prompt itself was blocked: no candidate at all
         return "tool_calls" if has_calls else None
     reason = str(reason)
@@ -527,13 +528,13 @@ def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> str | None:
 
 def _first_candidate_reason(data: Mapping[str, Any]) -> Any:
     candidates = data.get("candidates")
-    first = candidates[0] if isinstance(candidates, list) and candidates else None
-    return _get(first, "finishReason", "finish_reason") if isinstance(first, Mapping) else None
+    first = candidates[0] if is_array(candidates) and candidates else None
+    return _get(first, "finishReason", "finish_reason") if is_mapping(first) else None
 
 
 def _usage(data: Mapping[str, Any]) -> Usage:
     meta = _get(data, "usageMetadata", "usage_metadata")
-    if not isinstance(meta, Mapping):
+    if not is_mapping(meta):
         return Usage(requests=1)
 
     def count(camel: str, snake: str) -> int:
@@ -570,14 +571,14 @@ class GeminiStreamAccumulator(StreamDecoder):
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
         data = as_dict(event)
-        if not isinstance(data, Mapping):
+        if not is_mapping(data):
             return []
         out: list[ModelStreamEvent] = [TextDelta(text) for text in self._merged.add(data)]
         for delta in self.feed(data):
             out.append(ToolCallStart(delta.index, delta.id, delta.name or ""))
             out.append(ToolCallArgsDelta(delta.index, delta.arguments_delta, delta.arguments_so_far))
         feedback = _get(data, "promptFeedback", "prompt_feedback")
-        blocked = isinstance(feedback, Mapping) and _get(feedback, "blockReason", "block_reason")
+        blocked = is_mapping(feedback) and _get(feedback, "blockReason", "block_reason")
         if _first_candidate_reason(data) is not None or blocked:
             self.finished = True
         return out
@@ -592,7 +593,7 @@ class GeminiStreamAccumulator(StreamDecoder):
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (a ``GenerateContentResponse`` dict or SDK object); return its calls as deltas."""
-        out = []
+        out: list[ToolCallDelta] = []
         for part in _parts(as_dict(event)):
             call = _call_from_part(part, self._seen)
             if call is None:
@@ -627,17 +628,17 @@ class _MergedResponse:
             if chunk.get(key) is not None:
                 self._top[key] = chunk[key]
         candidates = chunk.get("candidates")
-        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], Mapping):
+        if not is_array(candidates) or not candidates or not is_mapping(candidates[0]):
             return []
         first = candidates[0]
         for key, value in first.items():
             if key != "content" and value is not None:
                 self._candidate[key] = value
         content = first.get("content")
-        parts = content.get("parts") if isinstance(content, Mapping) else None
-        texts = []
-        for part in parts if isinstance(parts, list) else ():
-            if not isinstance(part, Mapping):
+        parts = content.get("parts") if is_mapping(content) else None
+        texts: list[str] = []
+        for part in parts if is_array(parts) else ():
+            if not is_mapping(part):
                 continue
             text = part.get("text")
             if isinstance(text, str) and text and not part.get("thought"):

@@ -32,6 +32,7 @@ import re
 from typing import Any
 
 from ..._json_schema import JsonSchema
+from ..._jsonish import is_array, is_object
 from .._dialect import (
     Dialect,
     DialectResult,
@@ -117,7 +118,7 @@ class GeminiJsonSchemaDialect(Dialect):
         def visit(node: JsonSchema, path: str) -> None:
             if "const" in node and "enum" not in node:
                 node["enum"] = [node.pop("const")]  # same meaning, in the documented keyword
-            if isinstance(node.get("oneOf"), list) and "anyOf" not in node:
+            if is_array(node.get("oneOf")) and "anyOf" not in node:
                 node["anyOf"] = node.pop("oneOf")
                 log.add(path, "oneOf", "turned into anyOf (exclusivity not enforced)")
             for keyword in node:
@@ -210,7 +211,7 @@ _HANDLED = frozenset(
 
 def _is_null(node: Any) -> bool:
     """Whether a converted member only says "null" (it becomes ``nullable`` on the parent)."""
-    return isinstance(node, dict) and node.get("type") == "NULL" and set(node) <= {"type", "description", "title"}
+    return is_object(node) and node.get("type") == "NULL" and set(node) <= {"type", "description", "title"}
 
 
 def _text(value: Any) -> str:
@@ -227,7 +228,7 @@ class _OpenAPIConverter:
     def convert(self, node: Any, path: str) -> JsonSchema:
         if node is True or node == {}:
             return {}
-        if not isinstance(node, dict):
+        if not is_object(node):
             self.log.add(path, "false", "schema `false` cannot be expressed (any value accepted)")
             return {}
         out: JsonSchema = {}
@@ -260,7 +261,7 @@ class _OpenAPIConverter:
         if isinstance(kind, str):
             out["type"] = _TYPES.get(kind, kind.upper())
             return False
-        if not isinstance(kind, list):
+        if not is_array(kind):
             return False
         others = [_TYPES.get(k, str(k).upper()) for k in kind if k != "null"]
         if len(others) == 1:
@@ -295,7 +296,7 @@ class _OpenAPIConverter:
         nullable = False
         for keyword in ("anyOf", "oneOf"):
             options = node.get(keyword)
-            if not isinstance(options, list):
+            if not is_array(options):
                 continue
             if keyword == "oneOf" and "anyOf" in out:
                 self.log.add(path, "oneOf", "dropped (anyOf already present)")
@@ -314,14 +315,14 @@ class _OpenAPIConverter:
 
     def _all_of(self, node: JsonSchema, out: JsonSchema, path: str) -> None:
         members = node.get("allOf")
-        if not isinstance(members, list):
+        if not is_array(members):
             return
         conflict = False
         for i, member in enumerate(members):
             for key, value in self.convert(member, f"{path}/allOf/{i}").items():
-                if key == "properties" and isinstance(out.get(key), dict):
+                if key == "properties" and is_object(out.get(key)):
                     out[key] = {**value, **out[key]}
-                elif key == "required" and isinstance(out.get(key), list):
+                elif key == "required" and is_array(out.get(key)):
                     out[key] = [*out[key], *(r for r in value if r not in out[key])]
                 elif key in out and out[key] != value:
                     conflict = True
@@ -332,7 +333,7 @@ class _OpenAPIConverter:
 
     def _children(self, node: JsonSchema, out: JsonSchema, path: str) -> None:
         props = node.get("properties")
-        if isinstance(props, dict):
+        if is_object(props):
             out["properties"] = {}
             for name, sub in props.items():
                 where = f"{path}/properties/{name.replace('~', '~0').replace('/', '~1')}"
@@ -341,21 +342,21 @@ class _OpenAPIConverter:
                 out["properties"][name] = self.convert(sub, where)
         items = node.get("items")
         prefix = node.get("prefixItems")
-        if isinstance(prefix, list) and prefix:
+        if is_array(prefix) and prefix:
             members = [self.convert(p, f"{path}/prefixItems/{i}") for i, p in enumerate(prefix)]
-            if isinstance(items, dict):
+            if is_object(items):
                 members.append(self.convert(items, f"{path}/items"))
             unique = [m for i, m in enumerate(members) if m not in members[:i]]
             out["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
             self.log.add(path, "prefixItems", "turned into items (each position's own type is lost)")
-        elif isinstance(items, dict) or items is True:
+        elif is_object(items) or items is True:
             out["items"] = self.convert(items, f"{path}/items")
 
     def _extra_properties(self, node: JsonSchema, out: JsonSchema, path: str) -> None:
         extra = node.get("additionalProperties")
         if extra is False:
             self.log.add(path, "additionalProperties", "dropped (the Gemini API rejects it in `parameters`)")
-        elif isinstance(extra, dict) and extra:
+        elif is_object(extra) and extra:
             out["additionalProperties"] = extra
             move_to_description(out, "additionalProperties", path, self.log, label="values")
 
@@ -382,7 +383,7 @@ class _OpenAPIConverter:
         if "example" in node:
             out["example"] = copy.deepcopy(node["example"])
         examples = node.get("examples")
-        if isinstance(examples, list) and examples:
+        if is_array(examples) and examples:
             out.setdefault("example", copy.deepcopy(examples[0]))
             if len(examples) > 1:
                 self.log.add(path, "examples", "only the first kept (as `example`)")

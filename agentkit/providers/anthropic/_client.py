@@ -20,7 +20,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
@@ -32,6 +32,9 @@ from ...models._limits import RequestLimits
 from ...registry import Registry
 from .._client import SDKModel, capped_retry_after, provider_request
 from ._codec import AnthropicProvider
+
+if TYPE_CHECKING:
+    from anthropic import APIStatusError  # noqa: TID251 - for annotations only
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -176,10 +179,11 @@ class AnthropicModel(SDKModel):
         """The agentkit error for an SDK error: HTTP errors keep status, body and headers."""
         anthropic = _sdk()
         if isinstance(error, anthropic.APIStatusError):
-            status = error.status_code
+            sdk_error = cast("APIStatusError", error)  # the SDK's class, imported lazily (so typed Any)
+            status = sdk_error.status_code
             if 200 <= status < 300:  # an error event inside the stream
-                status = _STREAM_ERROR_STATUS.get(error.type or "", 500)
-            return ModelHTTPError(self.name, status, error.body, dict(error.response.headers))
+                status = _STREAM_ERROR_STATUS.get(sdk_error.type or "", 500)
+            return ModelHTTPError(self.name, status, sdk_error.body, dict(sdk_error.response.headers))
         if isinstance(error, anthropic.APIConnectionError):
             return ModelAPIError(self.name, f"connection failed: {error}")
         return None

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ..._jsonish import is_array, is_object
 from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
@@ -65,7 +66,7 @@ from .._dialect import DialectResult, Loss, per_result
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
-from ._dialect import AnthropicDialect, strict_budget_counts
+from ._dialect import AnthropicDialect, StrictCounts, strict_budget_counts
 
 __all__ = [
     "ANTHROPIC_ID_RULE",
@@ -150,7 +151,7 @@ class AnthropicProvider(Provider):
     def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
         config = body.get("output_config")
         body["output_config"] = (
-            {**config, **fragment["output_config"]} if isinstance(config, dict) else fragment["output_config"]
+            {**config, **fragment["output_config"]} if is_object(config) else fragment["output_config"]
         )
 
     tool_search = TOOL_SEARCH
@@ -190,7 +191,7 @@ class AnthropicProvider(Provider):
                 role, blocks = "user", [_part(p, _USER_NOTE) for p in message.parts]
             elif isinstance(message, AssistantMessage):
                 role, blocks = "assistant", self._assistant_blocks(message, names)
-            elif isinstance(message, ToolResultsMessage):
+            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 role, blocks = "user", [self._result_block(r) for r in message.results]
             else:
                 raise TypeError(f"not a conversation message: {message!r}")
@@ -205,7 +206,8 @@ class AnthropicProvider(Provider):
             if turn["role"] != "user":
                 continue
             # tool_result blocks must open the user turn that follows the tool_use blocks
-            turn["content"].sort(key=lambda block: block.get("type") != "tool_result")
+            content: list[dict[str, Any]] = turn["content"]
+            content.sort(key=lambda block: block.get("type") != "tool_result")
             if len(turn["content"]) == 1 and turn["content"][0]["type"] == "text":
                 turn["content"] = turn["content"][0]["text"]
         fragment: dict[str, Any] = {}
@@ -216,9 +218,9 @@ class AnthropicProvider(Provider):
 
     def _assistant_blocks(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
         mine = (message.provider_details or {}).get(self.name)
-        kept = mine.get("blocks") if isinstance(mine, dict) else None
+        kept = mine.get("blocks") if is_object(mine) else None
         # thinking blocks must come back unmodified and before the text and tool_use blocks
-        blocks = [dict(b) for b in kept if isinstance(b, dict)] if isinstance(kept, list) else []
+        blocks = [dict(b) for b in kept if is_object(b)] if is_array(kept) else []
         if message.text:
             blocks.append({"type": "text", "text": message.text})
         for call in message.tool_calls:
@@ -229,7 +231,7 @@ class AnthropicProvider(Provider):
                 "input": input_object(call),
             }
             caller = (call.provider_details or {}).get("caller")
-            if isinstance(caller, dict):
+            if is_object(caller):
                 block["caller"] = caller
             blocks.append(block)
         return blocks
@@ -237,13 +239,13 @@ class AnthropicProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A ``Message`` (dict or SDK object) as a `ModelResponse`; see `Provider.parse_response`."""
         data = as_dict(response)
-        if not isinstance(data, dict):
+        if not is_object(data):
             raise TypeError(f"not an Anthropic Message: {response!r}")
-        content = [b for b in _content_of(data) if isinstance(b, dict)]
+        content = [b for b in _content_of(data) if is_object(b)]
         text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
         usage = data.get("usage")
-        usage = usage if isinstance(usage, dict) else {}
+        usage = usage if is_object(usage) else {}
         # Anthropic counts cache reads and writes apart from input_tokens; Usage.input_tokens holds them all
         cache_read = token_count(usage.get("cache_read_input_tokens"))
         cache_write = token_count(usage.get("cache_creation_input_tokens"))
@@ -325,18 +327,18 @@ class AnthropicProvider(Provider):
         return {"tools": [by_key[k] for k in sent], "tool_choice": tool_choice}
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
-        calls = []
+        calls: list[ToolCall] = []
         for block in _content_of(response):
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
+            if not is_object(block) or block.get("type") != "tool_use":
                 continue  # text, thinking, and server tools (server_tool_use) are not ours to run
             caller = block.get("caller")
-            details = {"caller": caller} if isinstance(caller, dict) and caller.get("type") != "direct" else None
+            details = {"caller": caller} if is_object(caller) and caller.get("type") != "direct" else None
             arguments = block.get("input")
             calls.append(
                 ToolCall(
                     id=block.get("id") or "",
                     name=block.get("name") or "",
-                    arguments=arguments if isinstance(arguments, (dict, str)) else {},
+                    arguments=arguments if is_object(arguments) or isinstance(arguments, str) else {},
                     provider_details=details,
                 )
             )
@@ -377,7 +379,7 @@ def _plan(
     provider: Provider, tools: Mapping[str, ToolDefinition], keys: list[str], strict: bool | None
 ) -> StrictBudget:
     """Share the budget: forced-strict tools first, then the rest in order while it lasts."""
-    entries = []
+    entries: list[tuple[str, StrictCounts, bool]] = []
     for key in keys:
         item = tools[key]
         result = provider.schema_dialect(item, strict)
@@ -412,11 +414,11 @@ def _plan(
 
 def _content_of(response: Any) -> list[Any]:
     """The content blocks of a Message (or of a message param, or a bare list of blocks)."""
-    if isinstance(response, list):
+    if is_array(response):
         return response
-    if isinstance(response, dict):
+    if is_object(response):
         content = response.get("content")
-        if isinstance(content, list):
+        if is_array(content):
             return content
     return []  # a string content (message param) holds no tool_use
 
@@ -442,7 +444,7 @@ def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
     seen: dict[str, None] = {}
     for turn in turns:
         content = turn.get("content")
-        for block in content if isinstance(content, list) else ():
+        for block in content if is_array(content) else ():
             if block.get("type") == "tool_use":
                 seen.setdefault(block["name"], None)
     return list(seen)
@@ -464,7 +466,7 @@ class AnthropicStream(StreamDecoder):
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
         data = as_dict(event)
-        if not isinstance(data, dict):
+        if not is_object(data):
             return []
         out: list[ModelStreamEvent] = []
         started = self._message.feed(data)
@@ -484,24 +486,24 @@ class AnthropicStream(StreamDecoder):
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event (dict or SDK event object); return its argument deltas."""
         data = as_dict(event)
-        if not isinstance(data, dict):
+        if not is_object(data):
             return []
         kind = data.get("type")
         block_index = data.get("index")
         if kind == "content_block_start":
-            block = data.get("content_block") or {}
+            block: dict[str, Any] = data.get("content_block") or {}
             if block.get("type") != "tool_use" or not isinstance(block_index, int):
                 return []
             started = self._blocks.setdefault(block_index, len(self._blocks))
             self._start(started, block.get("id"), block.get("name"))
-            if isinstance(block.get("input"), dict) and block["input"]:
+            if is_object(block.get("input")) and block["input"]:
                 self._set_args(started, block["input"])
             return []
         index = self._blocks.get(block_index) if isinstance(block_index, int) else None
         if index is None:
             return []
         if kind == "content_block_delta":
-            delta = data.get("delta") or {}
+            delta: dict[str, Any] = data.get("delta") or {}
             fragment = delta.get("partial_json") if delta.get("type") == "input_json_delta" else None
             return [self._append(index, fragment)] if fragment else []
         if kind == "content_block_stop":
@@ -542,9 +544,11 @@ class _Snapshot:
                 except ValueError:
                     block["input"] = text  # kept as text, as the accumulator does: validation reports it
         elif kind == "message_delta":
-            self.message.update({k: v for k, v in (event.get("delta") or {}).items() if v is not None})
+            message_delta: dict[str, Any] = event.get("delta") or {}
+            self.message.update({k: v for k, v in message_delta.items() if v is not None})
             usage = self.message.setdefault("usage", {})
-            usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
+            usage_delta: dict[str, Any] = event.get("usage") or {}
+            usage.update({k: v for k, v in usage_delta.items() if v is not None})
         return None
 
     def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
@@ -563,7 +567,7 @@ class _Snapshot:
     @staticmethod
     def text_delta(event: dict[str, Any]) -> str:
         """The text an event adds, if it is a text delta."""
-        delta = event.get("delta") or {}
+        delta: dict[str, Any] = event.get("delta") or {}
         if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
             return str(delta.get("text", ""))
         return ""

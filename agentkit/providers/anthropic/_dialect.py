@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from ..._json_schema import JsonSchema
+from ..._jsonish import is_array, is_object
 from .._dialect import (
     Dialect,
     DialectResult,
@@ -112,7 +113,7 @@ def ensure_object_root(schema: JsonSchema, log: LossLog) -> JsonSchema:
 
 def _is_object(node: JsonSchema) -> bool:
     kind = node.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
+    return kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node
 
 
 def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[str]]) -> None:
@@ -121,7 +122,7 @@ def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[s
     if isinstance(ref, str) and not ref.startswith("#"):
         log.add(path, "$ref", f"external reference {ref!r} is not supported in strict mode", rejected=True)
     enum = node.get("enum")
-    if isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum):
+    if is_array(enum) and any(isinstance(v, (dict, list)) for v in enum):
         log.add(path, "enum", "values that are objects or arrays are not supported in strict mode", rejected=True)
     if "patternProperties" in node:
         log.add(path, "patternProperties", "free-form keys cannot be expressed in strict mode", rejected=True)
@@ -138,7 +139,7 @@ def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[s
         log.add(path, "type", "an untyped (any value) schema cannot be expressed in strict mode", rejected=True)
     if "prefixItems" in node:
         log.add(path, "prefixItems", "tuples cannot be expressed in strict mode", rejected=True)
-    moved = []
+    moved: list[str] = []
     if node.get("minItems") not in (None, 0, 1):
         moved.append("minItems")
     fmt = node.get("format")
@@ -155,7 +156,7 @@ def _allof_with_ref(schema: JsonSchema) -> bool:
 
     def visit(node: JsonSchema, path: str) -> None:
         parts = node.get("allOf")
-        if isinstance(parts, list) and any(isinstance(p, dict) and "$ref" in p for p in parts):
+        if is_array(parts) and any(is_object(p) and "$ref" in p for p in parts):
             found.append(path)
 
     walk_schemas(schema, visit)
@@ -186,7 +187,7 @@ def anthropic_strict(schema: JsonSchema, log: LossLog) -> JsonSchema:
 def _dedupe(log: LossLog) -> None:
     # the precheck and make_strict may both record the same object problem
     seen: set[tuple[str, str, bool]] = set()
-    unique = []
+    unique: list[Loss] = []
     for loss in log.items:
         key = (loss.path, loss.keyword, loss.rejected)
         if key not in seen:
@@ -241,9 +242,9 @@ def strict_budget_counts(schema: JsonSchema) -> StrictCounts:
     def visit(node: JsonSchema, path: str) -> None:
         nonlocal optional, unions
         props = node.get("properties")
-        if isinstance(props, dict):
+        if is_object(props):
             optional += len(set(props) - set(node.get("required", ())))
-        if "anyOf" in node or isinstance(node.get("type"), list):
+        if "anyOf" in node or is_array(node.get("type")):
             unions += 1
 
     walk_schemas(schema, visit)

@@ -328,14 +328,14 @@ class Agent:
     async def __aexit__(self, *exc: object) -> None:
         await self._sessions.leave()
 
-    @contextlib.asynccontextmanager
-    async def _session(self) -> AsyncIterator[None]:
+    def _session(self) -> contextlib.AbstractAsyncContextManager[None]:
         # A run holds the MCP sessions open for its own duration (re-entrant: inside `async with agent:`
-        # or beside concurrent runs, they stay open until the last one leaves).
-        if self.mcp_servers:
-            async with self:
-                yield
-        else:
+        # or beside concurrent runs, they stay open until the last one leaves); without servers, nothing.
+        return self._held_sessions() if self.mcp_servers else contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _held_sessions(self) -> AsyncIterator[None]:
+        async with self:
             yield
 
     # ---- running ---------------------------------------------------------------------------------

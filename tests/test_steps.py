@@ -427,3 +427,71 @@ def test_options_of_the_wrong_kind_fail_at_once_naming_the_option() -> None:
         agent.stream("hi", limits={"max_tool_calls": 1})  # type: ignore[arg-type]
     with pytest.raises(AgentSetupError, match=r"require_approval=...\) is True or False"):
         agent.stream("hi", require_approval="yes")  # type: ignore[arg-type]
+
+
+# ---- plain steps: planned once, the same request as the planned path -----------------------------
+
+
+def _recording_model(seen: list[tuple[list[str], list[str], ModelSettings]]) -> FunctionModel:
+    def turn(messages: list[Message], info: FunctionInfo) -> Any:
+        texts = [type(m).__name__ + ":" + getattr(m, "text", "") for m in messages]
+        seen.append((texts, info.tool_keys, info.settings))
+        if isinstance(messages[-1], ToolResultsMessage):
+            return "done"
+        return calls(call("add", {"a": 1, "b": 2}))
+
+    return FunctionModel(turn)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"tool_choice": "add"},
+        {"active_tools": ["add"]},
+        {"tool_choice": "required", "active_tools": ["shout", "add"]},
+    ],
+)
+async def test_a_plain_step_sends_what_the_planned_path_sends(options: dict[str, Any]) -> None:
+    # no prepare_step, hooks, instruction functions, deferred tools or budgets: the step is planned once
+    # per settings object; a prepare_step that changes nothing takes the per-step path
+    plain: list[tuple[list[str], list[str], ModelSettings]] = []
+    planned: list[tuple[list[str], list[str], ModelSettings]] = []
+    tools = Registry({"add": add, "shout": shout})
+    fast = Agent(model=_recording_model(plain), tools=tools, instructions="Be brief.")
+    slow = Agent(model=_recording_model(planned), tools=tools, instructions="Be brief.", prepare_step=lambda ctx: None)
+    for agent in (fast, slow):
+        for _ in range(2):  # the second run reuses the first run's plans
+            result = await agent.generate("go", **options)
+            assert result.text == "done" and result.steps[0].results[0].output == 3
+
+    assert plain == planned
+    assert [settings.tool_choice for _, _, settings in plain[:2]] == [options.get("tool_choice", "auto"), "auto"]
+
+
+async def test_plain_steps_are_planned_once_per_settings_and_again_when_the_tools_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentkit._agent import _steps
+
+    made: list[ModelSettings] = []
+    original = _steps._plain_plan
+
+    def counting(loop: Any, settings: ModelSettings) -> Any:
+        made.append(settings)
+        return original(loop, settings)
+
+    monkeypatch.setattr(_steps, "_plain_plan", counting)
+    seen: list[tuple[list[str], list[str], ModelSettings]] = []
+    tools = Registry({"add": add})
+    agent = Agent(model=_recording_model(seen), tools=tools)
+    await agent.generate("go")
+    await agent.generate("go")
+    assert len(made) == 1  # two runs of two steps, one plan
+
+    tools.add("shout", shout)
+    await agent.generate("go")
+    assert len(made) == 2
+    assert seen[-1][1] == ["add", "shout"]  # the new tool is sent
+    await agent.generate("go", tool_choice="add")
+    assert len(made) == 4  # a run's own tool choice: its first and later settings, planned once each

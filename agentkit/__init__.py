@@ -29,6 +29,7 @@ from .exceptions import (
     ModelHTTPError,
     ModelRetry,
     ModelSetupError,
+    OutputValidationError,
     RegistryError,
     ToolDefinitionError,
     ToolError,
@@ -56,6 +57,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
+from .output import Output
 from .registry import Registry
 from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
@@ -84,6 +86,8 @@ __all__ = [
     "ModelResponse",
     "ModelRetry",
     "ModelSetupError",
+    "Output",
+    "OutputValidationError",
     "Registry",
     "RegistryError",
     "RetryLimitExceeded",

@@ -117,6 +117,8 @@ class Tracing:
             attributes["gen_ai.request.max_tokens"] = settings.max_tokens
         if settings.temperature is not None:
             attributes["gen_ai.request.temperature"] = settings.temperature
+        if settings.output is not None:  # a structured answer asked for (native, prompted or the output tool)
+            attributes["gen_ai.output.type"] = "json"
         attributes.update(_server(getattr(request.model, "base_url", None)))
         if self.content:
             self._request_content(loop, request, attributes)

@@ -218,6 +218,8 @@ class FunctionSchema:
         hints, unresolved = self._resolve_hints(info.hints_from)
         self._hints_pending = unresolved
         self.context_params: list[str] = []
+        self.context_types: dict[str, Any] = {}
+        """Each context parameter's annotation (``ToolContext[Deps]``, as written), for the deps check."""
         self.params: list[_Param] = []
         self.positional_only: list[str] = []
         for param in signature.parameters.values():
@@ -252,6 +254,7 @@ class FunctionSchema:
                 self.positional_only.append(param.name)  # context ones too: passed in signature order
             if _is_context(annotation):
                 self.context_params.append(param.name)
+                self.context_types[param.name] = annotation
                 continue
             self.params.append(_Param(param.name, annotation, param.default))
         self.return_annotation: Any = hints.get("return", signature.return_annotation)

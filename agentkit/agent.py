@@ -33,20 +33,23 @@ import dataclasses
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, Union
+from typing import Any, overload
 
+from ._agent._deps import check_deps
 from ._agent._options import RunOptions, check_hooks
+from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
 from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
 from ._agent.display import TranscriptEntry, merge_transforms, transcript
 from ._agent.loop import RunLoop
 from ._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
-from ._agent.results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
-from ._agent.resume import resume_run
+from ._agent.results import Approval, OutputT, PendingApproval, PendingItem, RunResult, RunState, Step
+from ._agent.runs import AgentRuns, DepsT
+from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
-from .context import RunContext, ToolContext
+from .context import RunContext
 from .events import RunStatus
 from .exceptions import (
     AgentSetupError,
@@ -62,6 +65,7 @@ from .instrumentation import Instrument, check_instrument
 from .limits import RunLimits
 from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
+from .output import Output, OutputSpec
 from .registry import Registry
 from .runs import RunSnapshot, RunStore, default_store
 from .search import ToolSearch
@@ -75,6 +79,7 @@ __all__ = [
     "Approval",
     "ApprovalError",
     "MCPServerLike",
+    "Output",
     "PendingApproval",
     "PendingBackground",
     "PendingClientCall",
@@ -91,17 +96,16 @@ __all__ = [
     "TranscriptEntry",
 ]
 
-Prompt = Union[str, UserMessage, Sequence[Message]]
-"""A prompt text, one user message, or a whole neutral history (e.g. a previous `RunResult.messages` plus a
-new `UserMessage`)."""
-
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]+", "-", text).strip("-").lower() or "agent"
 
 
-class Agent:
+class Agent(AgentRuns[DepsT, OutputT]):
     """A model with instructions and tools, run in a loop until it answers.
+
+    ``Agent[Deps, Output]``: both types are inferred from the constructor (``deps=``/``deps_type=``,
+    ``output_type=``); `generate` returns a ``RunResult[Output]`` (a per-call ``output_type`` changes it).
 
     Args:
         id: the agent's identifier (events of a subagent carry it); defaults to a slug of `name`.
@@ -137,6 +141,15 @@ class Agent:
         snapshot_key: signs this agent's snapshots and makes `resume` refuse unsigned or edited ones
             (bytes or text of at least 16 bytes, or several to rotate: the first signs); default: the
             store's ``key``, if any.
+        deps_type: the type of `deps` when they are given per call (for the type checker, and checked
+            against the tools' ``ToolContext[...]`` at run time).
+        output_type: what a run answers with: a type (pydantic model, dataclass, TypedDict, ``list[...]``,
+            scalar, ``Literal``, a list of models for a union) or an `Output` with options; `str` (the
+            default) is the text answer. See `agentkit.output`.
+        output_validators: functions of the validated answer (sync or async) run before it is accepted;
+            they may raise `ModelRetry` (the model is asked again) and a non-None result replaces it.
+        stop_at_tools: keys of tools whose successful call ends the run, with the call's result as its
+            output and no further model turn (a tool's own ``ends_run=True`` does the same).
         mask_error_details: when a tool raises, tell the model a generic text instead of the exception's
             type and message (a tool's or registry's own setting wins). `ToolError` and `ModelRetry`
             messages always go through. See the errors guide.
@@ -144,15 +157,49 @@ class Agent:
             traced parent run); True traces; False never; an `InstrumentationSettings` traces with those.
     """
 
+    @overload
     def __init__(
         self,
         *,
-        id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
+        id: str | None = None,
         name: str | None = None,
         instructions: InstructionsLike = None,
         model: ModelLike | None = None,
         tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        agents: Mapping[str, Agent] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
+        workflows: Mapping[str, Workflow[..., Any]] | None = None,
+        description: str | None = None,
+        transform: ToolTransform | None = None,
+        max_steps: int = 10,
+        retries: int = 2,
+        max_retries: int = 10,
+        model_settings: ModelSettings | None = None,
+        deps: DepsT | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
+        deps_type: type[DepsT] | None = None,
+        output_type: OutputSpec[OutputT] | None = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Agent[Any, Any],
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        instructions: InstructionsLike = None,
+        model: ModelLike | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
         workflows: Mapping[str, Workflow[..., Any]] | None = None,
         description: str | None = None,
         transform: ToolTransform | None = None,
@@ -171,6 +218,42 @@ class Agent:
         snapshot_key: Any = None,
         mask_error_details: bool = False,
         instrument: Instrument = None,
+        deps_type: Any = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
+    ) -> None: ...
+    def __init__(
+        self,
+        *,
+        id: str | None = None,  # noqa: A002 - the public name DESIGN.md fixes
+        name: str | None = None,
+        instructions: InstructionsLike = None,
+        model: ModelLike | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        agents: Mapping[str, Agent[Any, Any]] | None = None,
+        workflows: Mapping[str, Workflow[..., Any]] | None = None,
+        description: str | None = None,
+        transform: ToolTransform | None = None,
+        max_steps: int = 10,
+        retries: int = 2,
+        max_retries: int = 10,
+        model_settings: ModelSettings | None = None,
+        deps: Any = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        tool_search: ToolSearch | None = None,
+        deferred_tools: DeferredTools | None = None,
+        store: RunStore | None = None,
+        snapshot_key: Any = None,
+        mask_error_details: bool = False,
+        instrument: Instrument = None,
+        deps_type: Any = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] = (),
+        stop_at_tools: Sequence[str] = (),
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -204,6 +287,10 @@ class Agent:
             raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
+        self.deps_type: type[Any] | None = deps_type
+        """The declared type of the dependencies (None: the type of `deps`, or not known)."""
+        self.output: OutputConfig = output_config(output_type, output_validators, stop_at_tools, "Agent")
+        """What runs answer with: the output type and its options, validators and stop-at tools."""
         self.mcp_servers = list(mcp_servers)
         self.mask_error_details = mask_error_details
         """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
@@ -227,9 +314,12 @@ class Agent:
         """The model as given; see `resolve_model` for the instance a run uses."""
         self._model: Model | None = model if isinstance(model, Model) else None
         self._override: ContextVar[Model | None] = ContextVar(f"agentkit_override_{self.id}", default=None)
-        self.agents: dict[str, Agent] = dict(agents or {})
+        self.agents: dict[str, Agent[Any, Any]] = dict(agents or {})
         self.workflows: dict[str, Workflow[..., Any]] = dict(workflows or {})
         self._sessions = MCPSessions(self._build_registry(tools), self.mcp_servers)
+        for key in self.output.stop_at:
+            self.tools[key]  # a stop-at key that names no tool raises UnknownToolError with a "did you mean"
+        check_deps(self.tools, deps, deps_type, "Agent(...)")
 
     def __repr__(self) -> str:
         return f"Agent(id={self.id!r}, model={self.model!r}, tools={list(self.tools)!r})"
@@ -287,7 +377,7 @@ class Agent:
         return self._model
 
     def transcript(
-        self, result: RunResult, *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
+        self, result: RunResult[Any], *, tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
     ) -> list[TranscriptEntry]:
         """Every tool call of `result` shaped for a transcript by the tools' and this agent's transforms.
 
@@ -321,7 +411,7 @@ class Agent:
 
     # ---- MCP sessions ----------------------------------------------------------------------------
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Agent[DepsT, OutputT]:
         await self._sessions.enter()
         return self
 
@@ -426,9 +516,13 @@ class Agent:
         deps, context = options.deps, options.context
         if deps is None and context is not None:
             deps = context.deps
+        deps = deps if deps is not None else self.deps
+        check_deps(run_registry, deps, self.deps_type, "generate(...)")
+        model = self.resolve_model()
+        config = state.output if state.output is not None else self._restored_output(state)
         return RunLoop(
             self,
-            self.resolve_model(),
+            model,
             run_registry,
             executor,
             list(messages),
@@ -436,7 +530,7 @@ class Agent:
             first,
             later,
             state,
-            deps if deps is not None else self.deps,
+            deps,
             context,
             emit,
             steps,
@@ -444,8 +538,41 @@ class Agent:
             merge_transforms(self.transform, inherited),
             options.cancel,
             control=control,
+            output=RunOutput.of(config, model, run_registry),
             subagent_responses=subagent_responses,
         )
+
+    def _restored_output(self, state: RunState) -> OutputConfig:
+        """A snapshot's run resumes with the agent's output, which must be the one it paused with."""
+        from .runs._snapshot import output_fingerprint
+
+        if state.output_fingerprint != output_fingerprint(self.output):
+            from .exceptions import SnapshotError
+
+            raise SnapshotError(
+                "the run paused asking for another output type than this agent's (a per-call output_type?): "
+                "a snapshot resumes with the agent's output_type; resume the RunResult in the same process, "
+                "or give the agent that output_type"
+            )
+        state.output, state.structured = self.output, self.output.structured
+        return self.output
+
+    def _output_for(
+        self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
+    ) -> OutputConfig:
+        """The output a run asks for: a per-call type (with its own validators) or the agent's, plus stop-at keys."""
+        if output_type is None:
+            config = self.output
+            if validators:
+                config = dataclasses.replace(
+                    config, validators=output_config(config.target, validators, None, "generate").validators
+                )
+        else:
+            config = output_config(output_type, validators, None, "generate")
+            config = dataclasses.replace(config, stop_at=self.output.stop_at)
+        for key in stop_at or ():
+            self.tools[key]  # raises UnknownToolError with a "did you mean"
+        return config.with_stop_at(list(stop_at or ()))
 
     def _snapshot_key(self) -> Any:
         return self.snapshot_key if self.snapshot_key is not None else getattr(self._run_store(), "key", None)
@@ -454,8 +581,13 @@ class Agent:
         return self.store if self.store is not None else default_store()
 
     async def _start(
-        self, prompt: Prompt, options: RunOptions, emit: Emit | None, inherited: ToolTransform | None = None
-    ) -> RunResult:
+        self,
+        prompt: Prompt,
+        options: RunOptions,
+        emit: Emit | None,
+        inherited: ToolTransform | None = None,
+        output: OutputConfig | None = None,
+    ) -> RunResult[Any]:
         messages = _as_messages(prompt)
         if options.max_steps is not None:
             _check_max_steps(options.max_steps)
@@ -475,6 +607,8 @@ class Agent:
                 limits=limits,
                 deferred=options.deferred,
             )
+            config = output if output is not None else self.output
+            state.structured, state.output = config.structured, config
             state.signing_key = self._snapshot_key  # looked up only when a snapshot is signed
             run = self._new_run(
                 messages,
@@ -491,214 +625,19 @@ class Agent:
             )
             return await run.run()
 
-    async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-    ) -> RunResult:
-        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
-
-        Args:
-            prompt: a text, a `UserMessage`, or a whole neutral history to continue.
-            tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool key. ``"required"`` and a key
-                apply to the first model turn only (then ``"auto"``), or the model could never answer.
-            active_tools: the keys the model may call in this run (others are neither shown nor run).
-            max_steps: model turns for this run (default: the agent's `max_steps`).
-            deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
-            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
-                ``context.cancelled`` cancels the run, like `cancel`).
-            model_settings: settings for this run instead of the agent's `model_settings`.
-            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
-                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
-                awaited) with status ``"cancelled"``, resumable.
-            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
-                both have is an error naming both tools. No other run sees them.
-            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
-                the run starts, closed when it ends; their tools join this run's.
-            prepare_step: runs before each model turn (after the agent's own) and may change that turn
-                (see `agentkit.hooks.StepChanges`).
-            hooks: `RunHooks` for this run, after the agent's own.
-            limits: `RunLimits` for this run; fields left None keep the agent's.
-            require_approval: every tool call of this run needs approval (besides the tools' own policies).
-            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
-                tools' own ``deferred=True`` (see `agentkit.search`).
-
-        Raises:
-            RetryLimitExceeded: a retry budget ran out (the partial result is on the exception).
-            UnknownToolError: `active_tools` or `tool_choice` names no registered tool.
-            ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
-                ``active_tools=[]``.
-            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
-            AgentSetupError: `max_steps` is below 1, or a run option cannot work.
-            HookError: a model-request hook failed (tool-call hooks never raise).
-        """
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        )  # fmt: skip
-        return await self._start(prompt, options.checked(), None)
-
-    def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-    ) -> RunResult:
-        """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        )  # fmt: skip
-        return asyncio.run(self._start(prompt, options.checked(), None))
-
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-    ) -> AgentStream:
-        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
-
-        The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards.
-        """
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        ).checked()  # fmt: skip
-
-        async def start(emit: Emit) -> RunResult:
-            return await self._start(prompt, options, emit)
-
-        return AgentStream(start)
-
     def _stream_for_parent(
         self, prompt: str, *, deps: Any, policy: ToolTransform | None, cancel: asyncio.Event | None = None
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         """`stream` for a run as a supervisor's tool: the supervisor's `policy` applies beneath this agent's."""
 
-        async def start(emit: Emit) -> RunResult:
+        async def start(emit: Emit) -> RunResult[Any]:
             return await self._start(prompt, RunOptions(deps=deps, cancel=cancel), emit, policy)
 
         return AgentStream(start)
 
     # ---- pauses -----------------------------------------------------------------------------------
 
-    async def resume(
-        self,
-        paused: RunResult | RunSnapshot,
-        answers: Mapping[str, Any] | None = None,
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-    ) -> RunResult:
-        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
-
-        `answers` maps each pending call id to what its pause waits for:
-
-        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
-          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
-          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
-          the history, so an edited pending list cannot let a call through;
-        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
-          runs again with `ToolContext.resume_data`;
-        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
-          a `ToolError` whose message the model gets as the call's error;
-        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
-
-        Then the loop goes on. Before anything runs, the pause is claimed in the agent's `store`: a second
-        resume of it, from any copy (``deepcopy``, ``pickle``, the same snapshot JSON in another process
-        sharing the store), raises `AlreadyResumedError`. A resume rejected for its answers does not use
-        the pause up.
-
-        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
-        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
-        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
-
-        Raises:
-            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
-                fit (`ApprovalError` for approval decisions). Nothing runs then.
-            AlreadyResumedError: the pause was resumed before. Nothing runs.
-            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, or
-                (with a snapshot key) unsigned or edited.
-        """
-        options = RunOptions(
-            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
-            prepare_step=prepare_step, hooks=hooks,
-        ).checked()  # fmt: skip
-        async with self._session():
-            return await resume_run(self, paused, answers, options=options, emit=None)
-
-    def resume_stream(
-        self,
-        paused: RunResult | RunSnapshot,
-        answers: Mapping[str, Any] | None = None,
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-    ) -> AgentStream:
-        """`resume` as a stream of events (the resumed turn's tool results first)."""
-        options = RunOptions(
-            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
-            prepare_step=prepare_step, hooks=hooks,
-        ).checked()  # fmt: skip
-
-        async def start(emit: Emit) -> RunResult:
-            async with self._session():
-                return await resume_run(self, paused, answers, options=options, emit=emit)
-
-        return AgentStream(start)
-
-    def snapshot(self, result: RunResult) -> RunSnapshot:
+    def snapshot(self, result: RunResult[Any]) -> RunSnapshot:
         """The `RunSnapshot` of a paused `result` of this agent, signed with its key (see `RunResult.snapshot`).
 
         Works for copies and unpickled results too (they no longer know their tools).

@@ -42,19 +42,48 @@ def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
+def _output_of(args: argparse.Namespace) -> Any:
+    """The output type asked with ``--output module:attr`` (and ``--output-mode``), else the target agent's."""
+    from .output import Output
+
+    if args.output:
+        target = load_object(args.output)
+        return Output(target, mode=args.output_mode) if args.output_mode else target
+    agent_output: Any = getattr(load_object(args.target), "output", None)
+    target = getattr(agent_output, "target", None)
+    if target is None:
+        return None
+    return Output(target, mode=args.output_mode or agent_output.mode, name=agent_output.name)
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
+    from ._agent._output import output_config
     from .providers import get_provider
 
     registry = load_target(args.target)
     provider = get_provider(args.provider)
-    payload = provider.format_tools(
-        registry,
-        tool_choice=args.tool_choice,
-        active_tools=args.active_tools or None,
-        strict=args.strict,
-        aliases=args.aliases,
-    )
+    options = {"tool_choice": args.tool_choice, "active_tools": args.active_tools or None}
+    output = _output_of(args)
+    plan = None
+    if output is not None:
+        from ._agent._output import RunOutput
+        from .models import ModelSettings
+
+        run = RunOutput.of(output_config(output, None, None, "inspect"), provider, registry)
+        if run is not None and run.request is not None:
+            registry = run.registry(registry)
+            settings = run.settings(ModelSettings(args.tool_choice, tuple(options["active_tools"] or ()) or None))
+            options = {"tool_choice": settings.tool_choice, "active_tools": settings.active_tools}
+            plan = run
+    payload = provider.format_tools(registry, strict=args.strict, aliases=args.aliases, **options)
+    if plan is not None and plan.request is not None and plan.request.mode == "native":
+        payload.update(provider.format_output(plan.request.definition))
     _print_json(payload)
+    if plan is not None and plan.plan is not None:
+        why = f" ({plan.plan.reason})" if plan.plan.reason else ""
+        print(f"output: {plan.plan.mode}{why}", file=sys.stderr)
+        if plan.request is not None and plan.request.prompt:
+            print(f"instructions added: {plan.request.prompt}", file=sys.stderr)
     return 0
 
 
@@ -62,7 +91,9 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     from .providers import compatibility
 
     registry = load_target(args.target)
-    report = compatibility(registry, args.provider or None, strict=args.strict, aliases=args.aliases)
+    report = compatibility(
+        registry, args.provider or None, strict=args.strict, aliases=args.aliases, output=_output_of(args)
+    )
     for entry in report:
         print(entry)
     rejected = [entry for entry in report if entry.rejected]
@@ -206,18 +237,24 @@ def _parser() -> argparse.ArgumentParser:
         group.add_argument("--no-strict", dest="strict", action="store_false", help="never strict")
         p.add_argument("--aliases", action="store_true", help="alias keys a vendor rejects instead of failing")
 
-    inspect_cmd = commands.add_parser("inspect", help="print the tools payload a provider would send")
+    def output_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--output", help="module:attr or file.py:attr naming an output type (default: the agent's)")
+        p.add_argument("--output-mode", choices=["auto", "native", "tool", "prompted"], help="how it is asked for")
+
+    inspect_cmd = commands.add_parser("inspect", help="print the tools (and output) payload a provider would send")
     target(inspect_cmd)
     inspect_cmd.add_argument("--provider", "-p", default="openai", choices=providers)
     inspect_cmd.add_argument("--tool-choice", default="auto", help="auto, none, required or a key")
     inspect_cmd.add_argument("--active-tools", nargs="*", help="keys the model may call")
     strictness(inspect_cmd)
+    output_options(inspect_cmd)
     inspect_cmd.set_defaults(run=_cmd_inspect)
 
     lint_cmd = commands.add_parser("lint", help="per-provider compatibility report (exit 1 if a vendor rejects)")
     target(lint_cmd)
     lint_cmd.add_argument("--provider", "-p", action="append", choices=providers, help="repeatable; default: all")
     strictness(lint_cmd)
+    output_options(lint_cmd)
     lint_cmd.set_defaults(run=_cmd_lint)
 
     call_cmd = commands.add_parser("call", help="run one tool with JSON arguments, validated")

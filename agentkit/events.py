@@ -24,6 +24,8 @@ __all__ = [
     "BackgroundResultEvent",
     "ClientToolCallEvent",
     "FinishEvent",
+    "OutputDeltaEvent",
+    "OutputEvent",
     "RunStatus",
     "StepFinishEvent",
     "SubagentEvent",
@@ -85,10 +87,14 @@ class ToolCallStartEvent(_Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDeltaEvent(_Event):
-    """A piece of a tool call's argument text, shaped by ``transform.input_delta``.
+    """A piece of a tool call's argument text, and the arguments so far, shaped by the transforms.
 
-    Only sent for tools whose transform (or the agent's) has an ``input_delta``: partial arguments
-    are suppressed otherwise, since a redacting ``input`` transform cannot be applied to half a JSON text.
+    `delta` is the new argument text, shaped by ``transform.input_delta``; `partial` is every argument
+    received so far that already fits the tool's input schema (JSON data: a form filling in, see
+    `Tool.partial_arguments`), shaped by ``transform.input_partial``. Each is ``None`` unless its transform
+    exists, and the event is only sent for tools with at least one of them: a redacting ``input``
+    transform cannot be applied to half a JSON text, so partial arguments are never shown by default.
+    Nothing partial ever reaches the tool's function.
     """
 
     call_id: str | None
@@ -97,6 +103,7 @@ class ToolCallDeltaEvent(_Event):
     delta: Any
     step: int
     transform_error: str | None = None
+    partial: Any = None
     kind: Literal["tool-call-delta"] = "tool-call-delta"
 
 
@@ -248,6 +255,29 @@ class FinishEvent(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class OutputDeltaEvent(_Event):
+    """The structured answer so far, while it streams: what of it already fits the output schema.
+
+    `partial` is JSON data (the fields received so far that are valid where they stand; for an output
+    that is not an object, the value so far), sent whenever it grows; the validated value comes in
+    `OutputEvent`. Only runs with an output type send it.
+    """
+
+    partial: Any
+    step: int
+    kind: Literal["output-delta"] = "output-delta"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputEvent(_Event):
+    """The run's answer, validated as its output type (after the output validators), just before `FinishEvent`."""
+
+    output: Any
+    step: int
+    kind: Literal["output"] = "output"
+
+
+@dataclass(frozen=True, slots=True)
 class SubagentEvent(_Event):
     """An event of a subagent's own stream, forwarded while it runs as a tool.
 
@@ -277,6 +307,8 @@ AgentEvent = Union[
     BackgroundResultEvent,
     StepFinishEvent,
     FinishEvent,
+    OutputDeltaEvent,
+    OutputEvent,
     SubagentEvent,
 ]
 """Any event `Agent.stream` yields."""

@@ -21,6 +21,7 @@ Exception
 │   │   └── ModelHTTPError                  ... with an HTTP status: keeps ``status_code``, ``body``, ``headers``
 │   ├── UsageLimitExceeded                  a run hit a limit
 │   │   └── RetryLimitExceeded              ... a retry budget; carries the partial ``result``
+│   │       └── OutputValidationError       ... spent on answers that do not fit the output type (``raw``, ``errors``)
 │   ├── ResumeError (ValueError)            a paused run cannot go on as asked; nothing ran
 │   │   ├── ApprovalError                   ... approval decisions missing, or naming no pending call
 │   │   │   └── AlreadyResumedError         ... the pause (or a copy of its result or snapshot) was resumed before
@@ -77,6 +78,7 @@ __all__ = [
     "ModelHTTPError",
     "ModelRetry",
     "ModelSetupError",
+    "OutputValidationError",
     "RegistryError",
     "ResumeError",
     "RetryLimitExceeded",
@@ -388,9 +390,27 @@ class UsageLimitExceeded(AgentkitError):  # noqa: N818 - the name peers use (pyd
 class RetryLimitExceeded(UsageLimitExceeded):
     """A run used up a retry budget (per tool, or for the whole run); `result` is the run so far."""
 
-    def __init__(self, message: str, result: RunResult) -> None:
+    def __init__(self, message: str, result: RunResult[Any]) -> None:
         super().__init__(message)
         self.result = result
+
+
+class OutputValidationError(RetryLimitExceeded):
+    """The model's answers kept failing the output type (or its validators) until the retry budget ran out.
+
+    Attributes:
+        result: the run so far (its last step holds the last answer).
+        raw: the last answer as the model gave it (the text, or the output tool's arguments as JSON text).
+        errors: what was wrong with it, each with its JSON path (a validator's `ModelRetry` at ``$``).
+    """
+
+    def __init__(self, message: str, result: RunResult[Any], raw: Any, errors: Sequence[ErrorDetail]) -> None:
+        super().__init__(message, result)
+        self.raw = raw
+        self.errors = list(errors)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.result, self.raw, self.errors))
 
 
 class ResumeError(AgentkitError, ValueError):

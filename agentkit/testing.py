@@ -36,7 +36,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
-from .models import Model, ModelSettings
+from .models import Model, ModelSettings, OutputRequest
 from .models._base import ModelStreamEvent, ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .registry import Registry
 from .tools import Tool
@@ -77,6 +77,16 @@ class FunctionInfo:
     def tool_keys(self) -> list[str]:
         """The keys of `tools`."""
         return [t.key for t in self.tools]
+
+    @property
+    def output(self) -> OutputRequest | None:
+        """The structured output this turn asks for (None: a text answer).
+
+        ``output.mode`` says how to answer: ``"native"`` or ``"prompted"`` with the JSON value as text,
+        ``"tool"`` by calling the tool ``output.definition.key`` with the value as its arguments (it is
+        among `tools`). ``output.definition.input_schema`` is the value's schema.
+        """
+        return self.settings.output
 
 
 def _definitions(tools: Registry, active: tuple[str, ...] | None) -> list[ToolDefinition]:
@@ -230,6 +240,10 @@ class TestModel(Model):
     generated from each input schema. On the turn after the results, it answers `text`, or by default a
     JSON object mapping each called key to its result text. Same `seed`, same arguments.
 
+    A run with an output type gets an answer generated from the output schema instead (as JSON text,
+    or as a call of the output tool in ``tool`` mode), unless `text` is given: then `text` is the answer,
+    to be validated (a way to test retries).
+
     Args:
         seed: seeds argument generation (per tool key, so adding a tool changes no other tool's arguments).
         call_tools: ``"all"`` or the keys to call, in order. A key the registry does not have raises
@@ -260,9 +274,12 @@ class TestModel(Model):
         return "test"
 
     def _keys(self, tools: Registry, settings: ModelSettings) -> list[str]:
-        if settings.tool_choice == "none":
+        output = settings.output
+        answer = output.definition.key if output is not None and output.mode == "tool" else None
+        if settings.tool_choice in ("none", answer):
             return []
-        available = list(settings.active_tools) if settings.active_tools is not None else list(tools)
+        keys = settings.active_tools if settings.active_tools is not None else tools
+        available = [k for k in keys if k != answer]
         if settings.tool_choice not in ("auto", "required"):
             return [settings.tool_choice]
         if self.call_tools == "all":
@@ -284,11 +301,21 @@ class TestModel(Model):
                 calls.append(ToolCall(f"test_call_{len(messages)}_{position}", key, arguments))
             message = AssistantMessage(tool_calls=calls)
             reason = "tool_calls"
+        elif settings.output is not None and self.text is None:
+            message, reason = self._output_answer(settings.output, len(messages))
         else:
             message = AssistantMessage(text=self._answer(last))
             reason = "stop"
         usage = Usage(input_tokens=_tokens(messages), output_tokens=_tokens([message]), requests=1)
         return ModelResponse(message=message, usage=usage, finish_reason=reason, model_name="test")
+
+    def _output_answer(self, output: OutputRequest, turn: int) -> tuple[AssistantMessage, str]:
+        """A schema-valid answer for the output: JSON text, or a call of the output tool."""
+        definition = output.definition
+        value = generate_arguments(definition.input_schema, seed=f"{self.seed}:{definition.key}")
+        if output.mode == "tool":
+            return AssistantMessage(tool_calls=[ToolCall(f"test_call_{turn}_0", definition.key, value)]), "tool_calls"
+        return AssistantMessage(text=json_text(value, compact=True, ensure_ascii=False)), "stop"
 
     def _answer(self, last: Message | None) -> str:
         if self.text is not None:
@@ -317,13 +344,14 @@ def _tokens(messages: Iterable[Message]) -> int:
 
 
 def request_payload(
-    agent: Agent,
-    prompt: Prompt | RunResult | None = None,
+    agent: Agent[Any, Any],
+    prompt: Prompt | RunResult[Any] | None = None,
     *,
     provider: ProviderLike | None = None,
     model_name: str | None = None,
     tool_choice: str | None = None,
     active_tools: Iterable[str] | None = None,
+    output_type: Any = None,
 ) -> dict[str, Any]:
     """Exactly what would be sent for `agent`'s next request on `prompt`, as plain JSON-ready data.
 
@@ -333,10 +361,15 @@ def request_payload(
     sending. For a `Model` instance (or an `agent.override`), its own `Model.payload`; for a third-party
     `Provider` instance, that provider's `build_request` body. No network, no API key.
 
+    The output part is there too: the vendor's native structured-output field, or the output tool and
+    the tool choice that requires it, for the agent's output type (or `output_type`, as a run would
+    take it), exactly as the run's first request.
+
     ```python
     assert request_payload(agent, "Weather in Paris?") == snapshot({...})
     ```
     """
+    from ._agent._output import RunOutput
     from .agent import RunResult, _as_messages
     from .providers import get_provider
 
@@ -344,12 +377,22 @@ def request_payload(
         history: list[Message] = list(prompt.messages)
     else:
         history = _as_messages(prompt) if prompt is not None else []
-    # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
-    # (its vendor's native one, or held back for the search tool); prepare_step and hooks do not run
+    config = agent._output_for(output_type, None, None)
+
+    def first_request(model: Any = None) -> tuple[list[Message], Registry, ModelSettings]:
+        # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
+        # (its vendor's native one, or held back for the search tool), the output asked for; prepare_step
+        # and hooks do not run
+        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
+        output = RunOutput.of(config, model if model is not None else resolved, tools)
+        if output is not None:
+            tools, first = output.registry(tools), output.settings(first)
+        return messages, tools, first
+
+    resolved: Any = None
     if agent._override.get() is not None:
         model = agent.resolve_model()
-        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
-        return model.payload(messages, tools, first)
+        return model.payload(*first_request(model))
     if provider is None:
         agent_model = agent.model
         if isinstance(agent_model, str) and agent_model != "test":
@@ -357,16 +400,14 @@ def request_payload(
             provider, model_name = vendor, model_name or name
         else:
             model = agent.resolve_model()
-            messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
-            return model.payload(messages, tools, first)
+            return model.payload(*first_request(model))
     row = VENDORS.get(provider) if isinstance(provider, str) else None
     if row is not None and row.provider is not None:
         # The vendor's own model client builds the body (settings, defaults and all); nothing is sent.
         offline = _offline_model(row.name, model_name or "model")
-        messages, tools, first = agent._first_request(history, tool_choice, active_tools, offline)
-        return offline.payload(messages, tools, first)
-    messages, tools, first = agent._first_request(history, tool_choice, active_tools)
+        return offline.payload(*first_request(offline))
     resolved = get_provider(provider) if isinstance(provider, str) else provider
+    messages, tools, first = first_request()
     body = resolved.build_request(
         messages,
         tools,
@@ -375,6 +416,7 @@ def request_payload(
         strict=first.strict,
         parallel_tool_calls=first.parallel_tool_calls,
         aliases=first.aliases,
+        output=first.output,
     )
     return {"model": model_name, **body} if model_name else body
 

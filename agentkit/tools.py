@@ -81,6 +81,8 @@ class ToolOptions(TypedDict, total=False):
     """Shapes what displays and transcripts receive."""
     inline: bool
     """Run a sync tool on the event loop's thread (only for known-fast tools)."""
+    ends_run: bool
+    """A successful call ends the agent's run with its result as the output, without another model turn."""
     deferred: bool
     """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
     max_calls: int | None
@@ -103,7 +105,8 @@ class ToolTransform:
     """What a display or transcript gets for each part of a tool call, separately from the model.
 
     Each field maps the raw value to what is shown; a field left `None` passes the value through,
-    except `input_delta`: partial argument text is suppressed unless a transform for it exists. Once
+    except `input_delta` and `input_partial`: partial argument text, and the arguments parsed so far
+    (`Tool.partial_arguments`), are suppressed unless a transform for them exists. Once
     `input` (or `output`) redacts, messages and progress that could quote the hidden values are withheld
     unless an `error` (or `progress`) transform decides what to show. A transform that raises makes that
     target get nothing (never the raw value).
@@ -116,6 +119,7 @@ class ToolTransform:
     approval: Callable[[Any], Any] | None = None
     suspension: Callable[[Any], Any] | None = None
     progress: Callable[[Any], Any] | None = None
+    input_partial: Callable[[Any], Any] | None = None
 
 
 def _check_timeout(qualname: str, timeout: float | None) -> float | None:
@@ -150,7 +154,7 @@ class Tool(Generic[P, R_co]):
     * `invoke` / `ainvoke`: validate arguments (a mapping or JSON text) -> call -> validate the result;
     * the options that shape how the agent loop runs it (`strict`, `timeout`, `requires_approval`,
       `to_model_output`, `transform`, `inline`, `deferred`, `max_calls`, `max_concurrency`, `sequential`,
-      `limits`).
+      `limits`, `ends_run`).
 
     Schemas are built on first use and cached; definition mistakes are raised at construction.
     """
@@ -169,6 +173,7 @@ class Tool(Generic[P, R_co]):
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
+        ends_run: bool = False,
         deferred: bool = False,
         max_calls: int | None = None,
         max_concurrency: int | None = None,
@@ -208,6 +213,9 @@ class Tool(Generic[P, R_co]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
+        self.ends_run = bool(ends_run)
+        """A successful call ends the agent's run: its result is the run's output, with no further model
+        turn (like ``stop_at_tools=[key]`` on the agent, for every agent that has this tool)."""
         self.deferred = deferred
         """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
         self.max_calls = _check_count(self.schema.qualname, "max_calls", max_calls, 0)
@@ -563,6 +571,22 @@ class Tool(Generic[P, R_co]):
         args, kwargs = self._arguments(kwargs, context)
         return self.fn(*args, **kwargs)  # type: ignore[return-value]
 
+    def partial_arguments(self, text: str | bytes) -> Any:
+        """The arguments received so far that already fit the input schema, for a display (never for the call).
+
+        `text` is the argument JSON so far, maybe unfinished (a streamed call's ``arguments_so_far``). The
+        result is JSON data: the fields that arrived, each valid where it stands (an unfinished string
+        as far as it goes; missing required fields are fine; a value that breaks the schema is left
+        out), or None before anything fits. See `agentkit.events.ToolCallDeltaEvent.partial`.
+        """
+        return self._partial_validator(text)
+
+    @functools.cached_property
+    def _partial_validator(self) -> Callable[[str | bytes], Any]:
+        from ._partial import PartialValidator
+
+        return PartialValidator(self.input_schema)
+
     # ---- what the model receives -----------------------------------------------------------------
 
     def model_content(self, value: Any) -> list[ContentPart]:
@@ -612,7 +636,7 @@ def tool(
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
             ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
-            ``sequential``, ``limits``, ``mask_error_details``.
+            ``sequential``, ``limits``, ``mask_error_details``, ``ends_run``.
     """
     if fn is not None:
         if isinstance(fn, str):

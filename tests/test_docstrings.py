@@ -157,7 +157,7 @@ def test_a_docstring_with_only_an_args_section_is_parsed() -> None:
     @tool
     def indented(x: float) -> float:
         """Args:
-            x: The value.
+        x: The value.
         """
         return x
 

@@ -37,3 +37,14 @@ def test_the_quickstart_shows_a_conversation_and_what_differs_between_vendors() 
     assert 'tool_choice: "REQUIRED"' in out and 'toolConfig.functionCallingConfig.mode: "ANY"' in out
     assert '"convert_currency"  cohere' in out  # the alias a vendor's name rule forces, pointed out
     assert '{"type": "function"' not in out  # no whole payloads unless --full
+
+
+def test_the_structured_output_example_shows_the_typed_answer_the_stream_and_each_vendors_form() -> None:
+    done = run_example("structured_output.py")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    out = done.stdout
+    assert "output: Forecast(city='Lisbon', high=24.5, sky='sunny')" in out
+    assert "after the validator's retry (3 model turns): Your answer was not accepted: 99.0 °C" in out
+    assert "  partial {'city': 'Lis'}" in out and "  output  Forecast(" in out
+    assert "  anthropic         native: output_config" in out
+    assert "  cohere            the output tool final_result" in out

@@ -51,6 +51,21 @@ async def test_an_elicitation_suspends_the_run_and_the_answer_reaches_the_server
     assert ledger_lines(ledger) == ["asked Chez Nous", "asked Chez Nous", "booked Chez Nous 4 Ada"]
 
 
+async def test_an_elicitation_can_be_declined_and_the_model_is_told(tmp_path: Path) -> None:
+    from agentkit import ToolError
+
+    ledger = str(tmp_path / "ledger.txt")
+    model, _ = scripted(calls(call("book_table", {"restaurant": "Chez Nous"})), "no booking then")
+    agent = Agent(model=model, mcp_servers=[bistro(ledger)], store=MemoryRunStore())
+    paused = await agent.generate("book a table")
+    assert paused.status == "suspended"
+    done = await agent.resume(paused, {"c_book_table": ToolError("The user declined to give the details.")})
+    assert done.status == "complete" and done.text == "no booking then"
+    (result,) = done.tool_results
+    assert result.is_error and result.text == "The user declined to give the details."
+    assert ledger_lines(ledger) == ["asked Chez Nous"]  # the server was not called again: nothing booked
+
+
 async def test_tool_annotations_are_kept_and_drive_an_approval_policy(tmp_path: Path) -> None:
     ledger = str(tmp_path / "ledger.txt")
     server = bistro(ledger, requires_approval=lambda a: a.destructive)

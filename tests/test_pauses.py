@@ -96,6 +96,19 @@ async def test_resume_data_is_there_for_tools_that_read_it_themselves() -> None:
     assert seen == [False] and done.tool_results[0].text == "cancelled by the user"
 
 
+async def test_a_suspension_answered_with_a_tool_error_fails_the_call_without_calling_again(ledger: str) -> None:
+    agent = booking_agent(ledger)
+    paused = await agent.generate("book me")
+    done = await agent.resume(
+        RunSnapshot.from_json(paused.snapshot().to_json()), {"c_book": ToolError("The traveller declined a seat.")}
+    )
+    assert done.status == "complete" and done.text == "all done"
+    (declined,) = [r for r in done.tool_results if r.call_id == "c_book"]
+    assert declined.is_error and declined.error_kind == "tool_error"
+    assert declined.text == "The traveller declined a seat."
+    assert ledger_lines(ledger) == ["note asked"]  # the suspended tool did not run again
+
+
 async def test_suspend_outside_a_run_reaches_the_caller() -> None:
     tools = make_tools("/dev/null")
     book = next(t for t in tools if t.id == "book")

@@ -18,7 +18,10 @@ OBJECT = {"type": "object"}
         ({**OBJECT, "properties": {"a": {"$ref": "#/$defs/missing"}}}, "#/$defs/missing"),
         ({**OBJECT, "properties": {"a": {"$ref": "#/properties/nope"}}}, "#/properties/nope"),
         ({**OBJECT, "properties": {"a": {"items": {"$ref": "other.json"}}}}, "other.json"),
-        ({**OBJECT, "properties": {"a": {"$ref": "https://example.com/schema.json"}}}, "https://example.com/schema.json"),
+        (
+            {**OBJECT, "properties": {"a": {"$ref": "https://example.com/schema.json"}}},
+            "https://example.com/schema.json",
+        ),
         ({**OBJECT, "$defs": {"x": {"anyOf": [{"$ref": "#/$defs/y"}]}}}, "#/$defs/y"),
         ({**OBJECT, "properties": {"a": {"$dynamicRef": "#nowhere"}}}, "#nowhere"),
     ],

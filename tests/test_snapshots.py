@@ -228,6 +228,26 @@ async def test_the_sqlite_store_keeps_snapshots_and_histories_for_other_processe
     reader.close()
 
 
+async def test_a_dropped_sqlite_store_closes_its_connection(tmp_path: Path) -> None:
+    import gc
+    import sqlite3
+
+    store = SQLiteRunStore(tmp_path / "runs.db")
+    assert await store.claim("p1")
+    connection = store._connect()
+    del store
+    gc.collect()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        connection.execute("SELECT 1")
+    with SQLiteRunStore(tmp_path / "runs.db") as again:  # a with block closes it too, and the claim persisted
+        assert not await again.claim("p1")
+        connection = again._connect()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        connection.execute("SELECT 1")
+    assert await again.claim("p2")  # a closed store opens a new connection on its next call
+    again.close()
+
+
 def test_a_store_that_cannot_be_opened_says_how_to_fix_it(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")

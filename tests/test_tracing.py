@@ -11,6 +11,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
+from pydantic import BaseModel
 
 import agentkit
 from agentkit import (
@@ -25,6 +26,7 @@ from agentkit import (
 )
 from agentkit.exceptions import AgentSetupError
 from agentkit.instrumentation import InstrumentationSettings
+from agentkit.output import Output
 from agentkit.testing import FunctionModel
 
 SECRET = "s3cr3t-value"
@@ -254,3 +256,24 @@ def test_bad_instrument_values_are_refused() -> None:
         Agent(instrument="yes")  # type: ignore[arg-type]
     with pytest.raises(AgentSetupError, match="not both"):
         agentkit.instrument(InstrumentationSettings(), include_content=True)
+
+
+async def test_a_structured_run_asks_each_chat_for_json_output(exporter: InMemorySpanExporter) -> None:
+    # gen_ai.output.type: the output type the request asks for (GenAI semantic conventions)
+    class Sum(BaseModel):
+        total: int
+
+    def turn(messages: list[Any], info: Any) -> ModelResponse:
+        if not isinstance(messages[-1], ToolResultsMessage):
+            return answer("", Usage(1, 1, 1), "m", [ToolCall("c1", "add", {"a": 1, "b": 2})])
+        return answer('{"total": 3}', Usage(1, 1, 1), "m")
+
+    for mode in ("native", "tool"):
+        exporter.clear()
+        agent = Agent(model=FunctionModel(turn, name="openai:m"), tools=[add], output_type=Output(Sum, mode=mode))
+        assert (await agent.generate("1 + 2?")).output == Sum(total=3)
+        chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+        assert len(chats) == 2 and all((s.attributes or {}).get("gen_ai.output.type") == "json" for s in chats)
+    exporter.clear()
+    await Agent(model=FunctionModel(turn, name="openai:m"), tools=[add]).generate("1 + 2?")
+    assert all("gen_ai.output.type" not in (s.attributes or {}) for s in exporter.get_finished_spans())

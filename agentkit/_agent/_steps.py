@@ -287,6 +287,8 @@ async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) ->
     messages: list[Message] = [SystemMessage(text)] if text else []
     messages.extend(loop.convo)
     request = ModelRequest(model=model, messages=messages, tools=sent, settings=step_settings)
+    if loop.output is not None:
+        request = loop.output.prepared(request)  # the output tool, or the native field, for this step's model
     if control.hooks:
         request = await before_model_request(control.hooks, ctx, request)
     tools, chosen = request.tools, request.settings.active_tools
@@ -305,7 +307,14 @@ def _plain_request(loop: RunLoop, settings: ModelSettings) -> StepRequest:
         plan = plans[id(settings)] = _plain_plan(loop, settings)
     text = control.instructions.static
     messages = [SystemMessage(text), *loop.convo] if text else list(loop.convo)
-    return StepRequest(ModelRequest(loop.model, messages, plan.tools, plan.settings), plan.executor, None)
+    request = ModelRequest(loop.model, messages, plan.tools, plan.settings)
+    if loop.output is None:
+        return StepRequest(request, plan.executor, None)
+    request = loop.output.prepared(request)  # the output tool, or the native field, as on the planned path
+    tools, chosen = request.tools, request.settings.active_tools
+    if tools is plan.tools and chosen == plan.settings.active_tools:
+        return StepRequest(request, plan.executor, None)
+    return StepRequest(request, tools.select(k for k in chosen if k in tools) if chosen is not None else tools, None)
 
 
 def _plain_plan(loop: RunLoop, settings: ModelSettings) -> _Plan:

@@ -117,7 +117,7 @@ class TranscriptEntry:
 
 
 def transcript(
-    result: RunResult,
+    result: RunResult[Any],
     tools: Mapping[str, Tool[..., Any]],
     policy: ToolTransform | None,
     withheld: frozenset[str] = frozenset(),

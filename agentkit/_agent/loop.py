@@ -23,6 +23,7 @@ from ..events import (
     BackgroundResultEvent,
     ClientToolCallEvent,
     FinishEvent,
+    OutputDeltaEvent,
     RunStatus,
     StepFinishEvent,
     SubagentEvent,
@@ -45,13 +46,14 @@ from ..tools import Tool, ToolTransform
 from . import observe
 from ._intercept import after_model_response, call_with_hooks
 from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
+from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
-from .results import Approval, PendingApproval, PendingItem, RunResult, RunState, Step
+from .results import NO_OUTPUT, Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
 from .subagents import Forwarded, ProgressSink, SubagentUsage
 
@@ -74,7 +76,7 @@ class RunLoop:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent[Any, Any],
         model: Model,
         registry: Registry,
         executor: Registry,
@@ -92,6 +94,7 @@ class RunLoop:
         cancel: asyncio.Event | None = None,
         *,
         control: RunControl,
+        output: RunOutput | None = None,
         subagent_responses: list[ModelResponse] | None = None,
     ) -> None:
         self.agent = agent
@@ -124,6 +127,9 @@ class RunLoop:
         """Whether someone looks at this run's model requests (tracing, or DEBUG records): decided per run."""
         self.call_ids = {c.id for m in convo if isinstance(m, AssistantMessage) for c in m.tool_calls}
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
+        self.output = output
+        """The run's output type and stop-at tools (None: a text answer, no tool ends the run)."""
+        self._ended: RunResult[Any] | None = None
 
     # ---- the loop --------------------------------------------------------------------------------
 
@@ -134,7 +140,7 @@ class RunLoop:
             self._cancelled = asyncio.Event()
         return self._cancelled
 
-    def run(self) -> Awaitable[RunResult]:
+    def run(self) -> Awaitable[RunResult[Any]]:
         """Take model turns until the run ends or pauses; return (an awaitable of) its result."""
         # the error policy of this run's tool calls, then its trace (`observe`: spans, DEBUG records)
         policy = enter_calls(self.agent.mask_error_details, self.policy is not None and self.policy.input is not None)
@@ -142,7 +148,7 @@ class RunLoop:
             return self.scoped(self._run())  # nothing to set up or undo: no coroutine around the loop's own
         return self._run_within(policy)
 
-    async def _run_within(self, policy: Token[Any] | None) -> RunResult:
+    async def _run_within(self, policy: Token[Any] | None) -> RunResult[Any]:
         try:
             if self.tracing is None and self.agent.instrument is not False:
                 return await self.scoped(self._run())
@@ -160,8 +166,10 @@ class RunLoop:
             unbind_state(bound)
             leave_run(token)
 
-    async def _run(self) -> RunResult:
+    async def _run(self) -> RunResult[Any]:
         while len(self.steps) < self.state.max_steps:
+            if self._ended is not None:  # the last turn's tools ended it (an answer, a stop-at tool)
+                return self._ended
             if self._cancelled is not None and self._cancelled.is_set():
                 return self._finish("cancelled", self._last_text())
             index = len(self.steps)
@@ -189,18 +197,16 @@ class RunLoop:
             self.convo.append(message)
             calls = message.tool_calls
             if not calls:
-                self.steps.append(Step(index, response, [], []))
-                self._step_finish(index, response, 0)
-                if not self.state.background:
-                    return self._finish("complete", message.text)
-                if not self.hooks.durable:
-                    return self._finish("awaiting_background", message.text, self._background_pending())
-                await self.wait_background()  # a durable engine outlives its workers: wait, then go on
-                continue
+                answered = await self._answered(index, response)
+                if answered is not None:
+                    return answered
+                continue  # asked again (an invalid answer), or background calls were awaited
             self.steps.append(Step(index, response, calls, []))
             paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
             if paused is not None:
                 return paused
+        if self._ended is not None:
+            return self._ended
         if self.state.background and self.hooks.durable:
             await self.wait_background()
             self.join_background(len(self.steps))
@@ -208,10 +214,26 @@ class RunLoop:
             return self._finish("awaiting_background", self._last_text(), self._background_pending())
         return self._finish("max_steps", self._last_text())
 
-    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult | None:
+    async def _answered(self, index: int, response: ModelResponse) -> RunResult[Any] | None:
+        """A turn without tool calls: the run's result, or None to take another turn."""
+        if self.output is not None and self.output.schema is not None and not self.state.background:
+            return await self.output.text_answer(self, index, response)  # None: asked again, within the budget
+        self.steps.append(Step(index, response, [], []))
+        self._step_finish(index, response, 0)
+        text = response.message.text
+        if not self.state.background:
+            return self._finish("complete", text)
+        if not self.hooks.durable:
+            return self._finish("awaiting_background", text, self._background_pending())
+        await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+        return None
+
+    def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult[Any] | None:
         """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
         if self.emit is not None:
             for call in calls:
+                if self.output is not None and call.name == self.output.key:
+                    continue  # the answer: an `OutputEvent` once it is valid, never a tool event
                 shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
                 self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
         pending = [call for call in calls if self.needs_approval(call)]
@@ -250,7 +272,7 @@ class RunLoop:
         done: Mapping[str, ToolResult],
         denied: Mapping[str, Approval],
         answers: Mapping[str, Any],
-    ) -> RunResult | None:
+    ) -> RunResult[Any] | None:
         """Run the calls of the last step that have no result in `done`; record the turn, or pause it.
 
         `denied` calls become ``denied`` results; a suspended call in `answers` runs again with its data.
@@ -286,9 +308,18 @@ class RunLoop:
         ids: dict[int, str | None] = {}
         taken = set(self.call_ids)  # the ids `_with_unique_ids` will give, calls in the same order
         response: ModelResponse | None = None
+        output = self.output if self.output is not None and self.output.schema is not None else None
+        if output is not None:
+            output.turn_started()
         async for event in request.model.stream(request.messages, request.tools, request.settings):
             if isinstance(event, TextDelta):
                 emit(TextDeltaEvent(event.text, index))
+                if output is not None and output.streams_text:
+                    changed, partial = output.text_delta(event.text)
+                    if changed:
+                        emit(OutputDeltaEvent(partial, index))
+            elif output is not None and self._answer_event(output, event, names, index):
+                continue
             elif isinstance(event, ToolCallStart):
                 call_id = event.call_id
                 if call_id is not None:
@@ -296,20 +327,41 @@ class RunLoop:
                     taken.add(call_id)
                 names[event.index] = event.tool_name
                 ids[event.index] = call_id
-                emit(ToolCallStartEvent(call_id, event.tool_name, event.index, index))
+                if output is None or event.tool_name != output.key:
+                    emit(ToolCallStartEvent(call_id, event.tool_name, event.index, index))
             elif isinstance(event, ToolCallArgsDelta):
                 name = names.get(event.index, "")
-                # Partial JSON cannot be redacted by an `input` transform: deltas are shown only through
-                # an explicit `input_delta` transform.
-                delta_fn = self.rules(name).input_delta
-                if delta_fn is not None:
-                    shaped, error = shape(delta_fn, event.delta, "input_delta")
-                    emit(ToolCallDeltaEvent(ids.get(event.index), name, event.index, shaped, index, error))
+                # Partial JSON cannot be redacted by an `input` transform: deltas (and the arguments parsed
+                # so far) are shown only through an explicit `input_delta` (`input_partial`) transform.
+                rules = self.rules(name)
+                if rules.input_delta is not None or rules.input_partial is not None:
+                    emit(self._delta_event(rules, name, ids.get(event.index), event, index))
             elif isinstance(event, ResponseDone):
                 response = event.response
         if response is None:
             raise ModelAPIError(request.model.name, "the stream ended without a complete response")
         return response
+
+    def _delta_event(
+        self, rules: ToolTransform, name: str, call_id: str | None, event: ToolCallArgsDelta, index: int
+    ) -> ToolCallDeltaEvent:
+        shaped, error = shape(rules.input_delta, event.delta, "input_delta") if rules.input_delta else (None, None)
+        partial: Any = None
+        if rules.input_partial is not None and name in self.registry:
+            so_far = self.registry[name].partial_arguments(event.arguments_so_far)
+            partial, failed = shape(rules.input_partial, so_far, "input_partial")
+            error = error or failed
+        return ToolCallDeltaEvent(call_id, name, event.index, shaped, index, error, partial)
+
+    def _answer_event(self, output: RunOutput, event: Any, names: dict[int, str], index: int) -> bool:
+        """Whether `event` belongs to the output tool's call (shown as `OutputDeltaEvent`s, not tool events)."""
+        if output.key is None or not isinstance(event, ToolCallArgsDelta) or names.get(event.index) != output.key:
+            return False
+        assert self.emit is not None
+        changed, partial = output.partial(event.arguments_so_far)
+        if changed:
+            self.emit(OutputDeltaEvent(partial, index))
+        return True
 
     def _with_unique_ids(self, response: ModelResponse) -> ModelResponse:
         """`response` with every call id unique in the run.
@@ -336,6 +388,7 @@ class RunLoop:
         state = self.state
         failures = state.failures
         over: str | None = None
+        culprit: ToolResult | None = None
         for result in results:
             kind = result.error_kind
             if kind is None:
@@ -347,6 +400,7 @@ class RunLoop:
                 state.run_retries += 1
                 observe.log_retry(self, result, count)
                 if count > self.agent.retries:
+                    culprit = result
                     over = (
                         f"Tool {result.name!r} failed {count} times in a row ({kind}); "
                         f"the agent allows {self.agent.retries} retries per tool (Agent(retries=...))."
@@ -359,7 +413,16 @@ class RunLoop:
                 "(Agent(max_retries=...))."
             )
         if over is not None:
-            raise RetryLimitExceeded(over, self._result("max_steps", ""))
+            partial = self._result("max_steps", "")
+            output = self.output
+            if output is not None and output.key is not None and culprit is not None and culprit.name == output.key:
+                raise output.budget_error(over, partial)  # the answers kept failing: with the last one
+            raise RetryLimitExceeded(over, partial)
+        if self.output is not None:
+            ended = self.output.ended(calls, results)
+            if ended is not None:
+                text, value = ended
+                self._ended = self.output.finish(self, text, value)
 
     def _step_finish(self, index: int, response: ModelResponse, calls: int) -> None:
         if self.emit is not None:
@@ -371,7 +434,9 @@ class RunLoop:
             self.state.run_id = self.hooks.new_pause_id()
         return self.state.run_id
 
-    def _result(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
+    def _result(
+        self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, output: Any = NO_OUTPUT
+    ) -> RunResult[Any]:
         return RunResult(
             text=text,
             status=status,
@@ -381,18 +446,21 @@ class RunLoop:
             pending=pending or [],
             agent_id=self.agent.id,
             _state=self.state,
+            _output=output,
             _subagent_responses=self.subagent_responses,
         )
 
-    def _finish(self, status: RunStatus, text: str, pending: list[PendingItem] | None = None) -> RunResult:
+    def _finish(
+        self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, *, output: Any = NO_OUTPUT
+    ) -> RunResult[Any]:
         if status in ("cancelled", "awaiting_background"):
             self.run_id()
             self.state.pause_token = self.hooks.new_pause_id()  # resumable: one pause, one claim
         if self.emit is not None:
             self.emit(FinishEvent(text, status, self.usage))
-        return self._result(status, text, pending)
+        return self._result(status, text, pending, output)
 
-    def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult:
+    def _pause(self, status: RunStatus, text: str, pending: list[PendingItem]) -> RunResult[Any]:
         self.run_id()
         self.state.pause_token = self.hooks.new_pause_id()
         return self._finish(status, text, pending)
@@ -515,6 +583,8 @@ class RunLoop:
     async def _call(
         self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None
     ) -> Outcome:
+        if self.output is not None and call.name == self.output.key:
+            return await self.output.tool_result(call)  # an answer, checked: never run as a tool
         item = self.executor.get(call.name) if call.name in self.executor else None
         ctx = self._context(item, call, answers)
         run = self._runner(ctx, turn)

@@ -5,7 +5,8 @@ so a run nobody observes pays one check per model request and tool call.
 
 Records at DEBUG: each model request (the model, how many messages and tools, the tool choice) and its
 answer (finish reason, calls, tokens, request id, duration) or failure, and each retry the run grants
-(a tool call the model must make again: invalid arguments, `ModelRetry`). The SDKs' own HTTP retries are
+(a tool call the model must make again: invalid arguments, `ModelRetry`; an answer that does not fit
+the run's output type). The SDKs' own HTTP retries are
 logged by the SDKs (e.g. the ``openai`` logger), not here.
 """
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .loop import RunLoop
     from .results import RunResult
 
-__all__ = ["agent_run", "debugging", "log_retry", "logger", "model_turn"]
+__all__ = ["agent_run", "debugging", "log_answer_retry", "log_retry", "logger", "model_turn"]
 
 logger = logging.getLogger("agentkit.agent")
 
@@ -113,4 +114,19 @@ def log_retry(loop: RunLoop, result: ToolResult, count: int) -> None:
             count,
             loop.agent.retries,
             extra={"agent_id": loop.agent.id, "tool_name": result.name, "tool_call_id": result.call_id},
+        )
+
+
+def log_answer_retry(loop: RunLoop, output_name: str, errors: int, count: int) -> None:
+    """A text answer that does not fit the output type (`errors` problems), counted: the model answers again."""
+    if debugging():
+        logger.debug(
+            "agent %r: the answer does not fit the output %r (%d %s); retry %d of %d for the answer",
+            loop.agent.id,
+            output_name,
+            errors,
+            "problem" if errors == 1 else "problems",
+            count,
+            loop.agent.retries,
+            extra={"agent_id": loop.agent.id, "tool_name": output_name},
         )

@@ -6,9 +6,12 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, Union
+
+from typing_extensions import TypeVar
 
 from ..events import RunStatus
+from ..exceptions import UsageError
 from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
 from ..models import ModelSettings
@@ -18,9 +21,29 @@ if TYPE_CHECKING:
     from ..runs import RunSnapshot
     from ..tools import Tool
 
+OutputT = TypeVar("OutputT", default=str)
+"""A run's output type: the model's text (`str`) unless an output type was asked for."""
+
+
+class _NoOutput:
+    """The output of a run that ended without an answer of its output type (see `RunResult.output`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_OUTPUT"
+
+    def __reduce__(self) -> str:
+        return "NO_OUTPUT"  # one object, through pickle and deepcopy too
+
+
+NO_OUTPUT: Any = _NoOutput()
+
 __all__ = [
+    "NO_OUTPUT",
     "PAUSED_STATUSES",
     "Approval",
+    "OutputT",
     "PendingApproval",
     "PendingItem",
     "RunResult",
@@ -108,6 +131,12 @@ class RunState:
     """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
     registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
     """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
+    structured: bool = False
+    """Whether the run asks for an output type (its `RunResult.output` is then not simply its text)."""
+    output: Any = None
+    """What the run asks of its answer (`agentkit._agent._output.OutputConfig`), kept for `resume`."""
+    output_fingerprint: str | None = None
+    """A restored snapshot's record of `output` (types do not travel as JSON): checked against the agent's."""
     tool_calls: dict[str, int] = field(default_factory=dict)
     """Calls counted against budgets so far, per key."""
     total_calls: int = 0
@@ -135,13 +164,14 @@ class RunState:
 
 
 @dataclass
-class RunResult:
+class RunResult(Generic[OutputT]):
     """The outcome of `Agent.generate` (or a finished stream).
 
-    `messages` is the whole provider-neutral conversation (without the agent's instructions, which are
-    added to every request): pass it, plus a new `UserMessage`, to the next `generate`, on any vendor.
-    Tool results in `steps` carry `output` (the tool's value, for the application) and `content` (what
-    the model received).
+    `output` is the run's answer as its output type (the validated value of a structured run, else the
+    text); `text` is the model's raw answer. `messages` is the whole provider-neutral conversation
+    (without the agent's instructions, which are added to every request): pass it, plus a new
+    `UserMessage`, to the next `generate`, on any vendor. Tool results in `steps` carry `output` (the
+    tool's value, for the application) and `content` (what the model received).
     """
 
     text: str
@@ -152,8 +182,36 @@ class RunResult:
     pending: list[PendingItem] = field(default_factory=list)
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
+    _output: Any = field(default=NO_OUTPUT, repr=False)
+    """The validated answer; `NO_OUTPUT` for a structured run that ended without one (a text run's is its text)."""
     _subagent_responses: list[ModelResponse] = field(default_factory=list, repr=False, compare=False)
     """The model responses of the subagents this run called (their usage is in `usage` already)."""
+
+    def __post_init__(self) -> None:
+        if self._output is NO_OUTPUT and self._state is not None and not self._state.structured:
+            self._output = self.text
+
+    @property
+    def output(self) -> OutputT:
+        """The run's answer as its output type: the validated value, or the text of a run without an output type.
+
+        Raises:
+            UsageError: the run asked for an output type and ended without an answer of it (status
+                ``"max_steps"``, or paused): check `status` first.
+        """
+        value = self._output
+        if value is NO_OUTPUT:
+            raise UsageError(
+                f"this run ended with status {self.status!r}, without an answer of its output type; check "
+                "result.status (resume a paused run, or allow more max_steps)"
+            )
+        result: OutputT = value
+        return result
+
+    @property
+    def has_output(self) -> bool:
+        """Whether `output` holds an answer (a structured run that ended without one has none)."""
+        return self._output is not NO_OUTPUT
 
     @property
     def responses(self) -> list[ModelResponse]:

@@ -9,7 +9,8 @@ What each status takes:
   here from the history, never from the stored pending list);
 * ``suspended`` / ``awaiting_client``: ``{call_id: data}`` for every pending suspension (validated against
   its schema) and ``{call_id: output}`` for every client call (validated against the tool's output
-  schema; a `ToolError` instance fails the call with its message);
+  schema); a `ToolError` instance instead fails the call with its message (a declined question, a
+  client that could not run the tool);
 * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
 """
 
@@ -52,8 +53,8 @@ class _Plan:
 
 
 def _prepare(
-    agent: Agent,
-    paused: RunResult | RunSnapshot,
+    agent: Agent[Any, Any],
+    paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
     options: RunOptions | None = None,
@@ -106,19 +107,21 @@ def _prepare(
     return plan
 
 
-def check_resume(agent: Agent, paused: RunResult | RunSnapshot, answers: Mapping[str, Any] | None) -> None:
+def check_resume(
+    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
+) -> None:
     """Raise what `resume` would raise for these answers, running and claiming nothing."""
     _prepare(agent, paused, answers)
 
 
 async def resume_run(
-    agent: Agent,
-    paused: RunResult | RunSnapshot,
+    agent: Agent[Any, Any],
+    paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
     options: RunOptions,
     emit: Emit | None,
-) -> RunResult:
+) -> RunResult[Any]:
     """Continue `paused` with `answers` (see the module docstring); returns the run's next result.
 
     The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
@@ -127,7 +130,7 @@ async def resume_run(
         plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
         run = plan.run
         await _claim(agent, plan.token)
-        paused_again: RunResult | None = None
+        paused_again: RunResult[Any] | None = None
         if plan.status == "awaiting_approval":
             paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.denied, {}))
         elif plan.status in ("suspended", "awaiting_client"):
@@ -142,7 +145,7 @@ async def resume_run(
         return await run.run()
 
 
-def _restored(agent: Agent, paused: RunResult | RunSnapshot, registry: Registry) -> RunResult:
+def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
@@ -155,7 +158,7 @@ def _restored(agent: Agent, paused: RunResult | RunSnapshot, registry: Registry)
     return paused
 
 
-async def _claim(agent: Agent, token: str | None) -> None:
+async def _claim(agent: Agent[Any, Any], token: str | None) -> None:
     if not current_hooks.get().claims:
         return  # a durable engine applies each answer once by itself
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
@@ -166,7 +169,7 @@ async def _claim(agent: Agent, token: str | None) -> None:
         )
 
 
-def _approval_decisions(run: RunLoop, result: RunResult, answers: Mapping[str, Any]) -> dict[str, Approval]:
+def _approval_decisions(run: RunLoop, result: RunResult[Any], answers: Mapping[str, Any]) -> dict[str, Approval]:
     last = result.messages[-1] if result.messages else None
     if not isinstance(last, AssistantMessage) or not result.steps:
         raise ApprovalError("the result has no step to resume")
@@ -182,7 +185,7 @@ def _approval_decisions(run: RunLoop, result: RunResult, answers: Mapping[str, A
 
 
 def _pending_answers(
-    run: RunLoop, result: RunResult, answers: Mapping[str, Any]
+    run: RunLoop, result: RunResult[Any], answers: Mapping[str, Any]
 ) -> tuple[dict[str, ToolResult], dict[str, Any]]:
     """Client results (validated) and suspension data (validated) by call id."""
     from ..runs._answers import check_answer
@@ -202,6 +205,9 @@ def _pending_answers(
         call = calls.get(call_id)
         if call is None:
             raise ResumeError(f"the pending call {call_id!r} is not among the last step's calls")
+        if isinstance(answer, ToolError):  # declined: the call fails with the message, the tool is not called again
+            done[call_id] = ToolResult.error(call, answer.message, "tool_error")
+            continue
         if isinstance(item, PendingSuspension):
             problems = check_answer(item.schema, answer)
             if problems:

@@ -5,11 +5,11 @@ from __future__ import annotations as _annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Generic
 
 from ..events import AgentEvent
 from ..exceptions import UsageError
-from .results import RunResult
+from .results import OutputT, RunResult
 
 __all__ = ["AgentStream", "Emit"]
 
@@ -17,7 +17,7 @@ Emit = Callable[[AgentEvent], None]
 """How a run hands each event to its stream."""
 
 
-class AgentStream:
+class AgentStream(Generic[OutputT]):
     """The async iterator `Agent.stream` returns: typed events, then `result`.
 
     ```python
@@ -30,9 +30,9 @@ class AgentStream:
     Leaving the loop early cancels the run (tools still running are cancelled too).
     """
 
-    def __init__(self, start: Callable[[Emit], Awaitable[RunResult]]) -> None:
+    def __init__(self, start: Callable[[Emit], Awaitable[RunResult[Any]]]) -> None:
         self._start = start
-        self._result: RunResult | None = None
+        self._result: RunResult[OutputT] | None = None
         self._iterator: AsyncIterator[AgentEvent] | None = None
 
     def __aiter__(self) -> AsyncIterator[AgentEvent]:
@@ -41,13 +41,13 @@ class AgentStream:
         return self._iterator
 
     @property
-    def result(self) -> RunResult:
+    def result(self) -> RunResult[OutputT]:
         """The run's result, once every event has been consumed."""
         if self._result is None:
             raise UsageError("the stream has not finished: iterate it to the end (or await get_result())")
         return self._result
 
-    async def get_result(self) -> RunResult:
+    async def get_result(self) -> RunResult[OutputT]:
         """Consume the remaining events and return the result."""
         async for _ in self:
             pass

@@ -55,7 +55,7 @@ class Forwarded:
     event: AgentEvent
 
 
-def subagent_tool(sub: Agent) -> Tool[..., Any]:
+def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
     """`sub` as a tool taking ``{"prompt": str}`` and returning its final text (see `Agent.as_tool`)."""
 
     async def run_subagent(ctx: ToolContext[Any], prompt: str) -> str:  # noqa: D417 - ctx is injected

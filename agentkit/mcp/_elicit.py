@@ -9,7 +9,8 @@ agentkit answers the server ``cancel`` for now, the call's outcome is set aside,
 status ``"suspended"`` and a `PendingSuspension` whose `schema` is the server's ``requestedSchema`` and
 whose request is ``{"message", "mode", "server", "url"?}``. ``agent.resume(result, {call_id: data})``
 checks `data` against that schema and calls the tool again; when the server asks again, it gets ``accept``
-with `data`. The server's tool therefore runs twice up to its question: like `ToolContext.suspend`, keep
+with `data`; a `ToolError` as the data declines (the call fails with its message, the tool is not called
+again). The server's tool therefore runs twice up to its question: like `ToolContext.suspend`, keep
 side effects after the question. Each call answers one elicitation; with several calls to one server in
 flight at once, a request cannot be told apart and is refused (the server sees an error).
 """

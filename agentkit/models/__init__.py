@@ -29,6 +29,7 @@ from ._base import (
     set_allow_model_requests,
 )
 from ._limits import DEFAULT_LIMITS, RequestLimits
+from ._output import OutputMode, OutputPlan, OutputRequest, ResolvedMode
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -37,7 +38,11 @@ __all__ = [
     "ModelLike",
     "ModelSettings",
     "ModelStreamEvent",
+    "OutputMode",
+    "OutputPlan",
+    "OutputRequest",
     "RequestLimits",
+    "ResolvedMode",
     "ResponseDone",
     "TextDelta",
     "ToolCallArgsDelta",

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 from urllib.parse import urlparse
 
+from ..definitions import ToolDefinition
 from ..exceptions import ModelSetupError
 from ..messages import Message, ModelResponse
 from ..registry import Registry
+from ._output import OutputMode, OutputPlan, OutputRequest
 
 __all__ = [
     "Model",
@@ -45,6 +47,8 @@ class ModelSettings:
     temperature: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Vendor request fields merged last, as they are (e.g. ``{"top_p": 0.9}``)."""
+    output: OutputRequest | None = None
+    """Structured output asked of this request (set by the agent loop from its output type)."""
     deferred_tools: tuple[str, ...] = ()
     """Keys to send in the vendor's native deferred form (Anthropic and OpenAI Responses ``defer_loading``),
     with the vendor's own tool search tool beside them; set by agent runs (see `agentkit.search`)."""
@@ -133,6 +137,15 @@ class Model(ABC):
     def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
         """Exactly what `request` would send (the request body), for snapshot tests."""
         raise NotImplementedError(f"{type(self).__name__} cannot show its payload")
+
+    def output_plan(self, definition: ToolDefinition, mode: OutputMode, *, with_tools: bool) -> OutputPlan:
+        """How this model is asked for the structured output `definition` (see `OutputPlan`).
+
+        Vendor models ask their provider (native where the vendor has a form for it, else an output
+        tool). The default, for models without a vendor (test doubles), is the `mode` asked, ``auto``
+        meaning ``native``: the model's text answer is read as the JSON value.
+        """
+        return OutputPlan("native" if mode == "auto" else mode)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release what the model opened itself (never a client the caller passed in)."""

@@ -37,7 +37,7 @@ class _UsageError(Exception):
     """A command-line mistake: one line on stderr, exit status 2."""
 
 
-def create_app(agent: Agent, **options: Any) -> Any:
+def create_app(agent: Agent[Any, Any], **options: Any) -> Any:
     """The playground's Starlette app for `agent` (see `agentkit.playground._app.create_app`)."""
     from ._app import create_app as build
 
@@ -77,7 +77,9 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve(agent: Agent, sock: socket.socket, *, token: str | None = None, model: str | None = None) -> None:
+async def serve(
+    agent: Agent[Any, Any], sock: socket.socket, *, token: str | None = None, model: str | None = None
+) -> None:
     """Serve the playground for `agent` on an already bound, listening socket until cancelled.
 
     `model` replaces the agent's model for the server's runs (`Agent.override`).

@@ -95,7 +95,7 @@ def get_provider(name: ProviderLike) -> Provider:
 
 @dataclass(frozen=True)
 class Compatibility:
-    """What one vendor will make of one tool."""
+    """What one vendor will make of one tool (or of the output schema: `output_mode` is then set)."""
 
     key: str
     provider: str
@@ -104,6 +104,8 @@ class Compatibility:
     strict: bool
     losses: tuple[Loss, ...]
     name_problem: str | None = None
+    output_mode: str | None = None
+    """For the output row: how the vendor is asked for it (``native``, ``tool``, ``prompted``)."""
 
     @property
     def rejected(self) -> bool:
@@ -114,6 +116,8 @@ class Compatibility:
         head = f"{self.provider} / {self.key}" + (
             f" (sent as {self.wire_name!r})" if self.wire_name not in (None, self.key) else ""
         )
+        if self.output_mode is not None:
+            head = f"{self.provider} / output {self.key} ({self.output_mode})"
         lines = [f"{head}: {'REJECTED' if self.rejected else 'ok'}{' (strict)' if self.strict else ''}"]
         if self.name_problem:
             lines.append(f"  name: {self.name_problem}")
@@ -132,6 +136,7 @@ def compatibility(
     strict: bool | None = None,
     aliases: bool = False,
     per_request: bool = True,
+    output: Any = None,
 ) -> list[Compatibility]:
     """Per tool and vendor: what the vendor will not see (lossy rewrites) and what it rejects.
 
@@ -142,6 +147,10 @@ def compatibility(
         aliases: whether names a vendor rejects would be aliased.
         per_request: apply per-request rules (Anthropic's strict budget, Cohere's request-wide
             ``strict_tools``) as if the whole registry were sent at once; False judges each tool alone.
+        output: an output type (or `agentkit.output.Output`) the requests ask for: each vendor gets one
+            more row, for its output schema, saying how it is asked for (native, or the output tool and
+            why) and what that schema loses. A bare provider does not know the model, so a vendor whose
+            native form depends on it (Gemini 3 with tools) is judged as the conservative case.
     """
     registry = _as_registry(tools)
     if providers is None:
@@ -180,7 +189,38 @@ def compatibility(
                     name_problem=bad.get(key),
                 )
             )
+        if output is not None:
+            row = _output_row(provider, registry, output)
+            if row is not None:
+                report.append(row)
     return report
+
+
+def _output_row(provider: Provider, registry: Registry, output: Any) -> Compatibility | None:
+    """The compatibility row of the output schema on `provider` (None for a text output)."""
+    from .._agent._output import output_config
+
+    config = output_config(output, None, None, "compatibility")
+    schema = config.schema()
+    if schema is None:
+        return None
+    definition = schema.definition
+    plan = provider.output_plan(definition, mode=config.mode, with_tools=len(registry) > 0)
+    if plan.mode == "native":
+        result = provider.output_schema(definition)
+        mode = f"native {provider.native_output}"
+    elif plan.mode == "tool":
+        result = provider.schema_dialect(definition, definition.strict)
+        mode = "tool"
+    else:
+        result, mode = DialectResult(schema=definition.input_schema, strict=False), "prompted"
+    losses = result.losses
+    if plan.reason is not None:
+        losses = (Loss("", "output", f"not native: {plan.reason}"), *losses)
+    return Compatibility(
+        key=definition.key, provider=provider.name, wire_name=definition.key, strict=result.strict,
+        losses=losses, output_mode=mode,
+    )  # fmt: skip
 
 
 def check_names(

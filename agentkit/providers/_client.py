@@ -23,10 +23,12 @@ from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from ..definitions import ToolDefinition
 from ..exceptions import ModelAPIError, ModelSetupError
 from ..messages import Message, ModelResponse
 from ..models._base import Model, ModelSettings, ModelStreamEvent, ResponseDone, check_request_allowed
 from ..models._limits import DEFAULT_LIMITS, RequestLimits
+from ..models._output import OutputMode, OutputPlan
 from ..registry import Registry
 from ._codec import FormatOptions, Provider
 
@@ -60,7 +62,7 @@ def provider_request(
         aliases=settings.aliases,
         deferred=settings.deferred_tools,
     )
-    return provider._request(messages, tools, options, shared=shared)
+    return provider._request(messages, tools, options, shared=shared, output=settings.output)
 
 
 def sampling_options(settings: ModelSettings, max_tokens_key: str) -> dict[str, Any]:
@@ -339,6 +341,12 @@ class SDKModel(OwnedClient, Model):
             if inspect.isawaitable(done):
                 await done
             return
+
+    def output_plan(self, definition: ToolDefinition, mode: OutputMode, *, with_tools: bool) -> OutputPlan:
+        """How this model is asked for structured output: as its provider decides for it (`Provider.output_plan`)."""
+        return self.provider.output_plan(  # type: ignore[no-any-return]
+            definition, mode=mode, with_tools=with_tools, model_name=self.model_name
+        )
 
     def _finished(self, response: ModelResponse, request_id: str | None = None) -> ModelResponse:
         """A parsed turn as the model returns it: named by vendor and endpoint, with the request id found.

@@ -9,6 +9,7 @@ restoration, and reading SDK objects.
 
 from __future__ import annotations as _annotations
 
+import copy
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,14 +19,16 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import RegistryError, UnknownToolError
+from ..exceptions import AgentSetupError, RegistryError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
+from ..models._output import OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
 from ..tools import Tool
 from ._dialect import Dialect, DialectResult, Loss, PerDefinition
 from ._ids import IdRule
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
+from ._output import with_output_prompt
 from ._stream import StreamAccumulator, StreamDecoder, ToolCallDelta
 
 __all__ = [
@@ -119,6 +122,9 @@ class Provider(ABC):
     """What tool-call ids the vendor accepts (None: any string)."""
     dialect: Dialect | None = None
     """The vendor's schema dialect (None: the canonical schema is sent as it is); may be set per instance."""
+    native_output: ClassVar[str | None] = None
+    """The request field of the vendor's native structured output (e.g. ``"response_format"``); None when
+    it has none, and structured output is asked for with an output tool instead."""
     tool_search: ClassVar[Mapping[str, Any] | None] = None
     """The vendor's own tool search tool entry, sent beside tools in its native deferred form
     (``defer_loading: true``) when `FormatOptions.deferred` names some; None: the vendor has none."""
@@ -128,6 +134,8 @@ class Provider(ABC):
         self._toolsets: dict[int, _ToolSet] = {}
         # one tool's entry per (wire name, strict), for as long as its definition lives
         self._entries: PerDefinition[tuple[str, bool | None], dict[str, Any]] = PerDefinition()
+        # one output's native request fragment, for as long as its definition lives
+        self._outputs: PerDefinition[None, dict[str, Any]] = PerDefinition()
 
     def _tools(self, tools: Tools) -> _ToolSet:
         """The cached view of `tools` (a registry's definitions are the same tuple while it is unchanged)."""
@@ -333,11 +341,14 @@ class Provider(ABC):
         strict: bool | None = None,
         parallel_tool_calls: bool | None = None,
         aliases: bool = False,
+        output: OutputRequest | None = None,
         deferred: Iterable[str] = (),
     ) -> dict[str, Any]:
-        """`format_messages` merged with `format_tools` (when the registry has tools).
+        """`format_messages` merged with `format_tools` (when the registry has tools) and `output`.
 
-        The request body without the model name and sampling settings.
+        The request body without the model name and sampling settings. A ``native`` `output` adds the
+        vendor's structured-output field (`format_output`); a ``prompted`` one adds its instructions
+        after the leading system messages.
         """
         options = FormatOptions(
             tool_choice=tool_choice,
@@ -347,21 +358,114 @@ class Provider(ABC):
             aliases=aliases,
             deferred=tuple(deferred),
         )
-        return self._request(messages, registry, options, shared=False)
+        return self._request(messages, registry, options, shared=False, output=output)
 
     def _request(
-        self, messages: Sequence[Message], registry: Tools, options: FormatOptions, *, shared: bool
+        self,
+        messages: Sequence[Message],
+        registry: Tools,
+        options: FormatOptions,
+        *,
+        shared: bool,
+        output: OutputRequest | None = None,
     ) -> dict[str, Any]:
         """`build_request`; with `shared`, the tool fragment's containers are the cached ones (never edit them).
 
         Model clients send the body as it is, so they take the shared form: nothing proportional to the
         registry is copied per request, and the client can reuse the encoded JSON of an unchanged tool list.
         """
+        if output is not None and output.mode == "prompted" and output.prompt:
+            messages = with_output_prompt(messages, output.prompt)
         body = self.format_messages(messages, registry=registry, aliases=options.aliases)
         if len(registry):
             payload = self._payload(registry, options)
             body.update(payload if shared else _fresh_containers(payload))
+        if output is not None and output.mode == "native":
+            fragment = self._output_payload(output.definition)
+            self._merge_output(body, fragment if shared else copy.deepcopy(fragment))
         return self._complete_request(body)
+
+    # ---- structured output ---------------------------------------------------------------------------
+
+    def output_plan(
+        self,
+        definition: ToolDefinition,
+        *,
+        mode: OutputMode = "auto",
+        with_tools: bool = False,
+        model_name: str | None = None,
+    ) -> OutputPlan:
+        """How this vendor serves the output `definition`: natively where it can, else with an output tool.
+
+        ``auto`` takes the native form unless the vendor has none, cannot combine it with tools
+        (`with_tools`: the request also sends tools), or cannot take the schema; the plan's `reason`
+        then says why an output tool is used instead. A forced ``native`` that cannot work raises.
+
+        Raises:
+            AgentSetupError: ``mode="native"`` where the vendor cannot serve it (the reason is given).
+        """
+        if mode in ("tool", "prompted"):
+            return OutputPlan(mode)
+        problem = self.native_output_problem(definition, with_tools=with_tools, model_name=model_name)
+        if problem is None:
+            return OutputPlan("native", strict=self.output_schema(definition).strict)
+        if mode == "native":
+            raise AgentSetupError(
+                f"{self.name} cannot ask for this output natively: {problem}. Use Output(..., mode='tool') "
+                "(an output tool) or mode='prompted' (the schema in the instructions), or mode='auto'."
+            )
+        return OutputPlan("tool", reason=f"{problem}: asked for with the output tool {definition.key!r}")
+
+    def native_output_problem(
+        self, definition: ToolDefinition, *, with_tools: bool = False, model_name: str | None = None
+    ) -> str | None:
+        """Why the native form cannot serve `definition` (None: it can); see `output_plan`."""
+        if self.native_output is None:
+            return f"{self.name} has no native structured-output form"
+        if with_tools and not self.native_output_with_tools(model_name):
+            return f"{self.name} does not accept {self.native_output} together with tools" + (
+                f" (model {model_name!r})" if model_name else ""
+            )
+        rejected = self.output_schema(definition).rejected
+        if rejected:
+            return f"{self.name} rejects the schema in {self.native_output} ({'; '.join(map(str, rejected))})"
+        return None
+
+    def native_output_with_tools(self, model_name: str | None) -> bool:
+        """Whether the native form may be sent in a request that also has tools (by default it may)."""
+        return True
+
+    def output_schema(self, definition: ToolDefinition) -> DialectResult:
+        """The output's schema as the native form sends it, in this vendor's dialect, losses recorded (cached).
+
+        By default the tool dialect's result for the output's object schema (strict as the definition
+        asks: None is strict where the vendor and the schema allow).
+        """
+        return self.schema_dialect(definition, definition.strict)
+
+    def format_output(self, definition: ToolDefinition) -> dict[str, Any]:
+        """The request fragment asking natively for the output `definition` (e.g. ``{"response_format": ...}``).
+
+        Raises:
+            AgentSetupError: the vendor has no native structured-output form.
+        """
+        if self.native_output is None:
+            raise AgentSetupError(f"{self.name} has no native structured-output form; use an output tool")
+        return copy.deepcopy(self._output_payload(definition))
+
+    def _output_payload(self, definition: ToolDefinition) -> dict[str, Any]:
+        hit = self._outputs.get(definition, None)
+        if hit is None:
+            hit = self._outputs.put(definition, None, self._output_fragment(definition, self.output_schema(definition)))
+        return hit
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        """The vendor's native structured-output fragment for `definition`, its schema being `result`."""
+        raise NotImplementedError(f"provider {self.name!r} has no native structured-output form")
+
+    def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
+        """Put the output fragment into the request body (by default: its keys at the top level)."""
+        body.update(fragment)
 
     def request_strictness(self, registry: Tools, strict: bool | None = None) -> dict[str, Loss]:
         """Tools whose strictness a per-request rule changes (e.g. a vendor's strict budget), with why.

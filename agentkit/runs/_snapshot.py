@@ -227,7 +227,7 @@ _REQUIRED = ("agent_id", "run_id", "pause_id", "status", "messages", "steps", "u
 
 
 def snapshot_of(
-    result: RunResult, *, tools: Mapping[str, Tool[..., Any]] | None = None, key: Any = None
+    result: RunResult[Any], *, tools: Mapping[str, Tool[..., Any]] | None = None, key: Any = None
 ) -> RunSnapshot:
     """The snapshot of a paused `result` (see `RunResult.snapshot`), signed with `key` or the run's agent key.
 
@@ -253,7 +253,7 @@ def snapshot_of(
     return RunSnapshot(document)
 
 
-def result_document(result: RunResult, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
+def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
     """Any run result as a snapshot-shaped JSON document (unsigned; ``pause_id`` is None unless paused)."""
     state = result._state
     if state is None:
@@ -294,6 +294,8 @@ def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[
         "failures": dict(state.failures),
         "run_retries": state.run_retries,
         "background": background,
+        "structured": state.structured,
+        "output": output_fingerprint(state.output),
         "control": _encode_control(state),
     }
 
@@ -340,10 +342,28 @@ def _decode_control(data: Any) -> dict[str, Any]:
     }
 
 
+def output_fingerprint(config: Any) -> str | None:
+    """A hash of what a run asks of its answer (schema, name, mode, tools that end it); None for a plain run.
+
+    A snapshot carries it in place of the output type (a Python type does not travel as JSON): the run
+    resumes with its agent's output, which must hash the same.
+    """
+    if config is None or (not config.structured and not config.stop_at):
+        return None
+    schema = config.schema()
+    record = {
+        "schema": schema.schema if schema is not None else None,
+        "name": config.name,
+        "mode": config.mode,
+        "stop_at": sorted(config.stop_at),
+    }
+    return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
 # ---- snapshot -> result ------------------------------------------------------------------------------
 
 
-def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., Any]], key: Any) -> RunResult:
+def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., Any]], key: Any) -> RunResult[Any]:
     """The paused `RunResult` a snapshot describes, for `Agent.resume` (signature, agent and tools checked).
 
     Raises:
@@ -360,7 +380,7 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
     return result_from_document(document, tools)
 
 
-def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult:
+def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
     """The `RunResult` a document of `result_document` describes, outputs re-validated against `tools`.
 
     Raises:
@@ -434,6 +454,8 @@ def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, To
             run_id=str(document["run_id"]),
             background=background,
             registry=tools,
+            structured=bool(data.get("structured", False)),
+            output_fingerprint=str(data["output"]) if data.get("output") is not None else None,
             **_decode_control(data.get("control")),
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -18,6 +18,7 @@ import json
 import os
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -148,6 +149,9 @@ class SQLiteRunStore:
     writer. Every call runs in a worker thread (the event loop never blocks on the disk). Paused runs
     are stored as snapshot JSON, histories as neutral-message JSON (tool outputs as JSON values).
 
+    The connection closes with `close()`, at the end of a ``with`` block, or when the store is garbage
+    collected: a store dropped without `close()` leaks nothing.
+
     Args:
         path: the database file (created with its folder if missing); ``":memory:"`` for a private one.
         key: snapshot key(s) for agents using this store without their own ``snapshot_key``.
@@ -162,9 +166,16 @@ class SQLiteRunStore:
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._pid = 0
+        self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def __repr__(self) -> str:
         return f"SQLiteRunStore({self.path!r})"
+
+    def __enter__(self) -> SQLiteRunStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def _connect(self) -> sqlite3.Connection:
         import sqlite3  # on first use: `import agentkit` stays cheap
@@ -191,6 +202,9 @@ class SQLiteRunStore:
                 "or Agent(store=MemoryRunStore()) for one process"
             ) from None
         self._connection, self._pid = connection, os.getpid()
+        # Dropping the store closes its connection (Python 3.13 warns about an unclosed one); the finalizer
+        # holds the connection, never the store.
+        self._finalizer = weakref.finalize(self, _close_if_owner, connection, self._pid)
         return connection
 
     def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -203,8 +217,9 @@ class SQLiteRunStore:
     def close(self) -> None:
         """Close this process's connection (a later call opens a new one)."""
         with self._lock:
-            if self._connection is not None and self._pid == os.getpid():
-                self._connection.close()
+            if self._finalizer is not None:
+                self._finalizer()  # closes the connection when this process opened it; runs once
+                self._finalizer = None
             self._connection = None
 
     async def claim(self, pause_id: str) -> bool:
@@ -265,6 +280,12 @@ class SQLiteRunStore:
             ).fetchone()
         )
         return decode_messages(json.loads(row[0])) if row is not None else None
+
+
+def _close_if_owner(connection: sqlite3.Connection, pid: int) -> None:
+    # A forked child inherits the parent's connection object but must never use it, not even to close it.
+    if os.getpid() == pid:
+        connection.close()
 
 
 def _snapshot(text: str) -> RunSnapshot:

@@ -98,7 +98,7 @@ class TemporalAgent:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent[Any, Any],
         *,
         task_queue: str | None = None,
         model: ActivityOptions | None = None,
@@ -171,7 +171,7 @@ class TemporalAgent:
         )
         return TemporalRun(self, handle)
 
-    async def run(self, client: Client, prompt: Prompt, **options: Any) -> RunResult:
+    async def run(self, client: Client, prompt: Prompt, **options: Any) -> RunResult[Any]:
         """`start`, then the workflow's result (a run that pauses waits for `TemporalRun.resume`)."""
         return await (await self.start(client, prompt, **options)).result()
 
@@ -244,7 +244,7 @@ class TemporalRun:
         """Cancel the run at its next safe point (status ``"cancelled"``; a pending model request is abandoned)."""
         await self.handle.signal("cancel")
 
-    async def result(self) -> RunResult:
+    async def result(self) -> RunResult[Any]:
         """Wait for the workflow to end; its `RunResult` (outputs re-validated against the agent's tools)."""
         from ..runs._snapshot import result_from_document
 

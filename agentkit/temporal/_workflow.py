@@ -114,7 +114,7 @@ class AgentRunWorkflow:
     """
 
     def __init__(self) -> None:
-        self._paused: RunResult | None = None
+        self._paused: RunResult[Any] | None = None
         self._answers: dict[str, Any] | None = None
         self._cancel = asyncio.Event()
         self._status = "running"

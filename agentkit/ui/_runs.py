@@ -93,7 +93,7 @@ class RunInput:
         return answers
 
 
-async def start_stream(agent: Agent, run_input: RunInput, store: RunStore, **run_options: Any) -> AgentStream:
+async def start_stream(agent: Agent[Any, Any], run_input: RunInput, store: RunStore, **run_options: Any) -> AgentStream:
     """The `AgentStream` answering `run_input`: `agent.resume_stream` for a resume, else `agent.stream`.
 
     A paused run is claimed from `store` before anything runs, so a second request resuming the same run
@@ -114,7 +114,7 @@ async def start_stream(agent: Agent, run_input: RunInput, store: RunStore, **run
 
 
 async def _resume(
-    agent: Agent, run_input: RunInput, run_id: str, store: RunStore, run_options: dict[str, Any]
+    agent: Agent[Any, Any], run_input: RunInput, run_id: str, store: RunStore, run_options: dict[str, Any]
 ) -> AgentStream:
     paused = await store.claim_paused(run_id)
     if paused is None:

@@ -25,7 +25,7 @@ ErrorText = Callable[[BaseException], str]
 """What a UI is told about an exception that ended a run."""
 
 # Event fields that hold tool or display payloads: everything else is a str, int, None or a Usage.
-_PAYLOAD_FIELDS = frozenset({"input", "delta", "output", "error", "payload", "data"})
+_PAYLOAD_FIELDS = frozenset({"input", "delta", "partial", "output", "error", "payload", "data"})
 
 
 class _UnserializableError(Exception):

@@ -550,7 +550,7 @@ async def _refuse_if_pending(store: RunStore, thread_id: str) -> None:
 
 
 async def open_agui_stream(
-    agent: Agent,
+    agent: Agent[Any, Any],
     body: Any,
     *,
     store: RunStore,

@@ -59,7 +59,7 @@ def _problem(exc: UIInputError) -> Response:
 
 
 def _vercel_endpoint(
-    agent: Agent, store: RunStore, on_error: ErrorText | None, run_options: dict[str, Any]
+    agent: Agent[Any, Any], store: RunStore, on_error: ErrorText | None, run_options: dict[str, Any]
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
@@ -73,7 +73,7 @@ def _vercel_endpoint(
 
 
 def _agui_endpoint(
-    agent: Agent, store: RunStore, on_error: ErrorText | None, run_options: dict[str, Any]
+    agent: Agent[Any, Any], store: RunStore, on_error: ErrorText | None, run_options: dict[str, Any]
 ) -> Callable[[Request], Any]:
     from .agui import SSE_HEADERS, open_agui_stream
 
@@ -89,7 +89,7 @@ def _agui_endpoint(
 
 
 def routes(
-    agent: Agent,
+    agent: Agent[Any, Any],
     *,
     protocol: Protocol = "vercel",
     path: str = "/",
@@ -120,7 +120,7 @@ def routes(
 
 
 def app(
-    agent: Agent,
+    agent: Agent[Any, Any],
     *,
     protocol: Protocol = "vercel",
     path: str = "/",

@@ -394,7 +394,7 @@ def _decimal_text(value: Decimal | None) -> str | None:
 
 
 async def open_ui_message_stream(
-    agent: Agent,
+    agent: Agent[Any, Any],
     body: Any,
     *,
     store: RunStore,

@@ -17,6 +17,11 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §3):
 * stream events ``content_block_start`` (a ``tool_use`` block) / ``content_block_delta``
   (``input_json_delta.partial_json``) / ``content_block_stop`` -> argument deltas; the text is parsed
   at the block's stop;
+* structured output (native) -> ``output_config: {"format": {"type": "json_schema", "schema"}}`` (anthropic
+  SDK ``OutputConfigParam`` / ``JSONOutputFormatParam``; platform.claude.com "Structured outputs", which
+  replaced the beta ``output_format``): the schema is always in the strict dialect (constrained
+  decoding), and a schema strict cannot express is asked for with an output tool instead; it combines
+  with tools;
 * `ToolResult` objects -> ONE ``user`` message whose content is one ``tool_result`` block per result (so
   the tool results come first, as the API demands), ``is_error: true`` for errors, images as
   ``image`` blocks (base64 or URL source), ids made to match ``^[a-zA-Z0-9_-]+$``;
@@ -56,7 +61,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
-from .._dialect import Loss, per_result
+from .._dialect import DialectResult, Loss, per_result
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
@@ -133,6 +138,21 @@ class AnthropicProvider(Provider):
     name_rule = ANTHROPIC_NAME_RULE
     id_rule = ANTHROPIC_ID_RULE
     dialect = AnthropicDialect()
+    native_output = "output_config.format"
+
+    def output_schema(self, definition: ToolDefinition) -> DialectResult:
+        """The strict form, always: ``output_config.format`` is constrained decoding, with strict's limits."""
+        return self.schema_dialect(definition, True)
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        return {"output_config": {"format": {"type": "json_schema", "schema": result.schema}}}
+
+    def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
+        config = body.get("output_config")
+        body["output_config"] = (
+            {**config, **fragment["output_config"]} if isinstance(config, dict) else fragment["output_config"]
+        )
+
     tool_search = TOOL_SEARCH
 
     def strict_budget(

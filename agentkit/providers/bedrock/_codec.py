@@ -18,6 +18,11 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §7; botocore service-2
   (``input`` kept as the object sent; ``server_tool_use`` blocks are the service's own and skipped);
 * stream events ``contentBlockStart.start.toolUse`` / ``contentBlockDelta.delta.toolUse.input``
   (string fragments) / ``contentBlockStop`` -> argument deltas, the text parsed at the stop;
+* structured output (native) -> ``outputConfig: {"textFormat": {"type": "json_schema", "structure":
+  {"jsonSchema": {"schema": <the schema as JSON text>, "name", "description"?}}}}`` (botocore service-2.json
+  ``OutputConfig``; docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html), the schema in
+  the strict dialect (constrained decoding; models without structured outputs refuse the field); it
+  combines with tools;
 * `ToolResult` objects -> ONE ``user`` message of ``{"toolResult": {toolUseId, content: [...], status?}}``
   blocks. Errors get ``status: "error"`` and, because that flag only reaches Claude and Nova models,
   text that starts with ``"Error: "`` (never empty: Converse refuses an empty error result).
@@ -59,6 +64,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
+from .._dialect import DialectResult
 from .._ids import IdRule
 from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
 from .._names import NameMap, NameRule
@@ -93,6 +99,24 @@ class BedrockProvider(Provider):
     name_rule = BEDROCK_NAME_RULE
     id_rule = BEDROCK_ID_RULE
     dialect = BedrockDialect()
+    native_output = "outputConfig.textFormat"
+
+    def output_schema(self, definition: ToolDefinition) -> DialectResult:
+        """The strict form, always: ``outputConfig.textFormat`` is constrained decoding (Claude's strict subset)."""
+        return self.schema_dialect(definition, True)
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        schema: dict[str, Any] = {"schema": json.dumps(result.schema, ensure_ascii=False), "name": definition.key}
+        if definition.description:
+            schema["description"] = definition.description
+        text_format = {"type": "json_schema", "structure": {"jsonSchema": schema}}
+        return {"outputConfig": {"textFormat": text_format}}
+
+    def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
+        config = body.get("outputConfig")
+        body["outputConfig"] = (
+            {**config, **fragment["outputConfig"]} if isinstance(config, dict) else fragment["outputConfig"]
+        )
 
     def format_messages(
         self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False

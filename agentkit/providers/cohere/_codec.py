@@ -52,7 +52,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, _ToolSet, as_dict
-from .._dialect import Loss, per_result
+from .._dialect import DialectResult, Loss, per_result
 from .._messages import chat_messages, message_of, replayed_content, response_id, token_count
 from .._names import NameMap, NameRule
 from ._dialect import CohereDialect, count_fields
@@ -93,6 +93,18 @@ class CohereProvider(Provider):
     name = "cohere"
     name_rule = NameRule(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", allowed="[A-Za-z0-9_]", first="[A-Za-z_]")
     dialect = CohereDialect()
+    native_output = "response_format"
+
+    def native_output_with_tools(self, model_name: str | None) -> bool:
+        """Never: the API refuses ``response_format`` "in combinations with the documents or tools parameters"."""
+        return False
+
+    def output_schema(self, definition: ToolDefinition) -> DialectResult:
+        """The strict form: ``json_schema`` is constrained decoding with the same limits as ``strict_tools``."""
+        return self.schema_dialect(definition, True)
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        return {"response_format": {"type": "json_object", "json_schema": result.schema}}
 
     def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
         """``strict=None`` resolves to one request-wide answer first.

@@ -108,7 +108,9 @@ class GeminiModel(SDKModel):
     ) -> dict[str, Any]:
         body = provider_request(self.provider, messages, tools, settings, shared=shared)
         # google-genai always sends a generationConfig (empty when nothing is set), so it is part of the body
-        body["generationConfig"] = sampling_options(settings, "maxOutputTokens")
+        config = body.get("generationConfig")  # the structured-output fields, when asked for
+        sampling = sampling_options(settings, "maxOutputTokens")
+        body["generationConfig"] = {**config, **sampling} if isinstance(config, dict) else sampling
         # our extra_body replaces the client's own, so what the caller's client would add is merged here
         client_extra = getattr(self._http_options(), "extra_body", None)
         if isinstance(client_extra, Mapping):

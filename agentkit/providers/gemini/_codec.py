@@ -40,6 +40,7 @@ from __future__ import annotations as _annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -62,7 +63,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
-from .._dialect import Dialect
+from .._dialect import Dialect, DialectResult
 from .._messages import args_object, data_url, response_id, token_count
 from .._names import NameMap, NameRule, alias_for
 from ._dialect import GeminiJsonSchemaDialect, GeminiOpenAPIDialect
@@ -158,6 +159,9 @@ def _placeholder(part: ImagePart, reason: str) -> str:
     return f"[image ({part.media_type}, {where}) not shown: {reason}]"
 
 
+_GEMINI_VERSION = re.compile(r"gemini-(\d+)")
+
+
 class GeminiProvider(Provider):
     """Gemini ``generateContent`` function declarations, function-calling config, calls, streams and results.
 
@@ -188,6 +192,27 @@ class GeminiProvider(Provider):
 
     def __repr__(self) -> str:
         return f"GeminiProvider(schema_format={self.schema_format!r})"
+
+    # ---- structured output -----------------------------------------------------------------------
+
+    native_output = "responseJsonSchema"
+
+    def native_output_with_tools(self, model_name: str | None) -> bool:
+        """Gemini 3 and later only: earlier models refuse function calling with a JSON response type.
+
+        Without a model name (a bare provider) the answer is no, so the request is accepted either way.
+        """
+        found = _GEMINI_VERSION.search(model_name or "")
+        return found is not None and int(found.group(1)) >= 3
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        field = "responseSchema" if self.schema_format == "openapi" else "responseJsonSchema"
+        return {"generationConfig": {"responseMimeType": "application/json", field: result.schema}}
+
+    def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
+        config = body.get("generationConfig")
+        merged = fragment["generationConfig"]
+        body["generationConfig"] = {**config, **merged} if isinstance(config, dict) else merged
 
     # ---- tools -----------------------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
+from .._dialect import DialectResult
 from .._ids import IdRule
 from .._messages import chat_messages, chat_usage, mapped_reason, replayed_content, response_id
 from .._names import NameMap, NameRule
@@ -87,6 +88,15 @@ class MistralProvider(Provider):
     name_rule = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-Z0-9_-]", max_length=64)
     id_rule = IdRule(pattern=r"^[a-zA-Z0-9]{9}$", allowed="[a-zA-Z0-9]", exact_length=9)
     dialect = MistralDialect()
+    native_output = "response_format"
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        schema: dict[str, Any] = {"name": definition.key}
+        if definition.description:
+            schema["description"] = definition.description
+        schema["schema"] = result.schema
+        schema["strict"] = result.strict
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
 
     def __init__(self, *, tool_result_images: bool = False) -> None:
         """Args: tool_result_images: send images in tool messages (tokenizer v15+ models only)."""

@@ -44,6 +44,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
+from .._dialect import DialectResult
 from .._messages import args_object, data_url, message_of, token_count
 from .._names import NameMap, NameRule
 from ._dialect import OllamaDialect
@@ -70,6 +71,18 @@ class OllamaProvider(Provider):
     name = "ollama"
     name_rule = NameRule(pattern=r"^.+$", allowed=".")
     dialect = OllamaDialect()
+    native_output = "format"
+
+    def native_output_with_tools(self, model_name: str | None) -> bool:
+        """Never: ``format`` constrains every token to the schema, so the model can no longer call a tool."""
+        return False
+
+    def output_schema(self, definition: ToolDefinition) -> DialectResult:
+        """The canonical schema: ``format`` is turned into a grammar (llama.cpp's converter), not Go structs."""
+        return DialectResult(schema=definition.input_schema, strict=True)
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        return {"format": result.schema}
 
     # ---- tools -----------------------------------------------------------------------------------
 

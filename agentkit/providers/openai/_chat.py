@@ -9,6 +9,9 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §1):
   tools}}`` so the ``tools`` list stays byte-stable for prompt caching; ``parallel_tool_calls`` as is;
 * ``choices[0].message.tool_calls[]`` -> `ToolCall` (arguments kept as the JSON text sent);
 * stream chunks ``choices[0].delta.tool_calls[]`` (keyed by ``index``) -> argument deltas;
+* structured output (native) -> ``response_format: {"type": "json_schema", "json_schema": {name,
+  description?, schema, strict}}`` (openai SDK ``ResponseFormatJSONSchema``; OpenAPI
+  ``ResponseFormatJsonSchema``), the schema in the same dialect as strict tools; it combines with tools;
 * a `ToolResult` -> ``{"role": "tool", "tool_call_id", "content"}``. Chat has no error flag, so an
   error's text starts with ``"Error: "``. Tool messages carry text only: images are replaced by a
   placeholder and sent in one ``user`` message after all tool messages (every call must be answered
@@ -44,6 +47,7 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
+from .._dialect import DialectResult
 from .._messages import chat_messages, chat_usage, response_id
 from .._names import NameMap, NameRule
 from ._dialect import OpenAIDialect
@@ -54,6 +58,7 @@ __all__ = [
     "OpenAIChatStream",
     "arguments_text",
     "error_text",
+    "json_schema_format",
     "normalise_finish_reason",
     "openai_tool_choice",
     "tools_fragment",
@@ -101,6 +106,16 @@ def normalise_finish_reason(reason: str | None, *, has_calls: bool) -> str | Non
     return normal
 
 
+def json_schema_format(definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+    """``{name, description?, schema, strict}``: the json_schema format both OpenAI APIs take (Chat nests it)."""
+    entry: dict[str, Any] = {"name": definition.key}
+    if definition.description:
+        entry["description"] = definition.description
+    entry["schema"] = result.schema
+    entry["strict"] = result.strict  # explicit either way, as for tools
+    return entry
+
+
 def openai_tool_choice(
     names: NameMap, options: FormatOptions, ref: Callable[[str], dict[str, Any]], *, nested: bool
 ) -> str | dict[str, Any]:
@@ -139,6 +154,10 @@ class OpenAIChatProvider(Provider):
     name = "openai"
     name_rule = OPENAI_NAME_RULE
     dialect = OpenAIDialect()
+    native_output = "response_format"
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        return {"response_format": {"type": "json_schema", "json_schema": json_schema_format(definition, result)}}
 
     def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(definition, strict)

@@ -14,6 +14,9 @@ What maps to what (``../shared/vendors/WIRE-FORMATS.md`` §2):
   link to) and the item id (``fc_...``) in ``provider_details["item_id"]``;
 * stream events ``response.output_item.added`` / ``response.function_call_arguments.delta`` /
   ``...arguments.done`` / ``response.output_item.done`` / ``response.completed`` -> argument deltas;
+* structured output (native) -> ``text: {"format": {"type": "json_schema", name, description?, schema,
+  strict}}`` (openai SDK ``ResponseFormatTextJSONSchemaConfigParam``; OpenAPI
+  ``TextResponseFormatJsonSchema``), the schema in the strict-tool dialect; it combines with tools;
 * a `ToolResult` -> ``{"type": "function_call_output", "call_id", "output"}``: a string for text, a list
   of ``input_text`` / ``input_image`` parts when there are images. There is no error flag, so an
   error's text starts with ``"Error: "``. ``call_id`` is at most 64 characters; longer ids (from another
@@ -57,10 +60,18 @@ from ...messages import (
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallArgsDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
+from .._dialect import DialectResult
 from .._ids import IdRule
 from .._messages import detail_count, response_id, token_count
 from .._names import NameMap
-from ._chat import OPENAI_NAME_RULE, arguments_text, error_text, openai_tool_choice, tools_fragment
+from ._chat import (
+    OPENAI_NAME_RULE,
+    arguments_text,
+    error_text,
+    json_schema_format,
+    openai_tool_choice,
+    tools_fragment,
+)
 from ._dialect import OpenAIDialect
 
 __all__ = ["DETAILS_KEY", "TOOL_SEARCH", "OpenAIResponsesProvider", "OpenAIResponsesStream"]
@@ -81,6 +92,15 @@ class OpenAIResponsesProvider(Provider):
     name_rule = OPENAI_NAME_RULE
     id_rule = IdRule(pattern=r"^.{1,64}$", allowed=".", max_length=64)
     dialect = OpenAIDialect()
+    native_output = "text.format"
+
+    def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
+        return {"text": {"format": {"type": "json_schema", **json_schema_format(definition, result)}}}
+
+    def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
+        text = body.get("text")
+        body["text"] = {**text, **fragment["text"]} if isinstance(text, dict) else fragment["text"]
+
     tool_search = TOOL_SEARCH
 
     def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:

@@ -1,0 +1,550 @@
+"""`AgentRuns`: the entry points of `Agent` (`generate`, `generate_sync`, `stream`, `resume`), typed.
+
+They live apart from the agent's configuration because each is overloaded for the type checkers: a run
+without ``output_type=`` returns the agent's ``RunResult[Output]``, one with a type (an `Output`, a list of
+types) a ``RunResult`` of that type, and any other form (``Literal[...]``, ``Cat | Dog``) ``RunResult[Any]``.
+``deps=`` and ``context=`` are typed by the agent's ``Deps``.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Union, overload
+
+from typing_extensions import TypeVar
+
+from ..context import ToolContext
+from ..hooks import PrepareStep, RunHooks
+from ..limits import RunLimits
+from ..messages import Message, UserMessage
+from ..models import ModelSettings
+from ..output import OutputSpec
+from ..registry import Registry
+from ._options import RunOptions
+from ._output import OutputConfig, OutputValidatorFn
+from ._toolset import DeferredTools
+from .results import OutputT, RunResult
+from .stream import AgentStream, Emit
+
+if TYPE_CHECKING:
+    from ..runs import RunSnapshot
+    from ..tools import ToolTransform
+    from .sessions import MCPServerLike
+
+__all__ = ["AgentRuns", "DepsT", "Prompt"]
+
+Prompt = Union[str, UserMessage, Sequence[Message]]
+"""A prompt text, one user message, or a whole neutral history (e.g. a previous `RunResult.messages` plus a
+new `UserMessage`)."""
+
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
+T = TypeVar("T")
+
+
+class AgentRuns(Generic[DepsT, OutputT]):
+    """The run entry points `Agent` inherits (the machinery they call is the agent's own)."""
+
+    if TYPE_CHECKING:
+
+        def _output_for(
+            self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
+        ) -> OutputConfig: ...
+
+        async def _start(
+            self,
+            prompt: Prompt,
+            options: RunOptions,
+            emit: Emit | None,
+            inherited: ToolTransform | None = None,
+            output: OutputConfig | None = None,
+        ) -> RunResult[Any]: ...
+
+        def _session(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+    @overload
+    async def generate(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: None = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[OutputT]: ...
+    @overload
+    async def generate(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: OutputSpec[T],
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[T]: ...
+    @overload
+    async def generate(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[Any]: ...
+    async def generate(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[Any]:
+        """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
+
+        Args:
+            prompt: a text, a `UserMessage`, or a whole neutral history to continue.
+            tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool key. ``"required"`` and a key
+                apply to the first model turn only (then ``"auto"``), or the model could never answer.
+            active_tools: the keys the model may call in this run (others are neither shown nor run).
+            max_steps: model turns for this run (default: the agent's `max_steps`).
+            deps: dependencies for `ToolContext.deps` (default: the agent's `deps`, else `context.deps`).
+            context: a `ToolContext` whose deps and cancellation event the run's tools share (setting
+                ``context.cancelled`` cancels the run, like `cancel`).
+            model_settings: settings for this run instead of the agent's `model_settings`.
+            cancel: an event that cancels the run when set: it stops at the next safe point (before a model
+                turn, abandoning a pending model request; running tools see ``ctx.cancelled`` and are
+                awaited) with status ``"cancelled"``, resumable.
+            tools: tools for this run only (a `Registry`, a dict or a list), beside the agent's; a key
+                both have is an error naming both tools. No other run sees them.
+            mcp_servers: MCP sessions for this run only (e.g. with one user's credentials): opened when
+                the run starts, closed when it ends; their tools join this run's.
+            prepare_step: runs before each model turn (after the agent's own) and may change that turn
+                (see `agentkit.hooks.StepChanges`).
+            hooks: `RunHooks` for this run, after the agent's own.
+            limits: `RunLimits` for this run; fields left None keep the agent's.
+            require_approval: every tool call of this run needs approval (besides the tools' own policies).
+            deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
+                tools' own ``deferred=True`` (see `agentkit.search`).
+            output_type: this run's output type instead of the agent's (the result is typed by it).
+            output_validators: validators for this run's answer (with a per-call `output_type`, instead
+                of the agent's; else in addition to them).
+            stop_at_tools: keys of tools that end this run (besides the agent's).
+
+        Raises:
+            RetryLimitExceeded: a retry budget ran out (the partial result is on the exception);
+                `OutputValidationError` when the answers kept failing the output type.
+            UnknownToolError: `active_tools`, `tool_choice` or `stop_at_tools` names no registered tool.
+            ToolChoiceError: `tool_choice` names a tool outside `active_tools`, or is ``"required"`` with
+                ``active_tools=[]``.
+            RegistryError: a tool of this run (or of its MCP servers) has a key the agent already uses.
+            AgentSetupError: `max_steps` is below 1, or a run option cannot work (the deps do not fit a
+                tool's ``ToolContext[...]``, an output type no model can be asked for, ``mode="native"``
+                where the vendor cannot serve it, ...).
+            HookError: a model-request hook failed (tool-call hooks never raise).
+        """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
+        output = self._output_for(output_type, output_validators, stop_at_tools)
+        return await self._start(prompt, options, None, output=output)
+
+    @overload
+    def generate_sync(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: None = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[OutputT]: ...
+    @overload
+    def generate_sync(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: OutputSpec[T],
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[T]: ...
+    @overload
+    def generate_sync(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[Any]: ...
+    def generate_sync(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> RunResult[Any]:
+        """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
+        output = self._output_for(output_type, output_validators, stop_at_tools)
+        return asyncio.run(self._start(prompt, options, None, output=output))
+
+    @overload
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: None = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> AgentStream[OutputT]: ...
+    @overload
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: OutputSpec[T],
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> AgentStream[T]: ...
+    @overload
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> AgentStream[Any]: ...
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        tool_choice: str | None = None,
+        active_tools: Iterable[str] | None = None,
+        max_steps: int | None = None,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        model_settings: ModelSettings | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+        limits: RunLimits | None = None,
+        require_approval: bool = False,
+        deferred_tools: DeferredTools | None = None,
+        output_type: Any = None,
+        output_validators: Sequence[OutputValidatorFn] | None = None,
+        stop_at_tools: Sequence[str] | None = None,
+    ) -> AgentStream[Any]:
+        """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
+
+        The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards. A run
+        with an output type also streams `OutputDeltaEvent`s (the answer so far) and an `OutputEvent`.
+        """
+        options = RunOptions(
+            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
+            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
+        ).checked()  # fmt: skip
+        output = self._output_for(output_type, output_validators, stop_at_tools)
+
+        async def start(emit: Emit) -> RunResult[Any]:
+            return await self._start(prompt, options, emit, output=output)
+
+        return AgentStream(start)
+
+    # ---- pauses -----------------------------------------------------------------------------------
+
+    @overload
+    async def resume(
+        self,
+        paused: RunResult[T],
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> RunResult[T]: ...
+    @overload
+    async def resume(
+        self,
+        paused: RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> RunResult[OutputT]: ...
+    async def resume(
+        self,
+        paused: RunResult[Any] | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> RunResult[Any]:
+        """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
+
+        `answers` maps each pending call id to what its pause waits for:
+
+        * ``awaiting_approval``: True/False or an `Approval` (a denial's reason reaches the model) for every
+          call needing approval. Approved calls run with the rest of that turn's calls; denied ones become
+          ``denied`` error results. Whether a call needs approval is decided again here, from the calls in
+          the history, so an edited pending list cannot let a call through;
+        * ``suspended``: the data each suspended call asked for (validated against its schema); the tool
+          runs again with `ToolContext.resume_data`;
+        * ``awaiting_client``: each client call's output (validated against the tool's output schema), or
+          a `ToolError` whose message the model gets as the call's error;
+        * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
+
+        Then the loop goes on, with the output type the run was started with (a snapshot resumes with the
+        agent's, and is refused if the run asked for another). Before anything runs, the pause is claimed
+        in the agent's `store`: a second resume of it, from any copy (``deepcopy``, ``pickle``, the same
+        snapshot JSON in another process sharing the store), raises `AlreadyResumedError`. A resume
+        rejected for its answers does not use the pause up.
+
+        The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
+        snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
+        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
+
+        Raises:
+            ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
+                fit (`ApprovalError` for approval decisions). Nothing runs then.
+            AlreadyResumedError: the pause was resumed before. Nothing runs.
+            SnapshotError: the snapshot is malformed, too new, another agent's, for tools that changed, for
+                another output type, or (with a snapshot key) unsigned or edited.
+        """
+        from .resume import resume_run
+
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
+        async with self._session():
+            return await resume_run(self, paused, answers, options=options, emit=None)  # type: ignore[arg-type]
+
+    @overload
+    def resume_stream(
+        self,
+        paused: RunResult[T],
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> AgentStream[T]: ...
+    @overload
+    def resume_stream(
+        self,
+        paused: RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: DepsT | None = None,
+        context: ToolContext[DepsT] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> AgentStream[OutputT]: ...
+    def resume_stream(
+        self,
+        paused: RunResult[Any] | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        *,
+        deps: Any = None,
+        context: ToolContext[Any] | None = None,
+        cancel: asyncio.Event | None = None,
+        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
+        mcp_servers: Sequence[MCPServerLike] = (),
+        prepare_step: PrepareStep | None = None,
+        hooks: Sequence[RunHooks[Any]] = (),
+    ) -> AgentStream[Any]:
+        """`resume` as a stream of events (the resumed turn's tool results first)."""
+        from .resume import resume_run
+
+        options = RunOptions(
+            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
+            prepare_step=prepare_step, hooks=hooks,
+        ).checked()  # fmt: skip
+
+        async def start(emit: Emit) -> RunResult[Any]:
+            async with self._session():
+                return await resume_run(self, paused, answers, options=options, emit=emit)  # type: ignore[arg-type]
+
+        return AgentStream(start)

@@ -1,0 +1,107 @@
+"""Structured output: `Output` (an output type with options) and the forms `output_type=` takes.
+
+```python
+class Weather(BaseModel):
+    city: str
+    temperature: float
+
+agent = Agent(model="openai:gpt-4.1", tools=[get_weather], output_type=Weather)
+result = await agent.generate("Weather in Paris?")
+result.output            # a validated Weather (result.text is the raw answer)
+
+agent.generate("...", output_type=Output(list[str], mode="tool"))   # per call, forcing the output tool
+```
+
+An output type is anything a tool parameter may be: a pydantic model, dataclass, TypedDict, ``list[...]``,
+a scalar, a ``Literal``, a union of models (``[Cat, Dog]`` or ``Cat | Dog``: the model picks one). `str`
+(the default) keeps the plain text answer. How the model is asked (`OutputMode`):
+
+* ``"auto"`` (default): the vendor's native structured-output form where it has one that works in this
+  request, else an output tool (see each vendor's page for its form and when it falls back);
+* ``"native"``: the native form, or an error where the vendor cannot serve it;
+* ``"tool"``: an output tool (named `Output.name`) whose arguments are the answer;
+* ``"prompted"``: the schema in the instructions, the answer parsed from the text.
+
+See the structured-output guide (``docs/output.md``) for retries, validators and streaming.
+"""
+
+from __future__ import annotations as _annotations
+
+from collections.abc import Sequence
+from typing import Any, Generic, Union, overload
+
+from typing_extensions import TypeVar
+
+from ._output import DEFAULT_OUTPUT_NAME
+from .models import OutputMode
+
+__all__ = ["DEFAULT_OUTPUT_NAME", "Output", "OutputMode", "OutputSpec"]
+
+T = TypeVar("T")
+
+_MODES = ("auto", "native", "tool", "prompted")
+
+
+class Output(Generic[T]):
+    """An output type and how to ask for it; pass it as ``output_type=`` (agent or per call).
+
+    Args:
+        type: the output type (see the module docs).
+        mode: ``"auto"``, ``"native"``, ``"tool"`` or ``"prompted"`` (see `OutputMode`).
+        name: the output tool's name, and the schema's name in native forms that have one.
+        description: what the model is told about the answer (default: a generic line plus the type's
+            docstring).
+        strict: ask the vendor to enforce the schema (True/False); None: where the vendor and the schema
+            allow, as for tools.
+    """
+
+    @overload
+    def __init__(
+        self,
+        type: type[T],
+        *,
+        mode: OutputMode = "auto",
+        name: str = DEFAULT_OUTPUT_NAME,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Output[Any],
+        type: Any,
+        *,
+        mode: OutputMode = "auto",
+        name: str = DEFAULT_OUTPUT_NAME,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> None: ...
+    def __init__(
+        self,
+        type: Any,  # noqa: A002
+        *,
+        mode: OutputMode = "auto",
+        name: str = DEFAULT_OUTPUT_NAME,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> None:
+        from .exceptions import AgentSetupError
+
+        if mode not in _MODES:
+            raise AgentSetupError(f"Output(mode={mode!r}): the mode is one of {', '.join(map(repr, _MODES))}")
+        if isinstance(type, Output):
+            raise AgentSetupError("Output(Output(...)): pass the output type itself")
+        self.type: Any = type
+        self.mode: OutputMode = mode
+        self.name = name
+        self.description = description
+        self.strict = strict
+
+    def __repr__(self) -> str:
+        return f"Output({getattr(self.type, '__qualname__', self.type)!r}, mode={self.mode!r}, name={self.name!r})"
+
+
+OutputSpec = Union[type[T], Output[T], Sequence[type[T]]]
+"""What ``output_type=`` takes (for the type checker): a type, an `Output`, or a list of types (a union).
+
+Other forms (``Literal[...]``, ``Cat | Dog``) work at run time too; checkers type such a run's output as
+``Any`` unless the variable is annotated (``agent: Agent[None, Literal["a", "b"]] = Agent(...)``)."""

@@ -7,8 +7,9 @@ import pickle
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from agentkit import Registry, RunResult, ToolContext, tool
+from agentkit import Output, Registry, RunResult, ToolContext, tool
 from agentkit.agent import Agent, RunContext, StepChanges
 from agentkit.exceptions import AgentSetupError, RegistryError, ToolChoiceError, UnknownToolError
 from agentkit.messages import Message, SystemMessage, ToolResultsMessage, UserMessage
@@ -495,3 +496,36 @@ async def test_plain_steps_are_planned_once_per_settings_and_again_when_the_tool
     assert seen[-1][1] == ["add", "shout"]  # the new tool is sent
     await agent.generate("go", tool_choice="add")
     assert len(made) == 4  # a run's own tool choice: its first and later settings, planned once each
+
+
+class _Sum(BaseModel):
+    total: int
+
+
+@pytest.mark.parametrize(("mode", "options"), [("native", {}), ("tool", {}), ("tool", {"active_tools": ["add"]})])
+async def test_a_plain_step_asks_for_a_typed_answer_as_the_planned_path_does(
+    mode: str, options: dict[str, Any]
+) -> None:
+    seen: dict[str, list[Any]] = {"plain": [], "planned": []}
+
+    def model_for(name: str) -> FunctionModel:
+        def turn(messages: list[Message], info: FunctionInfo) -> Any:
+            output = info.output
+            seen[name].append((info.tool_keys, info.settings, output.mode if output else None))
+            if not isinstance(messages[-1], ToolResultsMessage):
+                return calls(call("add", {"a": 1, "b": 2}))
+            if mode == "tool":
+                return calls(call("final_result", {"total": 3}, id="c_answer"))
+            return '{"total": 3}'
+
+        return FunctionModel(turn)
+
+    tools = Registry({"add": add, "shout": shout})
+    for name, extra in (("plain", {}), ("planned", {"prepare_step": lambda ctx: None})):
+        agent = Agent(model=model_for(name), tools=tools, output_type=Output(_Sum, mode=mode), **extra)
+        result = await agent.generate("go", **options)
+        assert result.output == _Sum(total=3)
+
+    assert seen["plain"] == seen["planned"]
+    if mode == "tool":
+        assert all("final_result" in keys for keys, _, _ in seen["plain"])

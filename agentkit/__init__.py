@@ -64,6 +64,7 @@ from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
 
 __version__ = "0.1.0"
+"""The installed agentkit version."""
 
 __all__ = [
     "Agent",

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar, Token
 from typing import Any
 
-from .exceptions import ToolInputError, ToolOutputError, describe_exception
+from .exceptions import ToolInputError, ToolOutputError, _describe_exception
 from .messages import ToolCall, ToolResult
 
 __all__ = [
@@ -42,13 +42,13 @@ __all__ = [
     "enter_calls",
     "failure",
     "invalid_arguments",
+    "leave_calls",
     "log_output_error",
     "logger",
-    "leave_calls",
     "masked_text",
     "run_policy",
-    "signal",
     "scrubbed_traceback",
+    "signal",
     "unknown_tool",
 ]
 
@@ -117,7 +117,7 @@ def failure(
     if mask:
         text = masked_text(key)
     else:
-        described = describe_exception(exc)
+        described = _describe_exception(exc)
         text = f"Tool {key!r} {what}: {scrub(described) if scrub is not None else described}"
     _log(call, kind, exc, scrub=scrub)
     return ToolResult.error(call, text, kind, type(exc).__name__)
@@ -174,7 +174,7 @@ def described(call: ToolCall, kind: str, exc: BaseException, tool: Any = None) -
     _log(call, kind, exc, scrub=scrub)
     if mask:
         return "an internal error (details not shown)"
-    text = describe_exception(exc)
+    text = _describe_exception(exc)
     return scrub(text) if scrub is not None else text
 
 
@@ -200,13 +200,13 @@ def _log(
     if exc is None:
         logger.log(level, "%s %s: %s", where, kind.replace("_", " "), message, extra=extra)
     elif scrub is None:
-        logger.log(level, "%s raised %s", where, describe_exception(exc), exc_info=exc, extra=extra)
+        logger.log(level, "%s raised %s", where, _describe_exception(exc), exc_info=exc, extra=extra)
     else:
         logger.log(
             level,
             "%s raised %s (the tool's input is redacted: argument values removed)\n%s",
             where,
-            scrub(describe_exception(exc)),
+            scrub(_describe_exception(exc)),
             scrubbed_traceback(exc, scrub),
             extra=extra,
         )

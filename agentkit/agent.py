@@ -61,7 +61,7 @@ from .exceptions import (
     ToolChoiceError,
 )
 from .hooks import PrepareStep, RunHooks, StepChanges
-from .instrumentation import Instrument, check_instrument
+from .instrumentation import Instrument, _check_instrument
 from .limits import RunLimits
 from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
@@ -294,7 +294,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self.mcp_servers = list(mcp_servers)
         self.mask_error_details = mask_error_details
         """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
-        self.instrument: Instrument = check_instrument(instrument)
+        self.instrument: Instrument = _check_instrument(instrument)
         """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
         if store is not None and not isinstance(store, RunStore):
             raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")

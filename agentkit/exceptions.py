@@ -63,8 +63,8 @@ from ._text import clip, shorten
 __all__ = [
     "AgentSetupError",
     "AgentkitError",
-    "AlreadyResumedError",
     "AgentkitWarning",
+    "AlreadyResumedError",
     "ApprovalError",
     "CLIError",
     "ClientCallRequested",
@@ -84,11 +84,11 @@ __all__ = [
     "RetryLimitExceeded",
     "SnapshotError",
     "ToolChoiceError",
+    "ToolDeadlineError",
     "ToolDefinitionError",
     "ToolError",
     "ToolInputError",
     "ToolOutputError",
-    "ToolDeadlineError",
     "ToolSuspended",
     "ToolTimeoutError",
     "UIInputError",
@@ -360,7 +360,7 @@ class ModelHTTPError(ModelAPIError):
         return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
 
 
-def describe_exception(exc: BaseException) -> str:
+def _describe_exception(exc: BaseException) -> str:
     """``Type: message`` of `exc` as a model may read it; a vendor error gives its `summary` instead."""
     if isinstance(exc, ModelAPIError):
         return exc.summary

@@ -236,7 +236,7 @@ class Hooks(RunHooks[DepsT]):
         return name in self._given
 
 
-def implements(hooks: RunHooks[Any], name: str) -> bool:
+def _implements(hooks: RunHooks[Any], name: str) -> bool:
     """Whether `hooks` does anything for the hook method `name` (so the loop can skip the rest)."""
     if isinstance(hooks, Hooks):
         return hooks.implements(name) or getattr(type(hooks), name) is not getattr(Hooks, name)

@@ -32,7 +32,7 @@ from .exceptions import AgentSetupError
 if TYPE_CHECKING:
     from ._otel import Tracing
 
-__all__ = ["InstrumentationSettings", "Instrument", "instrument", "is_instrumented", "uninstrument"]
+__all__ = ["Instrument", "InstrumentationSettings", "instrument", "is_instrumented", "uninstrument"]
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def instrument(
         settings = InstrumentationSettings(tracer_provider=tracer_provider, include_content=include_content)
     elif tracer_provider is not None or include_content:
         raise AgentSetupError("instrument() takes settings or tracer_provider=/include_content=, not both")
-    _GLOBAL[0] = tracing(settings)
+    _GLOBAL[0] = _tracing(settings)
 
 
 def uninstrument() -> None:
@@ -87,7 +87,7 @@ def is_instrumented() -> bool:
     return _GLOBAL[0] is not None
 
 
-def tracing(settings: InstrumentationSettings) -> Tracing:
+def _tracing(settings: InstrumentationSettings) -> Tracing:
     """The tracer for `settings` (one per settings value), importing OpenTelemetry on first use."""
     found = _BUILT.get(settings)
     if found is None:
@@ -102,7 +102,7 @@ def tracing(settings: InstrumentationSettings) -> Tracing:
     return found
 
 
-def tracing_for(setting: Instrument) -> Tracing | None:
+def _tracing_for(setting: Instrument) -> Tracing | None:
     """The tracer a run of an agent with ``instrument=setting`` uses now (None: not traced)."""
     if setting is None:
         current = _CURRENT.get()
@@ -112,24 +112,24 @@ def tracing_for(setting: Instrument) -> Tracing | None:
     if setting is False:
         return None
     if setting is True:
-        return _GLOBAL[0] or tracing(InstrumentationSettings())
-    return tracing(setting)
+        return _GLOBAL[0] or _tracing(InstrumentationSettings())
+    return _tracing(setting)
 
 
-def check_instrument(setting: Any) -> Instrument:
+def _check_instrument(setting: Any) -> Instrument:
     """`setting` if it is a valid ``instrument=`` value, else `AgentSetupError` naming what is accepted."""
     if setting is None or isinstance(setting, (bool, InstrumentationSettings)):
         if isinstance(setting, InstrumentationSettings) or setting is True:
-            tracing_for(setting)  # fails now, not at the first run, when OpenTelemetry is missing
+            _tracing_for(setting)  # fails now, not at the first run, when OpenTelemetry is missing
         return setting
     raise AgentSetupError(f"instrument= takes True, False, None or InstrumentationSettings, got {setting!r}")
 
 
-def enter_run(tracer: Tracing | None) -> Any:
+def _enter_run(tracer: Tracing | None) -> Any:
     """Make `tracer` the one subagents of the current run inherit (None: theirs are off); a reset token."""
     return _CURRENT.set(tracer if tracer is not None else _OFF)
 
 
-def leave_run(token: Any) -> None:
-    """Undo `enter_run`."""
+def _leave_run(token: Any) -> None:
+    """Undo `_enter_run`."""
     _CURRENT.reset(token)

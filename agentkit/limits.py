@@ -29,7 +29,7 @@ from .exceptions import AgentSetupError
 __all__ = ["ConcurrencyLimit", "RunLimits"]
 
 
-def check_count(owner: str, name: str, value: Any, *, minimum: int = 1) -> int | None:
+def _check_count(owner: str, name: str, value: Any, *, minimum: int = 1) -> int | None:
     """`value` as an optional whole number of at least `minimum`, or an error naming `owner` and `name`."""
     if value is None:
         return None
@@ -55,9 +55,9 @@ class RunLimits:
     """Tool calls of one model turn running at once."""
 
     def __post_init__(self) -> None:
-        check_count("RunLimits", "max_tool_calls", self.max_tool_calls, minimum=0)
-        check_count("RunLimits", "max_concurrency", self.max_concurrency)
-        check_count("RunLimits", "max_turn_concurrency", self.max_turn_concurrency)
+        _check_count("RunLimits", "max_tool_calls", self.max_tool_calls, minimum=0)
+        _check_count("RunLimits", "max_concurrency", self.max_concurrency)
+        _check_count("RunLimits", "max_turn_concurrency", self.max_turn_concurrency)
 
     def over(self, other: RunLimits | None) -> RunLimits:
         """These limits with `other`'s fields filling the ones left `None`."""
@@ -97,7 +97,7 @@ class ConcurrencyLimit:
     def __init__(
         self, max_concurrency: int = 1, *, key: Callable[[dict[str, Any]], Hashable] | None = None, name: str = ""
     ) -> None:
-        check_count("ConcurrencyLimit", "max_concurrency", max_concurrency)
+        _check_count("ConcurrencyLimit", "max_concurrency", max_concurrency)
         if key is not None and not callable(key):
             raise AgentSetupError(f"ConcurrencyLimit(key=...) must be a function of the arguments, got {key!r}")
         self.max_concurrency = max_concurrency

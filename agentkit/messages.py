@@ -64,6 +64,7 @@ class ImagePart:
 
 
 ContentPart = Union[TextPart, ImagePart]
+"""One part of a message's or a tool result's content: text or an image."""
 
 
 @dataclass(slots=True)

@@ -38,7 +38,7 @@ def _as_tool(value: Any, where: str) -> Tool[..., Any]:
     raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
 
 
-async def result_of(
+async def _result_of(
     item: Tool[..., Any],
     call: ToolCall,
     value: Any,
@@ -283,7 +283,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+        return await _result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""

@@ -27,7 +27,7 @@ from .exceptions import AgentSetupError
 if TYPE_CHECKING:
     from .tools import Tool
 
-__all__ = ["Searchable", "SearchHit", "ToolIndex", "ToolSearch"]
+__all__ = ["SearchHit", "Searchable", "ToolIndex", "ToolSearch"]
 
 
 class Searchable(Protocol):
@@ -49,7 +49,7 @@ _SEPARATORS = re.compile(r"[\W_]+")
 _KEY = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-def words(text: str) -> str:
+def _words(text: str) -> str:
     """`text` with identifiers split into words: ``getWeather_v2.city-list`` -> ``get Weather v2 city list``."""
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).strip()
 
@@ -61,7 +61,7 @@ def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for name, prop in properties.items():
-            out.append(words(str(name)))
+            out.append(_words(str(name)))
             if isinstance(prop, Mapping):
                 description = prop.get("description")
                 if isinstance(description, str):
@@ -75,9 +75,9 @@ def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
         _schema_text(items, out, depth + 1)
 
 
-def tool_document(key: str, description: str, input_schema: Mapping[str, Any]) -> str:
+def _tool_document(key: str, description: str, input_schema: Mapping[str, Any]) -> str:
     """The text a tool is ranked by: key words, description, parameter names and descriptions."""
-    parts = [words(key), description]
+    parts = [_words(key), description]
     _schema_text(input_schema, parts)
     return " ".join(p for p in parts if p)
 
@@ -99,7 +99,7 @@ def _bm25s() -> Any:
 
 
 def _tokens(texts: list[str]) -> Any:
-    # Identifiers in documents are split already (`tool_document`); prose only needs ``snake_case`` split,
+    # Identifiers in documents are split already (`_tool_document`); prose only needs ``snake_case`` split,
     # which is far cheaper than the camelCase rule over the whole text.
     return _bm25s().tokenize(
         [t.replace("_", " ").lower() for t in texts], stopwords="en", return_ids=False, show_progress=False
@@ -123,7 +123,7 @@ class ToolIndex:
     def __init__(self, tools: Mapping[str, Searchable] | Iterable[tuple[str, Searchable]]) -> None:
         pairs = list(tools.items()) if isinstance(tools, Mapping) else list(tools)
         self.keys: list[str] = [key for key, _ in pairs]
-        self._documents = [tool_document(key, item.description, item.input_schema) for key, item in pairs]
+        self._documents = [_tool_document(key, item.description, item.input_schema) for key, item in pairs]
         self._retriever: Any = None
         self._lock = threading.Lock()
 
@@ -144,7 +144,7 @@ class ToolIndex:
         if not isinstance(query, str):
             raise TypeError(f"a search query is text, got {query!r}")
         retriever = self._index()
-        [tokens] = _tokens([words(query)])
+        [tokens] = _tokens([_words(query)])
         if not tokens or not self.keys or limit < 1:
             return []
         documents, scores = retriever.retrieve([tokens], k=min(limit, len(self.keys)), show_progress=False)
@@ -157,7 +157,7 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 8
 
 
-def cached_index(tools: list[tuple[str, Tool[..., Any]]]) -> ToolIndex:
+def _cached_index(tools: list[tuple[str, Tool[..., Any]]]) -> ToolIndex:
     """The index of these (key, tool) pairs, shared by every run that defers exactly them."""
     signature = tuple((key, id(item)) for key, item in tools)
     with _CACHE_LOCK:

@@ -33,7 +33,7 @@ from .exceptions import (
     ToolError,
     ToolInputError,
     WorkflowStepError,
-    describe_exception,
+    _describe_exception,
 )
 from .tools import ApprovalPolicy, Tool, ToolTransform
 
@@ -240,7 +240,7 @@ class Workflow(Generic[P, R]):
                 if _redacts(step):
                     message = f"{type(exc).__name__}; {_WITHHELD.format(step=name)}"
                 else:
-                    message = describe_exception(exc)
+                    message = _describe_exception(exc)
                 raise WorkflowStepError(self.id, name, index, message) from exc
             if on_step is not None:
                 on_step(name, value)

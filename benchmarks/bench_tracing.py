@@ -49,18 +49,18 @@ TARGET_ON = 1.5
 def uninstrumented() -> Iterator[None]:
     """The loop without its observation points: what the run costs with no tracing code at all."""
     run_loop, observe = loop_module.RunLoop, loop_module.observe
-    saved = (run_loop.run, observe.debugging, loop_module.tracing_for)
+    saved = (run_loop.run, observe.debugging, loop_module._tracing_for)
 
     def run(self: Any) -> Any:
         return self._run()
 
     run_loop.run = run  # type: ignore[method-assign]
     observe.debugging = lambda: False  # type: ignore[assignment]
-    loop_module.tracing_for = lambda setting: None  # type: ignore[assignment]
+    loop_module._tracing_for = lambda setting: None  # type: ignore[assignment]
     try:
         yield
     finally:
-        run_loop.run, observe.debugging, loop_module.tracing_for = saved  # type: ignore[method-assign,assignment]
+        run_loop.run, observe.debugging, loop_module._tracing_for = saved  # type: ignore[method-assign,assignment]
 
 
 async def best(fn: Callable[[], Awaitable[Any]], number: int) -> float:

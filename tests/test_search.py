@@ -13,7 +13,7 @@ from agentkit import Registry, Tool, tool
 from agentkit.agent import Agent
 from agentkit.exceptions import AgentSetupError, RegistryError, UnknownToolError
 from agentkit.messages import Message, ToolResultsMessage, UserMessage
-from agentkit.search import ToolIndex, ToolSearch, cached_index, words
+from agentkit.search import ToolIndex, ToolSearch, _cached_index, _words
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
 from .agent_helpers import call, calls, scripted
@@ -66,13 +66,13 @@ def test_the_index_ranks_keys_descriptions_and_parameter_names() -> None:
     assert index.search("airport ticket")[0].key == "book_flight"
     assert index.search("zzz qqq") == [] and index.search("") == []  # no shared word: nothing listed
     assert len(index.search("a the weather and city", limit=1)) == 1
-    assert words("getWeather_v2.city-list") == "get Weather v2 city list"
+    assert _words("getWeather_v2.city-list") == "get Weather v2 city list"
 
 
 def test_indexes_are_shared_by_runs_that_defer_the_same_tools() -> None:
     pairs = list(library().items())
-    assert cached_index(pairs) is cached_index(list(pairs))
-    assert cached_index(pairs[:2]) is not cached_index(pairs)
+    assert _cached_index(pairs) is _cached_index(list(pairs))
+    assert _cached_index(pairs[:2]) is not _cached_index(pairs)
 
 
 def test_tool_search_settings_are_checked() -> None:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._tool_errors import described
 from ..context import RunContext, ToolContext
-from ..exceptions import HookError, describe_exception
-from ..hooks import Answer, Deny, ModelRequest, ReplaceArguments, RunHooks, implements
+from ..exceptions import HookError, _describe_exception
+from ..hooks import Answer, Deny, ModelRequest, ReplaceArguments, RunHooks, _implements
 from ..messages import (
     AssistantMessage,
     ModelResponse,
@@ -27,7 +27,7 @@ from ..messages import (
     UserMessage,
 )
 from ..models import Model, ModelSettings
-from ..registry import Registry, result_of
+from ..registry import Registry, _result_of
 
 if TYPE_CHECKING:
     from .loop import RunLoop
@@ -46,12 +46,12 @@ async def before_model_request(
 ) -> ModelRequest:
     """`request` after every ``before_model_request`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not implements(hook, "before_model_request"):
+        if not _implements(hook, "before_model_request"):
             continue
         try:
             value = await _value(hook.before_model_request(ctx, request))
         except Exception as exc:
-            raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
+            raise HookError(hook, "before_model_request", f"raised {_describe_exception(exc)}") from exc
         if value is not None and not isinstance(value, ModelRequest):
             raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
         request = value if value is not None else request
@@ -79,12 +79,12 @@ async def after_model_response(
 ) -> None:
     """Every ``after_model_response`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not implements(hook, "after_model_response"):
+        if not _implements(hook, "after_model_response"):
             continue
         try:
             await _value(hook.after_model_response(ctx, request, response))
         except Exception as exc:
-            raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
+            raise HookError(hook, "after_model_response", f"raised {_describe_exception(exc)}") from exc
 
 
 def _tool(loop: RunLoop, call: ToolCall) -> Any:
@@ -106,7 +106,7 @@ async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
     """The result of `call` answered with `output`, as if its tool had returned it."""
     item = loop.executor.get(call.name) if call.name in loop.executor else None
     if item is not None:
-        return await result_of(item, call, output)
+        return await _result_of(item, call, output)
     from pydantic_core import to_json
 
     text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
@@ -140,7 +140,7 @@ async def _before(
 ) -> tuple[ToolCall, ToolResult | None]:
     """The call as the ``before_tool_call`` hooks leave it, and the result when one of them settled it."""
     for hook in hooks:
-        if not implements(hook, "before_tool_call"):
+        if not _implements(hook, "before_tool_call"):
             continue
         try:
             decision = await _value(hook.before_tool_call(ctx, call))
@@ -167,7 +167,7 @@ async def _after(
 ) -> ToolResult:
     """`result` as the ``after_tool_call`` hooks leave it (each sees what the previous one left)."""
     for hook in hooks:
-        if not implements(hook, "after_tool_call"):
+        if not _implements(hook, "after_tool_call"):
             continue
         try:
             value = await _value(hook.after_tool_call(ctx, call, result))

@@ -19,7 +19,7 @@ from typing import Any, Union
 from ..exceptions import AgentSetupError, RegistryError
 from ..models import Model
 from ..registry import Registry
-from ..search import ToolSearch, cached_index
+from ..search import ToolSearch, _cached_index
 from ..tools import Tool
 from .results import RunState
 from .sessions import MCPServerLike
@@ -231,7 +231,7 @@ def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> 
         """
         count = max(1, min(limit, limit_max))
         # building the index (schemas, tokens) and ranking are CPU work: never on the event loop
-        hits = await asyncio.to_thread(lambda: cached_index(tools).search(query, count))
+        hits = await asyncio.to_thread(lambda: _cached_index(tools).search(query, count))
         described = dict(tools)
         state = _RUN_STATE.get()  # None outside a run (e.g. Registry.call): nothing to record then
         if state is not None:

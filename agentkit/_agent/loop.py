@@ -37,7 +37,7 @@ from ..events import (
     ToolResultEvent,
 )
 from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
-from ..instrumentation import tracing_for
+from ..instrumentation import _tracing_for
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
@@ -121,7 +121,7 @@ class RunLoop:
         self.policy = policy
         """The agent's transform policy, merged with its supervisors' (a subagent's run inherits them)."""
         self._rules: dict[str, ToolTransform] = {}
-        self.tracing = tracing_for(agent.instrument)
+        self.tracing = _tracing_for(agent.instrument)
         """The tracer of this run (None: not traced); see `agentkit.instrumentation`."""
         self.observed = self.tracing is not None or observe.debugging()
         """Whether someone looks at this run's model requests (tracing, or DEBUG records): decided per run."""

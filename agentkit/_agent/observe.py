@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
-from ..instrumentation import enter_run, leave_run
+from ..instrumentation import _enter_run, _leave_run
 from ..messages import ModelResponse, ToolResult
 
 if TYPE_CHECKING:
@@ -37,13 +37,13 @@ def debugging() -> bool:
 
 async def agent_run(loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
     """Run `body` as the run of `loop`: its tracer is what its subagents inherit, and its span wraps it."""
-    token = enter_run(loop.tracing)
+    token = _enter_run(loop.tracing)
     try:
         if loop.tracing is None:
             return await body
         return await loop.tracing.agent(loop, body)
     finally:
-        leave_run(token)
+        _leave_run(token)
 
 
 async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]) -> ModelResponse:

@@ -87,6 +87,7 @@ class ResponseDone:
 
 
 ModelStreamEvent = Union[TextDelta, ToolCallStart, ToolCallArgsDelta, ResponseDone]
+"""What `Model.stream` yields: text and tool-call deltas as they arrive, then one `ResponseDone`."""
 
 
 class Model(ABC):

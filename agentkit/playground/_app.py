@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..ui import MemoryRunStore, RunStore, UIInputError
 from ..ui._runs import exact_history
 from ..ui._vercel_input import conversation_input
-from ..ui.asgi import read_json, routes
+from ..ui.asgi import _read_json, routes
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -173,7 +173,7 @@ def create_app(
 
     async def payload(request: Request) -> Response:
         try:
-            body = await read_json(request)
+            body = await _read_json(request)
             vendor = body.get("vendor") if isinstance(body, dict) else None
             if not isinstance(vendor, str):
                 raise UIInputError("send {'vendor': name, 'messages': [...]}")

@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "decode_messages",
-    "decode_response",
-    "decode_settings",
     "decode_pending",
+    "decode_response",
     "decode_results",
+    "decode_settings",
     "decode_steps",
     "dump_output",
     "encode_messages",

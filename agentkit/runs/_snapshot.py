@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 FORMAT = "agentkit.run-snapshot"
+"""The ``format`` field of every snapshot this agentkit writes (a snapshot without it is refused)."""
 VERSION = 1
 """The snapshot format this agentkit writes; it reads this version and older ones."""
 

@@ -112,7 +112,14 @@ if TYPE_CHECKING:
     from ..agent import Agent, Approval
     from ..runs import RunSnapshot
 
-__all__ = ["APPROVAL_SCHEMA", "SSE_HEADERS", "agui_events", "open_agui_stream", "parse_input"]
+__all__ = [
+    "APPROVAL_SCHEMA",
+    "SSE_HEADERS",
+    "agui_events",
+    "agui_messages_to_history",
+    "open_agui_stream",
+    "parse_input",
+]
 
 logger = logging.getLogger("agentkit.ui")
 

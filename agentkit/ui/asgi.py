@@ -43,7 +43,7 @@ Protocol = Literal["vercel", "ag-ui"]
 """The wire protocols served: ``"vercel"`` (AI SDK UI message stream) and ``"ag-ui"``."""
 
 
-async def read_json(request: Request) -> Any:
+async def _read_json(request: Request) -> Any:
     """The request's JSON body; `UIInputError` (415/400) for another content type or malformed JSON."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json":
@@ -63,7 +63,7 @@ def _vercel_endpoint(
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            body = await read_json(request)
+            body = await _read_json(request)
             chunks = await open_ui_message_stream(agent, body, store=store, on_error=on_error, **run_options)
         except UIInputError as exc:
             return _problem(exc)
@@ -79,7 +79,7 @@ def _agui_endpoint(
 
     async def endpoint(request: Request) -> Response:
         try:
-            body = await read_json(request)
+            body = await _read_json(request)
         except UIInputError as exc:
             return _problem(exc)
         events: AsyncIterator[str] = open_agui_stream(agent, body, store=store, on_error=on_error, **run_options)

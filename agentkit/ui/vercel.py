@@ -364,7 +364,7 @@ async def ui_message_chunks(
                 yield chunk
         if on_finish is not None:
             await on_finish()
-        cost = await run_cost(events) if finish is not None else None
+        cost = await _run_cost(events) if finish is not None else None
     except Exception as exc:  # reported to the UI as an error chunk, logged in full
         logger.exception("agent run failed while streaming UI message %s", message_id)
         for chunk in translator.end_text():
@@ -375,7 +375,7 @@ async def ui_message_chunks(
         yield chunk
 
 
-async def run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
+async def _run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
     """The estimated cost of the finished run behind `events` (an `AgentStream`), off the event loop.
 
     The price table loads on its first use (a few tenths of a second): a worker thread does it. None for

@@ -18,7 +18,7 @@ from agentkit import Agent, RunSnapshot, tool
 from agentkit.exceptions import AlreadyResumedError, ApprovalError, ResumeError, SnapshotError
 from agentkit.runs import VERSION, MemoryRunStore, SQLiteRunStore
 
-from .durable_helpers import (
+from ..durable_helpers import (
     Receipt,
     SyncMemoryStore,
     ledger_lines,

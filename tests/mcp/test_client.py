@@ -22,7 +22,7 @@ from mcp import types
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall
 from agentkit.mcp import MCPConnectionError, MCPServer, StructuredOutput, serving_http
-from tests.mcp_fixtures.helpers import (
+from tests.mcp.fixtures.helpers import (
     FIXTURE_SERVER_ARGS,
     ROOT,
     TIME_SERVER_ARGS,
@@ -31,7 +31,7 @@ from tests.mcp_fixtures.helpers import (
     start_http_server,
     stop,
 )
-from tests.mcp_fixtures.registry import PIXEL, tools
+from tests.mcp.fixtures.registry import PIXEL, tools
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
 

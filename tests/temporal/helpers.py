@@ -1,4 +1,4 @@
-"""Agents for the Temporal tests, and a worker process entry point (``python -m tests.temporal_helpers ...``).
+"""Agents for the Temporal tests, and a worker process entry point (``python -m tests.temporal.helpers ...``).
 
 Every tool writes what it does to a ledger file, so "the call ran once" is checked across worker processes.
 """
@@ -16,7 +16,7 @@ from agentkit.messages import Message
 from agentkit.temporal import ActivityOptions, TemporalAgent
 from agentkit.testing import FunctionInfo, FunctionModel
 
-from .durable_helpers import _record, make_tools, refund_script
+from ..durable_helpers import _record, make_tools, refund_script
 
 
 def shipping_script(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:

@@ -18,13 +18,13 @@ from agentkit import Agent, ToolContext, tool
 from agentkit.exceptions import AgentSetupError, ResumeError
 from agentkit.temporal import ActivityOptions, DevServer, TemporalAgent
 
-from .agent_helpers import call, calls, scripted
-from .durable_helpers import ledger_lines, make_tools
-from .temporal_helpers import durable_support
+from ..agent_helpers import call, calls, scripted
+from ..durable_helpers import ledger_lines, make_tools
+from .helpers import durable_support
 
 pytestmark = [pytest.mark.e2e, pytest.mark.temporal]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +48,7 @@ def ledger(tmp_path: Path) -> str:
 def _worker_process(address: str, which: str, ledger: str, slow: float = 0) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.temporal_helpers", "worker", address, which, ledger, str(slow)],
+        [sys.executable, "-m", "tests.temporal.helpers", "worker", address, which, ledger, str(slow)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     assert process.stdout is not None
@@ -142,7 +142,7 @@ async def test_a_background_call_is_its_own_activity_and_the_run_waits_for_it(cl
 async def test_a_killed_worker_does_not_run_a_finished_tool_call_again(temporal_address: str, ledger: str) -> None:
     from temporalio.client import Client
 
-    from .temporal_helpers import durable_shipping
+    from .helpers import durable_shipping
 
     client = await Client.connect(temporal_address)
     durable = durable_shipping(ledger, slow=2)
@@ -178,7 +178,7 @@ async def test_another_process_approves_a_paused_run(client: Any, temporal_addre
         assert (await run.wait()).status == "awaiting_approval"
         approver = await asyncio.to_thread(  # the worker in this process answers the approver's query meanwhile
             subprocess.run,
-            [sys.executable, "-m", "tests.temporal_helpers", "approve", temporal_address, run.id, ledger],
+            [sys.executable, "-m", "tests.temporal.helpers", "approve", temporal_address, run.id, ledger],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert approver.returncode == 0, approver.stdout + approver.stderr

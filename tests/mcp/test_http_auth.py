@@ -14,8 +14,8 @@ import pytest
 
 from agentkit.mcp import MCPConnectionError, MCPServer, serving_http
 from agentkit.mcp._http_auth import TOKEN_ENV, http_security
-from tests.mcp_fixtures.helpers import FIXTURE_TARGET, ROOT, start_http_server, stop
-from tests.mcp_fixtures.registry import tools
+from tests.mcp.fixtures.helpers import FIXTURE_TARGET, ROOT, start_http_server, stop
+from tests.mcp.fixtures.registry import tools
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -13,17 +13,17 @@ from agentkit.exceptions import ResumeError
 from agentkit.mcp import MCPServer, MCPTool, ToolAnnotations
 from agentkit.runs import MemoryRunStore
 
-from .agent_helpers import call, calls, scripted
-from .durable_helpers import ledger_lines
+from ..agent_helpers import call, calls, scripted
+from ..durable_helpers import ledger_lines
 
 pytestmark = pytest.mark.e2e  # a real MCP server process (the mcp SDK's server API) over stdio
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bistro(ledger: str, **options: object) -> MCPServer:
     return MCPServer.stdio(
-        sys.executable, ["-m", "tests.mcp_fixtures.elicit_server", ledger], cwd=str(ROOT), timeout=20, **options
+        sys.executable, ["-m", "tests.mcp.fixtures.elicit_server", ledger], cwd=str(ROOT), timeout=20, **options
     )  # type: ignore[arg-type]
 
 
@@ -93,7 +93,7 @@ async def test_a_served_tool_that_suspends_asks_the_client_and_a_client_run_answ
     from agentkit import Registry
     from agentkit.mcp import serving_http
 
-    from .durable_helpers import make_tools
+    from ..durable_helpers import make_tools
 
     ledger = str(tmp_path / "ledger.txt")
     served = Registry([t for t in make_tools(ledger) if t.id in ("book", "note")])
@@ -101,7 +101,7 @@ async def test_a_served_tool_that_suspends_asks_the_client_and_a_client_run_answ
         # an MCP client without elicitation support: the call fails cleanly and the server stays up
         from mcp.client.streamable_http import streamable_http_client
 
-        from .mcp_fixtures.helpers import session_in_task
+        from .fixtures.helpers import session_in_task
 
         async with session_in_task(lambda: streamable_http_client(url)) as bare:
             failed = await bare.call_tool("book", {"flight": "LH1"})

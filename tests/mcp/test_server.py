@@ -1,6 +1,6 @@
 """A Registry served over MCP, with the official `mcp` client as the peer (issue 5, section 2.2).
 
-Transports: stdio (``python -m agentkit.mcp serve tests.mcp_fixtures.registry:tools`` spawned by the
+Transports: stdio (``python -m agentkit.mcp serve tests.mcp.fixtures.registry:tools`` spawned by the
 client) and streamable HTTP on 127.0.0.1 (in process with `serving_http`, and the same command with
 ``--transport http``). The loader and the schema wrapping are tested without a server.
 """
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from agentkit import Registry, Tool, tool
 from agentkit.mcp import MCPLoadError, load_registry, mcp_output_schema, serving_http
-from tests.mcp_fixtures.helpers import (
+from tests.mcp.fixtures.helpers import (
     FIXTURE_SERVER_ARGS,
     FIXTURE_TARGET,
     ROOT,
@@ -27,7 +27,7 @@ from tests.mcp_fixtures.helpers import (
     start_http_server,
     stop,
 )
-from tests.mcp_fixtures.registry import tools
+from tests.mcp.fixtures.registry import tools
 
 e2e = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
 
@@ -220,20 +220,20 @@ async def test_a_recursive_result_is_structured_content_as_it_is() -> None:
 
 def test_load_registry_forms() -> None:
     assert load_registry(FIXTURE_TARGET) is tools
-    single = load_registry("tests.mcp_fixtures.registry:add")
+    single = load_registry("tests.mcp.fixtures.registry:add")
     assert isinstance(single, Registry) and list(single) == ["add"]
     assert isinstance(single["add"], Tool)
-    path = load_registry(f"{ROOT / 'tests' / 'mcp_fixtures' / 'registry.py'}:tools")
+    path = load_registry(f"{ROOT / 'tests' / 'mcp' / 'fixtures' / 'registry.py'}:tools")
     assert list(path) == list(tools)
 
 
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("tests.mcp_fixtures.registry", "a target looks like 'package.module:attribute' or 'path/to/file.py:attr"),
-        ("tests.mcp_fixtures.nowhere:tools", "no module named 'tests.mcp_fixtures.nowhere'"),
-        ("tests.mcp_fixtures.registry:missing", "has no attribute 'missing'"),
-        ("tests.mcp_fixtures.registry:PIXEL", "is a bytes, not a Registry"),
+        ("tests.mcp.fixtures.registry", "a target looks like 'package.module:attribute' or 'path/to/file.py:attr"),
+        ("tests.mcp.fixtures.nowhere:tools", "no module named 'tests.mcp.fixtures.nowhere'"),
+        ("tests.mcp.fixtures.registry:missing", "has no attribute 'missing'"),
+        ("tests.mcp.fixtures.registry:PIXEL", "is a bytes, not a Registry"),
         ("no/such/file.py:tools", "no such file: no/such/file.py"),
     ],
 )
@@ -244,7 +244,7 @@ def test_load_registry_errors(target: str, message: str) -> None:
 
 def test_module_cli_reports_a_bad_target_in_one_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agentkit.mcp", "serve", "tests.mcp_fixtures.registry:missing"],
+        [sys.executable, "-m", "agentkit.mcp", "serve", "tests.mcp.fixtures.registry:missing"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -252,7 +252,7 @@ def test_module_cli_reports_a_bad_target_in_one_line() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "agentkit mcp serve: error: 'tests.mcp_fixtures.registry' has no attribute 'missing'"
+        "agentkit mcp serve: error: 'tests.mcp.fixtures.registry' has no attribute 'missing'"
     ]
 
 

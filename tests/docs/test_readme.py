@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_python_example_runs() -> None:
@@ -25,5 +25,5 @@ def test_readme_has_exactly_two_setup_commands() -> None:
         "python -m pip install -e . && python examples/quickstart.py",
         'python -m pip install -e ".[dev]" && python -m pytest',
     ]
-    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert "python -m pytest" in ci  # CI runs the README's test command

@@ -18,6 +18,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._jsonish import is_mapping
+
 if TYPE_CHECKING:
     from ._schema import FunctionSchema
 
@@ -27,7 +29,7 @@ __all__ = ["policy_arguments"]
 def policy_arguments(schema: FunctionSchema, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The policy's view of validated `kwargs` (what `FunctionSchema.validate_arguments` returned)."""
     # The explicit schema is FunctionSchema's private record; this module is its one reader outside.
-    explicit = schema._explicit_input
+    explicit = schema._explicit_input  # pyright: ignore[reportPrivateUsage]
     if explicit is None:
         return dict(kwargs)
     value = kwargs[schema.params[0].name]
@@ -44,7 +46,7 @@ def _fields(value: Any) -> dict[str, Any]:
         return {**fields, **(value.model_extra or {})}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):  # a TypedDict validates to a plain dict
+    if is_mapping(value):  # a TypedDict validates to a plain dict
         return dict(value)
     raise TypeError(f"an explicit input schema validated to {type(value).__name__}, not a model, dataclass or dict")
 
@@ -52,8 +54,8 @@ def _fields(value: Any) -> dict[str, Any]:
 def _with_defaults(value: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     arguments = dict(value)
     properties = schema.get("properties")
-    if isinstance(properties, Mapping):
+    if is_mapping(properties):
         for name, prop in properties.items():
-            if name not in arguments and isinstance(prop, Mapping) and "default" in prop:
+            if name not in arguments and is_mapping(prop) and "default" in prop:
                 arguments[name] = copy.deepcopy(prop["default"])
     return arguments

@@ -22,6 +22,8 @@ import textwrap
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._jsonish import is_mapping, is_object
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
@@ -74,10 +76,10 @@ def attribute_docs(cls: type[Any]) -> dict[str, str]:
 def _aliases(fields: Any, mode: str) -> dict[str, str]:
     """Field name -> the property name the JSON Schema uses for it."""
     key = "validation_alias" if mode == "validation" else "serialization_alias"
-    items = fields.items() if isinstance(fields, Mapping) else ((f.get("name"), f) for f in fields or ())
-    out = {}
+    items = fields.items() if is_mapping(fields) else ((f.get("name"), f) for f in fields or ())
+    out: dict[str, str] = {}
     for name, field in items:
-        alias = field.get(key) if isinstance(field, Mapping) else None
+        alias = field.get(key) if is_mapping(field) else None
         out[str(name)] = alias if isinstance(alias, str) else str(name)
     return out
 
@@ -86,7 +88,7 @@ def _object_fields(core: Mapping[str, Any]) -> Any:
     """The fields of the object schema inside a model/dataclass core schema (through validator wrappers)."""
     node: Any = core
     for _ in range(8):
-        if not isinstance(node, Mapping):
+        if not is_mapping(node):
             return None
         if node.get("type") in ("model-fields", "dataclass-args", "typed-dict"):
             return node.get("fields")
@@ -95,10 +97,10 @@ def _object_fields(core: Mapping[str, Any]) -> Any:
 
 
 def _describe(json_schema: Any, cls: Any, fields: Any, mode: str) -> Any:
-    if not isinstance(json_schema, dict) or not isinstance(cls, type):
+    if not is_object(json_schema) or not isinstance(cls, type):
         return json_schema
     properties = json_schema.get("properties")
-    if not isinstance(properties, dict):
+    if not is_object(properties):
         return json_schema
     docs = attribute_docs(cls)
     if not docs:
@@ -107,7 +109,7 @@ def _describe(json_schema: Any, cls: Any, fields: Any, mode: str) -> Any:
     for name, text in docs.items():
         key = aliases.get(name, name)
         prop = properties.get(key)
-        if isinstance(prop, dict) and "description" not in prop and text:
+        if is_object(prop) and "description" not in prop and text:
             properties[key] = {**prop, "description": text}
     return json_schema
 

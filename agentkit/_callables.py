@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
+from typing_extensions import TypeIs
+
+from ._jsonish import is_array, is_object
 
 __all__ = ["CallableInfo", "describe_callable", "get_hints", "substitute_self"]
 
@@ -65,7 +68,7 @@ def describe_callable(fn: Any) -> CallableInfo | str:
             self_type=None,
             is_async=inspect.iscoroutinefunction(fn) or _marked_async(fn),
         )
-    if isinstance(fn, functools.partial):
+    if _is_partial(fn):
         inner = describe_callable(fn.func)
         if isinstance(inner, str):
             return inner
@@ -101,8 +104,9 @@ def describe_callable(fn: Any) -> CallableInfo | str:
             self_type=_self_type_of(fn) if inspect.ismethod(fn) else None,
             is_async=inspect.iscoroutinefunction(fn) or _marked_async(fn),
         )
-    call = vars(type(fn)).get("__call__") or next(
-        (vars(base)["__call__"] for base in type(fn).__mro__ if "__call__" in vars(base)), None
+    cls = _class_of(fn)
+    call = vars(cls).get("__call__") or next(
+        (vars(base)["__call__"] for base in cls.__mro__ if "__call__" in vars(base)), None
     )
     if call is None or not callable(fn):
         return f"{fn!r} is not callable; @tool needs a function (def or async def) or a callable object"
@@ -127,6 +131,15 @@ def describe_callable(fn: Any) -> CallableInfo | str:
         self_type=None,
         is_async=inspect.iscoroutinefunction(fn) or _marked_async(fn),
     )
+
+
+def _is_partial(fn: object) -> TypeIs[functools.partial[Any]]:
+    return isinstance(fn, functools.partial)
+
+
+def _class_of(value: object) -> type[Any]:
+    # type() of an Any value is type[Unknown] to pyright; of an object, a known class
+    return type(value)
 
 
 def _positionally_bound(fn: functools.partial[Any]) -> frozenset[str]:
@@ -177,9 +190,9 @@ def get_hints(fn: Any, localns: dict[str, Any] | None = None) -> dict[str, Any]:
     origin = inspect.unwrap(fn.__func__ if inspect.ismethod(fn) else fn)
     globalns = getattr(origin, "__globals__", None)
     annotations = getattr(fn, "__annotations__", None)
-    if not isinstance(globalns, dict) or not isinstance(annotations, dict):
+    if not is_object(globalns) or not is_object(annotations):
         return typing.get_type_hints(fn, include_extras=True)
-    hints = {}
+    hints: dict[str, Any] = {}
     for name, value in annotations.items():
         if value is None:
             value = type(None)
@@ -193,9 +206,9 @@ def get_hints(fn: Any, localns: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def caller_locals() -> dict[str, Any] | None:
     """The local namespace of the nearest frame outside agentkit (where `@tool` was applied)."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]  # CPython's frame access
     while frame is not None and frame.f_globals.get("__name__", "").startswith("agentkit."):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None or frame.f_locals is frame.f_globals:
         return None
     return dict(frame.f_locals)
@@ -214,7 +227,7 @@ def substitute_self(tp: Any, cls: type[Any] | None) -> Any:
     if origin is Annotated:
         inner = substitute_self(args[0], cls)
         return tp if inner is args[0] else typing.cast(Any, Annotated)[(inner,) + tuple(tp.__metadata__)]
-    new = tuple(substitute_self(a, cls) if not isinstance(a, list) else a for a in args)
+    new = tuple(substitute_self(a, cls) if not is_array(a) else a for a in args)
     if all(a is b for a, b in zip(new, args, strict=True)):
         return tp
     if origin in (Union, types.UnionType):

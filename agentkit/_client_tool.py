@@ -53,7 +53,7 @@ def client_tool(
     result = await agent.resume(result, {result.pending[0].call_id: "notes.txt"})
     ```
     """
-    if not isinstance(input_schema, (type, Mapping)):
+    if not isinstance(input_schema, (type, Mapping)):  # pyright: ignore[reportUnnecessaryIsInstance]  # None, untyped
         raise ToolDefinitionError(id, ["client_tool(input_schema=...) is required: the model must know the arguments"])
 
     def run_on_client(ctx: ToolContext[Any], arguments: Any) -> Any:

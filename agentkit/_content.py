@@ -12,7 +12,7 @@ from __future__ import annotations as _annotations
 import functools
 import types
 from collections.abc import Sequence
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, cast, get_args, get_origin
 
 from .messages import ContentPart, ImagePart, TextPart
 
@@ -72,7 +72,8 @@ def is_content(value: Any) -> bool:
     if isinstance(value, _PARTS):
         return True
     if isinstance(value, (list, tuple)) and value:
-        return all(isinstance(v, (*_PARTS, str)) for v in value) and any(isinstance(v, _PARTS) for v in value)
+        items = cast("Sequence[Any]", value)
+        return all(isinstance(v, (*_PARTS, str)) for v in items) and any(isinstance(v, _PARTS) for v in items)
     return False
 
 
@@ -85,9 +86,9 @@ def as_parts(value: Any) -> list[ContentPart]:
     if (
         isinstance(value, Sequence)
         and not isinstance(value, (bytes, bytearray))
-        and all(isinstance(v, (*_PARTS, str)) for v in value)
+        and all(isinstance(v, (*_PARTS, str)) for v in cast("Sequence[object]", value))
     ):
-        return [TextPart(v) if isinstance(v, str) else v for v in value]
+        return [TextPart(v) if isinstance(v, str) else v for v in cast("Sequence[ContentPart | str]", value)]
     from pydantic_core import to_json
 
     return [TextPart(to_json(value, fallback=repr).decode())]

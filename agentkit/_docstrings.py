@@ -29,7 +29,7 @@ class ParsedDocstring:
 
     description: str = ""
     """Summary and body, without the parameter, returns and raises sections."""
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=lambda: {})
     """Parameter name -> its description."""
     returns: str | None = None
     """The returns section's text."""

@@ -17,8 +17,9 @@ from __future__ import annotations as _annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
+from ._jsonish import is_array, is_object
 from ._text import clip, shorten
 from .exceptions import ErrorDetail
 
@@ -61,18 +62,20 @@ def json_path(parts: Iterable[Any]) -> str:
     return path
 
 
-def _child(value: Any, part: Any) -> Any:
+def _child(value: object, part: Any) -> Any:
     """The member `part` of `value` (a key, an index, or a validated object's attribute), else `_ABSENT`."""
-    if isinstance(value, dict):
+    if is_object(value):
         return value.get(part, _ABSENT) if isinstance(part, str) else _ABSENT
     if isinstance(value, (list, tuple)):
+        items = cast("Sequence[Any]", value)
         return (
-            value[part] if isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(value) else _ABSENT
+            items[part] if isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(items) else _ABSENT
         )
-    if isinstance(part, str) and part.isidentifier() and hasattr(type(value), "__dataclass_fields__"):
+    cls = type(value)
+    if isinstance(part, str) and part.isidentifier() and hasattr(cls, "__dataclass_fields__"):
         return getattr(value, part, _ABSENT)
-    fields = getattr(type(value), "model_fields", None)
-    if isinstance(part, str) and isinstance(fields, dict) and part in fields:
+    fields = getattr(cls, "model_fields", None)
+    if isinstance(part, str) and is_object(fields) and part in fields:
         return getattr(value, part, _ABSENT)
     return _ABSENT
 
@@ -129,7 +132,7 @@ def real_path(loc: Sequence[Any], root: Any, kind: str) -> list[Any]:
 
 
 def _entries(errors: Iterable[dict[str, Any]], root: Any) -> list[_Entry]:
-    entries = []
+    entries: list[_Entry] = []
     for err in errors:
         kind = str(err.get("type", "invalid"))
         message = str(err.get("msg", ""))
@@ -168,7 +171,7 @@ def _collapse(entries: list[_Entry], root: Any) -> list[ErrorDetail]:
             details.extend(_collapse(next(iter(by_branch.values())), root))
             continue
         where = json_path(union_path)
-        parts = []
+        parts: list[str] = []
         for label, branch_entries in by_branch.items():
             problems = "; ".join(
                 d.message if d.path == where else f"{d.path}: {d.message}" for d in _collapse(branch_entries, root)
@@ -186,7 +189,7 @@ def details_from_pydantic(exc: Any, value: Any = _ABSENT) -> list[ErrorDetail]:
 
 
 def _branch_label(schema: Any, index: int) -> str:
-    if isinstance(schema, dict):
+    if is_object(schema):
         ref = schema.get("$ref")
         if isinstance(ref, str):
             return ref.rsplit("/", 1)[-1]
@@ -204,7 +207,7 @@ _MESSAGE_LIMIT = 300
 
 def details_from_jsonschema(errors: Iterable[Any]) -> list[ErrorDetail]:
     """`jsonschema` errors as `ErrorDetail`s; an ``anyOf``/``oneOf`` miss lists what each branch needed."""
-    details = []
+    details: list[ErrorDetail] = []
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         # jsonschema's messages quote the value whole (its repr); the value is shown, bounded, beside it
         message = clip(error.message, _MESSAGE_LIMIT)
@@ -215,7 +218,7 @@ def details_from_jsonschema(errors: Iterable[Any]) -> list[ErrorDetail]:
                 sub_message = clip(sub.message, _MESSAGE_LIMIT)
                 text = sub_message if sub.json_path == error.json_path else f"{sub.json_path}: {sub_message}"
                 branches.setdefault(int(index), []).append(text)
-            options = error.validator_value if isinstance(error.validator_value, list) else []
+            options: list[Any] = error.validator_value if is_array(error.validator_value) else []
             parts = [
                 f"as {_branch_label(options[i] if i < len(options) else None, i)}: {'; '.join(texts)}"
                 for i, texts in sorted(branches.items())

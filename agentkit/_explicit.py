@@ -21,6 +21,7 @@ from ._attribute_docs import json_schema_of
 from ._error_paths import UNEXPECTED_ARGUMENT as _UNEXPECTED
 from ._error_paths import json_path
 from ._json_schema import JsonSchema, inline_root_ref, strip_titles
+from ._jsonish import is_mapping, is_object
 from ._raw_schema import RawSchema
 from ._validation import parse_json
 from .exceptions import ErrorDetail, ToolDefinitionError
@@ -57,7 +58,7 @@ class ExplicitSchema:
                     qualname,
                     ["input_schema= must describe an object (`type: object` at its root): models send named arguments"],
                 )
-        elif isinstance(source, type):
+        elif isinstance(source, type):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             from pydantic import BaseModel
 
             if not (issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)):
@@ -89,9 +90,9 @@ class ExplicitSchema:
             return None
         schema = inline_root_ref(strip_titles(json_schema_of(self.adapter, "validation")))
         properties = schema.get("properties")
-        if schema.get("type") != "object" or not isinstance(properties, dict):
+        if schema.get("type") != "object" or not is_object(properties):
             return None
-        known = set(properties)
+        known: set[str] = set(properties)
         # names pydantic also accepts: field names (populate_by_name), other alias choices
         for name, field in getattr(self.python_type, "model_fields", {}).items():
             known.add(name)
@@ -109,7 +110,7 @@ class ExplicitSchema:
                 arguments = parse_json(arguments)
             except ValueError:
                 return []  # reported by validation
-        if not isinstance(arguments, Mapping):
+        if not is_mapping(arguments):
             return []
         return [
             ErrorDetail(json_path([key]), _UNEXPECTED, value, "unexpected_argument")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._json_schema import JsonSchema
+from ._jsonish import is_array, is_object
 
 __all__ = ["generate_arguments", "sample_pattern"]
 
@@ -106,7 +107,7 @@ class _Generator:
 
     def value(self, schema: Any, depth: int = 0) -> Any:
         rng = self.rng
-        if schema is True or not isinstance(schema, dict) or not schema:
+        if schema is True or not is_object(schema) or not schema:
             return rng.choice(["x", 1, True])
         if "$ref" in schema:
             target = self.defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
@@ -123,15 +124,15 @@ class _Generator:
                     options = [o for o in options if "$ref" not in o] or options
                 rest = {k: v for k, v in schema.items() if k not in (key, "discriminator")}
                 choice = rng.choice(options)
-                return self.value({**rest, **choice} if isinstance(choice, dict) else rest, depth)
+                return self.value({**rest, **choice} if is_object(choice) else rest, depth)
         if "allOf" in schema:
             merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
             for part in schema["allOf"]:
-                if isinstance(part, dict):
+                if is_object(part):
                     merged = _merge(merged, part)
             return self.value(merged, depth)
         kind = schema.get("type")
-        if isinstance(kind, list):
+        if is_array(kind):
             non_null = [k for k in kind if k != "null"]
             kind = rng.choice(non_null) if non_null and (len(non_null) == len(kind) or rng.random() < 0.8) else "null"
         if schema.get("nullable") and rng.random() < 0.2:
@@ -217,7 +218,7 @@ class _Generator:
                 if len(out) >= size or not add(extra):
                     break
         contains = schema.get("contains")
-        if isinstance(contains, dict) and len(out) < hi:
+        if is_object(contains) and len(out) < hi:
             add(contains)
         return out
 
@@ -228,7 +229,8 @@ class _Generator:
         for name, sub in properties.items():
             if name in required or (depth < _MAX_DEPTH and self.rng.random() < 0.5):
                 out[name] = self.value(sub, depth)
-        for name, needed in (schema.get("dependentRequired") or {}).items():
+        dependent: dict[str, Any] = schema.get("dependentRequired") or {}
+        for name, needed in dependent.items():
             if name in out:
                 for other in needed:
                     if other not in out:
@@ -241,7 +243,7 @@ class _Generator:
         while len(out) < wanted and optional:
             name = optional.pop(0)
             out[name] = self.value(properties[name], depth)
-        if not properties and isinstance(extra, dict) and depth < _MAX_DEPTH:
+        if not properties and is_object(extra) and depth < _MAX_DEPTH:
             for n in range(max(wanted, self.rng.randint(0, 2))):
                 out[f"key{n}"] = self.value(extra, depth)
         return out
@@ -308,7 +310,7 @@ def generate_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, 
     for attempt in range(_ATTEMPTS):
         rng = random.Random(seed if attempt == 0 else f"{seed}:{attempt}")
         value = _Generator(schema, rng).value(schema)
-        if not isinstance(value, dict):
+        if not is_object(value):
             raise ValueError(f"the schema does not describe an object: {schema!r}")
         error = next(iter(validator.iter_errors(value)), None)
         if error is None:

@@ -4,6 +4,8 @@ from __future__ import annotations as _annotations
 
 from typing import Any
 
+from ._jsonish import is_array, is_object
+
 __all__ = ["JsonSchema", "inline_root_ref", "strip_titles"]
 
 JsonSchema = dict[str, Any]
@@ -32,15 +34,15 @@ _SCHEMA_VALUES = frozenset(
 
 def strip_titles(schema: Any) -> Any:
     """Return `schema` without ``title`` keywords (token noise for a model); property names stay."""
-    if isinstance(schema, list):
+    if is_array(schema):
         return [strip_titles(s) for s in schema]
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         return schema
     out: JsonSchema = {}
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
             continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
+        if key in _SCHEMA_MAPS and is_object(value):
             out[key] = {name: strip_titles(sub) for name, sub in value.items()}
         elif key in _SCHEMA_VALUES:
             out[key] = strip_titles(value)
@@ -59,12 +61,12 @@ def inline_root_ref(schema: JsonSchema) -> JsonSchema:
     """
     ref = schema.get("$ref")
     defs = schema.get("$defs")
-    if not (isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, dict)):
+    if not (isinstance(ref, str) and ref.startswith("#/$defs/") and is_object(defs)):
         return schema
     if set(schema) - {"$ref", "$defs", "description", "title"}:
         return schema  # the $ref has siblings: not a plain alias of one definition
     target = defs.get(ref[len("#/$defs/") :])
-    if not isinstance(target, dict):
+    if not is_object(target):
         return schema
     extra = {k: v for k, v in schema.items() if k not in ("$ref", "$defs")}
     return {**target, **extra, "$defs": defs}

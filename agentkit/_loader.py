@@ -22,13 +22,26 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+from typing_extensions import TypeIs
 
 from .exceptions import MCPLoadError
 from .registry import Registry
 from .tools import Tool
 
-__all__ = ["as_registry", "load_object", "load_registry"]
+if TYPE_CHECKING:
+    from .agent import Agent
+
+__all__ = ["as_registry", "is_agent", "load_object", "load_registry"]
+
+
+def is_agent(value: object) -> TypeIs[Agent[Any, Any]]:
+    """Whether a loaded object is an `Agent` (imported on first need: the CLI's other commands never load it)."""
+    from .agent import Agent
+
+    return isinstance(value, Agent)
+
 
 _FORMS = "'package.module:attribute' or 'path/to/file.py:attribute'"
 
@@ -114,7 +127,7 @@ def as_registry(value: Any, target: str) -> Registry:
     if isinstance(tools, Registry):  # an Agent (or anything holding a registry)
         return tools
     if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
-        return Registry(value)
+        return Registry(cast("Mapping[str, Any] | Iterable[Any]", value))
     if callable(value) and not isinstance(value, type):
         return Registry([value])
     raise MCPLoadError(

@@ -16,10 +16,11 @@ import json
 import re
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from typing_extensions import is_typeddict
 
+from ._jsonish import is_object
 from ._partial import PartialValidator
 from .definitions import ToolDefinition
 from .exceptions import AgentSetupError, ErrorDetail, ToolDefinitionError, ToolInputError
@@ -45,6 +46,7 @@ def _is_object_type(target: Any) -> bool:
     """A class whose JSON form is an object with named fields (sent as the arguments object itself)."""
     if not isinstance(target, type):
         return False
+    target = cast("type[Any]", target)
     from pydantic import BaseModel, RootModel
 
     if issubclass(target, RootModel):
@@ -67,7 +69,7 @@ class OutputSchema:
         description: str | None = None,
         strict: bool | None = None,
     ) -> None:
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not isinstance(name, str) or not _NAME.match(name):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
                 f"Output(name={name!r}): an output name is 1 to 64 letters, digits, '_' or '-' (every vendor "
                 "accepts those), e.g. 'final_result'"
@@ -160,7 +162,7 @@ class OutputSchema:
                 parsed = json.loads(candidate)
             except (ValueError, RecursionError):
                 parsed = None
-            if isinstance(parsed, dict):
+            if is_object(parsed):
                 restored = restore_defaults(parsed, self.schema)
                 if restored is not parsed:
                     return self.validate_arguments(restored)
@@ -173,11 +175,11 @@ class OutputSchema:
             ToolInputError: it does not fit.
         """
         from ._error_paths import details_from_pydantic
-        from ._validation import _validation_error
+        from ._validation import validation_error_type
 
         try:
             return self._adapter.validate_python(value)
-        except _validation_error() as exc:
+        except validation_error_type() as exc:
             raise ToolInputError(self.name, details_from_pydantic(exc, value)) from None
         except RecursionError:
             raise ToolInputError(self.name, [ErrorDetail("$", "nested too deeply", value, "too_deep")]) from None
@@ -206,7 +208,7 @@ class OutputSchema:
         """What of the answer so far fits the schema (JSON data, see `agentkit._partial`); None: nothing yet."""
         value = self._partial(text)
         if self.wrapped:
-            return value.get(WRAPPER_KEY) if isinstance(value, dict) else None
+            return value.get(WRAPPER_KEY) if is_object(value) else None
         return value
 
 

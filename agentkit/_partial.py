@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._json_schema import JsonSchema
+from ._jsonish import is_array, is_object
 
 __all__ = ["PartialValidator", "partial_schema"]
 
@@ -32,15 +33,15 @@ _PATTERN_SECONDS = 0.005
 
 def partial_schema(schema: Any) -> Any:
     """`schema` with the keywords a value still arriving cannot meet yet removed (see the module docs)."""
-    if isinstance(schema, list):
+    if is_array(schema):
         return [partial_schema(s) for s in schema]
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         return schema
     out: JsonSchema = {}
     for key, value in schema.items():
         if key in _RELAXED or key in _CONDITIONAL:
             continue
-        if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
+        if key in ("properties", "$defs", "definitions", "patternProperties") and is_object(value):
             out[key] = {name: partial_schema(sub) for name, sub in value.items()}
         elif key in ("enum", "const", "default", "examples"):
             out[key] = value
@@ -68,16 +69,18 @@ class PartialValidator:
         from referencing import Registry
         from referencing.jsonschema import DRAFT202012
 
-        from ._raw_schema import _linear_validator_class
+        from ._raw_schema import linear_validator_class
 
         relaxed = partial_schema(dict(schema))
         resource = DRAFT202012.create_resource(relaxed)
-        registry: Any = Registry().with_resource("", resource).crawl()
-        self._validator: Any = _linear_validator_class()(relaxed, registry=registry)
+        empty: Registry[Any] = Registry()
+        registry: Any = empty.with_resource("", resource).crawl()
+        self._validator: Any = linear_validator_class()(relaxed, registry=registry)
 
     def __call__(self, text: str | bytes) -> Any:
         """The part of `text` (JSON, maybe unfinished) that fits the schema so far; None when nothing does yet."""
-        from ._raw_schema import _PatternTimeout, pattern_budget
+        # the timeout signal stays private to agentkit (every public error class lives in exceptions.py)
+        from ._raw_schema import _PatternTimeout, pattern_budget  # pyright: ignore[reportPrivateUsage]
 
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode(errors="replace")
@@ -152,7 +155,7 @@ def _remove(data: Any, path: tuple[Any, ...]) -> None:
         except (KeyError, IndexError, TypeError):
             return
     last = path[-1]
-    if isinstance(node, dict):
+    if is_object(node):
         node.pop(last, None)
-    elif isinstance(node, list) and isinstance(last, int) and 0 <= last < len(node):
+    elif is_array(node) and isinstance(last, int) and 0 <= last < len(node):
         del node[last]

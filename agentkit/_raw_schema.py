@@ -18,10 +18,11 @@ from __future__ import annotations as _annotations
 import contextlib
 import contextvars
 import functools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from ._error_paths import details_from_jsonschema
+from ._jsonish import is_array, is_mapping
 from ._text import clip
 from .exceptions import ErrorDetail, ToolDefinitionError
 
@@ -73,7 +74,7 @@ class _PatternTimeout(Exception):  # noqa: N818 - never leaves agentkit: it beco
 
 
 @contextlib.contextmanager
-def pattern_budget(seconds: float | None) -> Iterator[None]:
+def pattern_budget(seconds: float | None) -> Generator[None, None, None]:
     """Let backtracking pattern matches in this context take at most `seconds` (None: the default)."""
     token = _BUDGET.set(seconds if seconds is not None else PATTERN_TIMEOUT)
     try:
@@ -111,7 +112,7 @@ def search(pattern: str, text: str) -> bool:
 def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     for key in _MAPS:
         value = schema.get(key)
-        if isinstance(value, Mapping):
+        if is_mapping(value):
             for name, sub in value.items():
                 if isinstance(sub, (Mapping, bool)):
                     yield f"{key}/{name}", sub
@@ -121,7 +122,7 @@ def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
             yield key, value
     for key in _MANY:
         value = schema.get(key)
-        if isinstance(value, list):
+        if is_array(value):
             for index, sub in enumerate(value):
                 yield f"{key}/{index}", sub
 
@@ -131,7 +132,7 @@ def _walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, An
     stack = [(pointer, schema)]
     while stack:
         where, node = stack.pop()
-        if not isinstance(node, Mapping):
+        if not is_mapping(node):
             continue
         yield where, node
         stack.extend((f"{where}/{key}", sub) for key, sub in _subschemas(node))
@@ -191,11 +192,12 @@ def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, sch
 
 
 @functools.lru_cache(maxsize=1)
-def _linear_validator_class() -> Any:
+def linear_validator_class() -> Any:
     """Draft 2020-12 with every pattern matched by `search`."""
     from jsonschema import Draft202012Validator, validators
 
-    return validators.extend(
+    # typeshed's jsonschema stub leaves extend's validator-callable types unknown
+    return validators.extend(  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         Draft202012Validator,
         {
             "pattern": _pattern,
@@ -208,7 +210,7 @@ def _linear_validator_class() -> Any:
 
 def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> Iterator[str]:
     """The keys `schema` evaluates (jsonschema's rule for ``unevaluatedProperties``, with linear-time patterns)."""
-    if not isinstance(schema, Mapping):
+    if not is_mapping(schema):
         return
     for keyword in ("$ref", "$dynamicRef"):
         ref = schema.get(keyword)
@@ -217,19 +219,22 @@ def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) ->
             inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
             yield from _evaluated_keys(inner, instance, resolved.contents)
     properties = schema.get("properties")
-    if isinstance(properties, Mapping):
+    if is_mapping(properties):
         yield from (k for k in instance if k in properties)
     for keyword in ("additionalProperties", "unevaluatedProperties"):
         sub = schema.get(keyword)
         if sub is not None:
             yield from (k for k, v in instance.items() if next(validator.descend(v, sub), None) is None)
-    for patrn in schema.get("patternProperties", {}) or {}:
+    patterns: Mapping[str, Any] = schema.get("patternProperties") or {}
+    for patrn in patterns:
         yield from (k for k in instance if search(patrn, k))
-    for key, sub in (schema.get("dependentSchemas", {}) or {}).items():
+    dependent: Mapping[str, Any] = schema.get("dependentSchemas") or {}
+    for key, sub in dependent.items():
         if key in instance:
             yield from _evaluated_keys(validator, instance, sub)
     for keyword in ("allOf", "oneOf", "anyOf"):
-        for sub in schema.get(keyword, []) or []:
+        subs: list[Any] = schema.get(keyword) or []
+        for sub in subs:
             if next(validator.descend(instance, sub), None) is None:
                 yield from _evaluated_keys(validator, instance, sub)
     if "if" in schema:
@@ -264,7 +269,7 @@ class RawSchema:
         self.needs_thread = any(not linear_pattern(p) for p in patterns)
         """Validation may run a backtracking pattern match: run it on a worker thread, bounded by the
         tool's timeout (`pattern_budget`)."""
-        self.validator: Any = _linear_validator_class()(self.schema, registry=registry)
+        self.validator: Any = linear_validator_class()(self.schema, registry=registry)
 
     def _resolver(self) -> tuple[Any, Any]:
         from referencing import Registry
@@ -272,7 +277,8 @@ class RawSchema:
 
         resource = DRAFT202012.create_resource(self.schema)
         base = resource.id() or ""
-        registry: Any = Registry().with_resource(base, resource).crawl()
+        empty: Registry[Any] = Registry()
+        registry: Any = empty.with_resource(base, resource).crawl()
         return registry, registry.resolver(base_uri=base)
 
     def _unresolved(self, resolver: Any, role: str) -> Iterator[str]:
@@ -282,7 +288,7 @@ class RawSchema:
         stack: list[tuple[str, Any, Any]] = [("", self.schema, resolver)]
         while stack:
             where, node, scope = stack.pop()
-            if not isinstance(node, Mapping):
+            if not is_mapping(node):
                 continue
             if isinstance(node.get("$id"), str) and where:
                 scope = scope.in_subresource(DRAFT202012.create_resource(node))
@@ -311,6 +317,6 @@ class RawSchema:
 def _patterns_of(node: Mapping[str, Any]) -> list[str]:
     found = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
     properties = node.get("patternProperties")
-    if isinstance(properties, Mapping):
-        found.extend(p for p in properties if isinstance(p, str))
+    if is_mapping(properties):
+        found.extend(p for p in properties if isinstance(p, str))  # pyright: ignore[reportUnnecessaryIsInstance]  # any key
     return found

@@ -28,7 +28,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
@@ -40,13 +40,13 @@ from ._error_paths import details_from_pydantic
 from ._explicit import ExplicitSchema, SchemaSource
 from ._json_schema import JsonSchema, inline_root_ref, strip_titles
 from ._validation import (
-    _to_json,
-    _validation_error,
     check_json_object,
     json_of,
     looks_like_object,
     parse_json,
+    pydantic_to_json,
     validate_json_strict,
+    validation_error_type,
 )
 from .context import ToolContext
 from .exceptions import AgentkitWarning, ErrorDetail, ToolDefinitionError, ToolInputError, ToolOutputError
@@ -103,7 +103,7 @@ def _needs_schema_check_cached(tp: Any) -> bool:
 _VISITING: set[Any] = set()
 
 
-def _needs_schema_check_uncached(tp: Any) -> bool:
+def _needs_schema_check_uncached(tp: object) -> bool:
     if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
         return False
     origin = get_origin(tp)
@@ -114,6 +114,7 @@ def _needs_schema_check_uncached(tp: Any) -> bool:
     if origin is not None:
         return any(_needs_schema_check(a) for a in get_args(tp) if a is not Ellipsis)
     if isinstance(tp, type):
+        tp = cast("type[Any]", tp)
         from pydantic import BaseModel
 
         if dataclasses.is_dataclass(tp) or is_typeddict(tp):
@@ -132,7 +133,8 @@ def _needs_schema_check_uncached(tp: Any) -> bool:
         return not (
             issubclass(tp, (BaseModel, enum.Enum))
             or hasattr(tp, "__get_pydantic_core_schema__")
-            or (issubclass(tp, tuple) and hasattr(tp, "_fields"))
+            # issubclass narrows to tuple[Unknown, ...]: a NamedTuple class is all that is asked
+            or (issubclass(tp, tuple) and hasattr(tp, "_fields"))  # pyright: ignore[reportUnknownArgumentType]
         )
     return True
 
@@ -182,7 +184,7 @@ def _json_object_text(tool_name: str, args: Mapping[str, Any] | str | bytes) -> 
             # a callable's schema would also take a JSON array (positional arguments): the JSON Schema does not
             check_json_object(tool_name, text)
         return text
-    if not isinstance(args, Mapping):
+    if not isinstance(args, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
     return json_of(tool_name, args)
 
@@ -298,7 +300,7 @@ class FunctionSchema:
         return {name: substitute_self(tp, cls) for name, tp in hints.items()} if cls is not None else hints
 
     def _check_types(self) -> list[str]:
-        problems = []
+        problems: list[str] = []
         for param in self.params:
             if _needs_schema_check(param.annotation):
                 problem = self._schema_problem(param.annotation)
@@ -398,7 +400,7 @@ class FunctionSchema:
         from pydantic import TypeAdapter
 
         self._finish_hints()
-        parameters = []
+        parameters: list[inspect.Parameter] = []
         annotations: dict[str, Any] = {}
         for param in self.params:
             annotation = _with_plain_descriptions(param.annotation)
@@ -412,7 +414,7 @@ class FunctionSchema:
         def collect(**kwargs: Any) -> dict[str, Any]:
             return kwargs
 
-        collect.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        cast(Any, collect).__signature__ = inspect.Signature(parameters)
         collect.__annotations__ = annotations
         collect.__qualname__ = collect.__name__ = self.info.name or "tool"
         collect.__module__ = getattr(self.info.hints_from, "__module__", None) or __name__
@@ -498,10 +500,12 @@ class FunctionSchema:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
         if isinstance(args, str) and args[:1] == "{":  # the common case, in one call into pydantic-core
             try:
-                return self._validate_json(args, strict=True)  # type: ignore[no-any-return]
-            except _validation_error():
+                return cast("dict[str, Any]", self._validate_json(args, strict=True))
+            except validation_error_type():
                 pass  # the slow path below says why (and accepts integral floats as integers)
-        return validate_json_strict(tool_name, self._validate_json, _json_object_text(tool_name, args))  # type: ignore[no-any-return]
+        return cast(
+            "dict[str, Any]", validate_json_strict(tool_name, self._validate_json, _json_object_text(tool_name, args))
+        )
 
     @cached_property
     def needs_thread(self) -> bool:
@@ -563,7 +567,7 @@ class FunctionSchema:
             return value
         try:
             return validate(value)
-        except _validation_error() as exc:
+        except validation_error_type() as exc:
             raise ToolOutputError(tool_name, details_from_pydantic(exc, value)) from None
 
     @cached_property
@@ -576,8 +580,12 @@ class FunctionSchema:
         adapter = self._output_adapter
         if adapter is not None:
             return adapter.serializer.to_json
-        to_json = _to_json()
-        return lambda value: to_json(value, fallback=repr)
+        to_json = pydantic_to_json()
+
+        def dump(value: Any) -> bytes:
+            return to_json(value, fallback=repr)
+
+        return dump
 
     def dump_output_json(self, value: Any) -> str:
         """The validated result as JSON text (strings are returned as they are)."""

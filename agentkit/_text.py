@@ -11,8 +11,10 @@ import difflib
 import functools
 import json
 import reprlib
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from ._jsonish import is_object
 
 __all__ = ["clip", "closest", "json_text", "shorten"]
 
@@ -64,7 +66,8 @@ def closest(name: Any, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
         return []
     pool: list[str] = []
     for candidate in candidates:
-        if isinstance(candidate, str) and len(candidate) <= MAX_NAME_FOR_SUGGESTIONS:
+        # candidates may come from a model or a caller without a checker: anything, checked
+        if isinstance(candidate, str) and len(candidate) <= MAX_NAME_FOR_SUGGESTIONS:  # pyright: ignore[reportUnnecessaryIsInstance]
             pool.append(candidate)
             if len(pool) >= MAX_CANDIDATES:
                 break
@@ -94,7 +97,7 @@ def _dumps_iteratively(value: Any, sort_keys: bool, ensure_ascii: bool, separato
         node = stack.pop()
         if isinstance(node, _Literal):
             out.append(node.text)
-        elif isinstance(node, dict):
+        elif is_object(node):
             items = sorted(node.items(), key=lambda kv: str(kv[0])) if sort_keys else list(node.items())
             stack.append(_Literal("}"))
             for index in range(len(items) - 1, -1, -1):
@@ -103,6 +106,7 @@ def _dumps_iteratively(value: Any, sort_keys: bool, ensure_ascii: bool, separato
                 stack.append(_Literal(("" if index == 0 else item_sep) + leaf(str(key)) + key_sep))
             out.append("{")
         elif isinstance(node, (list, tuple)):
+            node = cast("Sequence[Any]", node)
             stack.append(_Literal("]"))
             for index in range(len(node) - 1, -1, -1):
                 stack.append(node[index])

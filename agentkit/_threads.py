@@ -23,7 +23,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 __all__ = ["ThreadStats", "ToolThreads", "tool_threads"]
 
@@ -110,7 +110,7 @@ class ToolThreads:
             else:
                 self._waiting.append(job)
         try:
-            return await job.future  # type: ignore[no-any-return]
+            return cast(T, await job.future)
         except asyncio.CancelledError:
             self._abandon(job)
             raise
@@ -155,8 +155,8 @@ class ToolThreads:
                 self._dispatch(follow)
 
     def _work(self, first: _Job) -> None:
-        job: _Job | None = first
-        while job is not None:
+        job = first
+        while True:
             if not job.future.done():
                 job.run()
             with self._lock:
@@ -164,9 +164,10 @@ class ToolThreads:
                     self._abandoned -= 1
                 else:
                     self._running -= 1
-                job = self._next()
-                if job is not None:
-                    job.started = True
+                following = self._next()
+                if following is not None:
+                    following.started = True
+                    job = following
                     continue
                 if len(self._idle) >= self.max_workers:
                     self._threads -= 1
@@ -183,12 +184,13 @@ class ToolThreads:
                     else:
                         self._threads -= 1
                         return
-                job = slot[0] if slot else None
-                if job is None:
+                if not slot:
                     self._threads -= 1
                     return
+                job = slot[0]
 
-    def _reset_after_fork(self) -> None:
+    def reset_after_fork(self) -> None:
+        """In a forked child: a new lock and no jobs or threads (the parent's threads do not exist there)."""
         self._lock = threading.Lock()
         self._waiting.clear()
         self._idle = []
@@ -197,7 +199,7 @@ class ToolThreads:
 
 _POOL = ToolThreads()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_POOL._reset_after_fork)
+    os.register_at_fork(after_in_child=_POOL.reset_after_fork)
 
 
 def tool_threads() -> ToolThreads:

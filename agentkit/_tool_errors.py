@@ -29,11 +29,13 @@ from __future__ import annotations as _annotations
 import contextlib
 import logging
 import traceback
-from collections.abc import Mapping
+from collections.abc import Sequence
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import Any, cast
 
-from .exceptions import ToolInputError, ToolOutputError, _describe_exception
+from ._describe import describe_exception
+from ._jsonish import is_mapping
+from .exceptions import ToolInputError, ToolOutputError
 from .messages import ToolCall, ToolResult
 
 __all__ = [
@@ -117,7 +119,7 @@ def failure(
     if mask:
         text = masked_text(key)
     else:
-        described = _describe_exception(exc)
+        described = describe_exception(exc)
         text = f"Tool {key!r} {what}: {scrub(described) if scrub is not None else described}"
     _log(call, kind, exc, scrub=scrub)
     return ToolResult.error(call, text, kind, type(exc).__name__)
@@ -174,7 +176,7 @@ def described(call: ToolCall, kind: str, exc: BaseException, tool: Any = None) -
     _log(call, kind, exc, scrub=scrub)
     if mask:
         return "an internal error (details not shown)"
-    text = _describe_exception(exc)
+    text = describe_exception(exc)
     return scrub(text) if scrub is not None else text
 
 
@@ -200,13 +202,13 @@ def _log(
     if exc is None:
         logger.log(level, "%s %s: %s", where, kind.replace("_", " "), message, extra=extra)
     elif scrub is None:
-        logger.log(level, "%s raised %s", where, _describe_exception(exc), exc_info=exc, extra=extra)
+        logger.log(level, "%s raised %s", where, describe_exception(exc), exc_info=exc, extra=extra)
     else:
         logger.log(
             level,
             "%s raised %s (the tool's input is redacted: argument values removed)\n%s",
             where,
-            scrub(_describe_exception(exc)),
+            scrub(describe_exception(exc)),
             scrubbed_traceback(exc, scrub),
             extra=extra,
         )
@@ -230,10 +232,10 @@ class Scrubber:
         stack: list[Any] = [arguments]
         while stack and len(found) < 1000:
             value = stack.pop()
-            if isinstance(value, Mapping):
+            if is_mapping(value):
                 stack.extend(value.values())
             elif isinstance(value, (list, tuple)):
-                stack.extend(value)
+                stack.extend(cast("Sequence[Any]", value))
             elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
                 text = str(value)
                 if len(text) >= 3:
@@ -256,7 +258,7 @@ def scrubbed_traceback(exc: BaseException, scrub: Scrubber) -> str:
         seen.add(id(current))
         chain.append(current)
         current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
-    parts = []
+    parts: list[str] = []
     for error in reversed(chain):
         frames = "".join(traceback.format_tb(error.__traceback__))
         kind = type(error)

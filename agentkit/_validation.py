@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._error_paths import details_from_pydantic
+from ._jsonish import is_array, is_object
 from ._text import clip
 from .exceptions import ErrorDetail, ToolInputError
 
@@ -27,7 +28,7 @@ _INTEGER_KINDS = frozenset({"int_type", "int_from_float", "literal_error", "enum
 
 
 @functools.lru_cache(maxsize=1)
-def _validation_error() -> type[Exception]:
+def validation_error_type() -> type[Exception]:
     """Pydantic's ValidationError, imported on first need (an ``except`` evaluates this only on error)."""
     from pydantic_core import ValidationError
 
@@ -35,7 +36,7 @@ def _validation_error() -> type[Exception]:
 
 
 @functools.lru_cache(maxsize=1)
-def _to_json() -> Callable[..., bytes]:
+def pydantic_to_json() -> Callable[..., bytes]:
     from pydantic_core import to_json
 
     return to_json
@@ -44,7 +45,7 @@ def _to_json() -> Callable[..., bytes]:
 def json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
     """Python arguments as JSON, or a `ToolInputError` for values JSON cannot hold."""
     try:
-        return _to_json()(args)
+        return pydantic_to_json()(args)
     except Exception as exc:  # noqa: BLE001 - PydanticSerializationError, RecursionError: the caller's bad value
         message = f"Arguments cannot be turned into JSON: {clip(str(exc), 300)}"
         raise ToolInputError(tool_name, [ErrorDetail("$", message, args, "json_type")]) from None
@@ -80,9 +81,9 @@ def _replace(root: Any, path: list[Any], value: Any) -> Any:
     if not path:
         return value
     head, rest = path[0], path[1:]
-    if isinstance(root, dict) and head in root:
+    if is_object(root) and head in root:
         return {**root, head: _replace(root[head], rest, value)}
-    if isinstance(root, list) and isinstance(head, int) and 0 <= head < len(root):
+    if is_array(root) and isinstance(head, int) and 0 <= head < len(root):
         return [*root[:head], _replace(root[head], rest, value), *root[head + 1 :]]
     return root
 
@@ -105,7 +106,7 @@ def validate_json_strict(tool_name: str, validate_json: Callable[..., Any], data
     """``validate_json(data, strict=True)``, integral floats accepted as integers, errors as `ToolInputError`."""
     try:
         return validate_json(data, strict=True)
-    except _validation_error() as exc:
+    except validation_error_type() as exc:
         error: Any = exc
     try:
         root = parse_json(data)
@@ -114,7 +115,7 @@ def validate_json_strict(tool_name: str, validate_json: Callable[..., Any], data
     fixed = _integral_floats_as_ints(error, root)
     if fixed is not None:
         try:
-            return validate_json(_to_json()(fixed), strict=True)
-        except _validation_error() as again:
+            return validate_json(pydantic_to_json()(fixed), strict=True)
+        except validation_error_type() as again:
             error, root = again, fixed
     raise ToolInputError(tool_name, details_from_pydantic(error, root)) from None

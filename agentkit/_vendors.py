@@ -31,7 +31,7 @@ class Vendor:
     """Where the model client reads its API key, in order (empty: it needs none, or its SDK finds it)."""
     extra: str | None = None
     """The pip extra that installs the vendor's SDK (``pip install 'agentkit-tools[<extra>]'``)."""
-    offline: Mapping[str, Any] = field(default_factory=dict)
+    offline: Mapping[str, Any] = field(default_factory=lambda: {})
     """Constructor options that build the model client without credentials, to show payloads offline."""
     needs_model_name: bool = True
     """Whether a model string must name a model (``"openai:gpt-4.1"``); ``"test"`` needs none."""

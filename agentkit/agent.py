@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import dataclasses
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, overload
 
@@ -61,7 +61,7 @@ from .exceptions import (
     ToolChoiceError,
 )
 from .hooks import PrepareStep, RunHooks, StepChanges
-from .instrumentation import Instrument, _check_instrument
+from .instrumentation import Instrument, _check_instrument  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from .limits import RunLimits
 from .messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, Usage, UserMessage
 from .models import KNOWN_VENDORS, Model, ModelLike, ModelSettings, infer_model
@@ -268,22 +268,22 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self._prepare = check_prepare([prepare_step], "Agent(...): ")
         self.hooks: list[RunHooks[Any]] = check_hooks(hooks, "Agent(hooks=...)")
         """Hooks around every model request and tool call of every run, in order."""
-        if limits is not None and not isinstance(limits, RunLimits):
+        if limits is not None and not isinstance(limits, RunLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"Agent(limits=...) takes RunLimits(...), got {limits!r}")
         self.limits = limits or RunLimits()
         """Budgets and concurrency caps for every run (a run's own `limits` go over them field by field)."""
-        if tool_search is not None and not isinstance(tool_search, ToolSearch):
+        if tool_search is not None and not isinstance(tool_search, ToolSearch):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"Agent(tool_search=...) takes ToolSearch(...), got {tool_search!r}")
         self.tool_search = tool_search
         self._deferred = check_deferred(deferred_tools, "Agent(...): ")
         self.description = description
-        if transform is not None and not isinstance(transform, ToolTransform):
+        if transform is not None and not isinstance(transform, ToolTransform):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
         self.transform = transform
         self.max_steps = max_steps
         self.retries = retries
         self.max_retries = max_retries
-        if model_settings is not None and not isinstance(model_settings, ModelSettings):
+        if model_settings is not None and not isinstance(model_settings, ModelSettings):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
@@ -296,15 +296,15 @@ class Agent(AgentRuns[DepsT, OutputT]):
         """Tell the model a generic text for a tool's exception (unless the tool or registry says otherwise)."""
         self.instrument: Instrument = _check_instrument(instrument)
         """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
-        if store is not None and not isinstance(store, RunStore):
+        if store is not None and not isinstance(store, RunStore):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
         self.store = store
         """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
         if snapshot_key is not None:
-            from .runs._snapshot import _keys
+            from .runs._snapshot import signing_keys
 
             try:
-                _keys(snapshot_key)
+                signing_keys(snapshot_key)
             except (TypeError, ValueError) as exc:
                 raise AgentSetupError(f"snapshot_key: {exc}") from None
         self.snapshot_key = snapshot_key
@@ -387,15 +387,15 @@ class Agent(AgentRuns[DepsT, OutputT]):
         them as `tools`, or their calls' payloads are withheld.
         """
         known: dict[str, Any] = dict(self.tools.items())
-        state = result._state
+        state = result._state  # pyright: ignore[reportPrivateUsage]
         known.update(state.registry or {} if state is not None else {})  # the run's own tools, in process
         if tools is not None:
             known.update((tools if isinstance(tools, Registry) else Registry(tools)).items())
-        unknown = result._state.run_keys - set(known) if result._state is not None else frozenset()
+        unknown: frozenset[str] = state.run_keys - set(known) if state is not None else frozenset()
         return transcript(result, known, self.transform, withheld=unknown)
 
     @contextlib.contextmanager
-    def override(self, *, model: ModelLike) -> Iterator[None]:
+    def override(self, *, model: ModelLike) -> Generator[None, None, None]:
         """Use `model` instead of the agent's own within the ``with`` block (in this task and its children).
 
         ```python
@@ -424,7 +424,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         return self._held_sessions() if self.mcp_servers else contextlib.nullcontext()
 
     @contextlib.asynccontextmanager
-    async def _held_sessions(self) -> AsyncIterator[None]:
+    async def _held_sessions(self) -> AsyncGenerator[None, None]:
         async with self:
             yield
 
@@ -647,7 +647,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         """
         from .runs._snapshot import snapshot_of
 
-        state = result._state
+        state = result._state  # pyright: ignore[reportPrivateUsage]
         if state is not None and state.registry is not None:
             tools = state.registry
         else:  # a copy: the agent's tools (the run's own are unknown), with the search tool if it had one
@@ -670,7 +670,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
 
 
 def _check_max_steps(max_steps: int) -> None:
-    if not isinstance(max_steps, int) or max_steps < 1:
+    if not isinstance(max_steps, int) or max_steps < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise AgentSetupError(f"max_steps must be a whole number of model turns, at least 1; got {max_steps!r}")
 
 
@@ -678,7 +678,7 @@ def _check_model(model: ModelLike | None) -> None:
     # Fail at construction for a bad vendor prefix, but build the client on first use only.
     if isinstance(model, str) and model != "test" and model.partition(":")[0] not in KNOWN_VENDORS:
         infer_model(model)  # raises the "did you mean" error
-    elif model is not None and not isinstance(model, (str, Model)):
+    elif model is not None and not isinstance(model, (str, Model)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ModelSetupError(f"model must be a 'vendor:model-name' string or a Model instance, got {model!r}")
 
 
@@ -689,6 +689,6 @@ def _as_messages(prompt: Prompt) -> list[Message]:
         return [prompt]
     messages = list(prompt)
     for message in messages:
-        if not isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)):
+        if not isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"a history holds agentkit messages, got {message!r}")
     return messages

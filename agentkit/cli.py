@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._loader import load_object, load_registry
+from ._jsonish import is_object
+from ._loader import is_agent, load_object, load_registry
 from .exceptions import (
     AgentkitError,
     CLIError,
@@ -62,7 +63,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
     registry = load_target(args.target)
     provider = get_provider(args.provider)
-    options = {"tool_choice": args.tool_choice, "active_tools": args.active_tools or None}
+    options: dict[str, Any] = {"tool_choice": args.tool_choice, "active_tools": args.active_tools or None}
     output = _output_of(args)
     plan = None
     if output is not None:
@@ -174,7 +175,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .agent import Agent
 
     obj = load_object(args.target)
-    agent = obj if isinstance(obj, Agent) else Agent(name="cli", model="test", tools=load_target(args.target))
+    agent = obj if is_agent(obj) else Agent(name="cli", model="test", tools=load_target(args.target))
     if args.model:
         with agent.override(model=args.model):
             result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
@@ -209,9 +210,9 @@ def _readable(text: str) -> str:
         data = json.loads(text)
     except ValueError:
         return text
-    if not isinstance(data, dict):
+    if not is_object(data):
         return json.dumps(data, indent=2, ensure_ascii=False)
-    lines = []
+    lines: list[str] = []
     for key, value in data.items():
         if isinstance(value, str):
             with contextlib.suppress(ValueError):

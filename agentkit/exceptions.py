@@ -7,6 +7,7 @@ Exception
 │   ├── RegistryError (ValueError)          a registry cannot hold, find or send what it was given
 │   │   ├── UnknownToolError (KeyError)     no tool under that key; the closest keys are suggested
 │   │   ├── ToolChoiceError                 a tool_choice the tools cannot honour (outside active_tools)
+│   │   ├── StrictSchemaError               a tool forced strict whose schema the vendor's strict mode refuses
 │   │   └── InvalidToolNameError            a key a vendor's name rule rejects (aliases not asked for)
 │   │       └── InvalidToolNamesError       ... several at once, one per key and vendor in `problems`
 │   ├── ToolInputError (ValueError)         arguments that do not fit a tool's input schema
@@ -83,6 +84,7 @@ __all__ = [
     "ResumeError",
     "RetryLimitExceeded",
     "SnapshotError",
+    "StrictSchemaError",
     "ToolChoiceError",
     "ToolDeadlineError",
     "ToolDefinitionError",
@@ -158,6 +160,33 @@ class ToolChoiceError(RegistryError):
     Raised by `Agent.generate` (and its siblings) before the run starts, and by a provider building a
     payload, for the same mistake.
     """
+
+
+class StrictSchemaError(RegistryError):
+    """A tool forced strict (``strict=True``) whose schema the vendor's strict mode refuses.
+
+    Raised by `Provider.format_tools` (and so before a model request is sent) instead of sending a
+    payload the vendor answers with HTTP 400. `problems` lists each subschema strict mode cannot express;
+    with ``strict=None`` the same tool is sent non-strict and the problems are reported by
+    `agentkit.providers.compatibility`.
+    """
+
+    def __init__(self, key: str, vendor: str, problems: Sequence[str]) -> None:
+        self.key = key
+        self.vendor = vendor
+        self.problems = tuple(problems)
+        super().__init__(key, vendor, self.problems)
+
+    def __str__(self) -> str:
+        shown = "\n".join(f"  - {p}" for p in self.problems[:10])
+        more = f"\n  ... and {len(self.problems) - 10} more" if len(self.problems) > 10 else ""
+        return (
+            f"Tool {self.key!r} is forced strict, but {self.vendor}'s strict mode refuses its schema:\n{shown}{more}\n"
+            "Pass strict=None (the default) to send it non-strict, or change the schema."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.key, self.vendor, self.problems))
 
 
 class InvalidToolNameError(RegistryError):
@@ -358,13 +387,6 @@ class ModelHTTPError(ModelAPIError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.model_name, self.status_code, self.body, self.headers, self.kind))
-
-
-def _describe_exception(exc: BaseException) -> str:
-    """``Type: message`` of `exc` as a model may read it; a vendor error gives its `summary` instead."""
-    if isinstance(exc, ModelAPIError):
-        return exc.summary
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _http_kind(status: int) -> str:

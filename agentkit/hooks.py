@@ -234,10 +234,3 @@ class Hooks(RunHooks[DepsT]):
     def implements(self, name: str) -> bool:
         """Whether a function was given for the hook `name`."""
         return name in self._given
-
-
-def _implements(hooks: RunHooks[Any], name: str) -> bool:
-    """Whether `hooks` does anything for the hook method `name` (so the loop can skip the rest)."""
-    if isinstance(hooks, Hooks):
-        return hooks.implements(name) or getattr(type(hooks), name) is not getattr(Hooks, name)
-    return getattr(type(hooks), name) is not getattr(RunHooks, name)

@@ -116,7 +116,7 @@ def _tracing_for(setting: Instrument) -> Tracing | None:
     return _tracing(setting)
 
 
-def _check_instrument(setting: Any) -> Instrument:
+def _check_instrument(setting: Any) -> Instrument:  # pyright: ignore[reportUnusedFunction]  # used by the agent and its loop
     """`setting` if it is a valid ``instrument=`` value, else `AgentSetupError` naming what is accepted."""
     if setting is None or isinstance(setting, (bool, InstrumentationSettings)):
         if isinstance(setting, InstrumentationSettings) or setting is True:
@@ -125,11 +125,11 @@ def _check_instrument(setting: Any) -> Instrument:
     raise AgentSetupError(f"instrument= takes True, False, None or InstrumentationSettings, got {setting!r}")
 
 
-def _enter_run(tracer: Tracing | None) -> Any:
+def _enter_run(tracer: Tracing | None) -> Any:  # pyright: ignore[reportUnusedFunction]  # used by the agent and its loop
     """Make `tracer` the one subagents of the current run inherit (None: theirs are off); a reset token."""
     return _CURRENT.set(tracer if tracer is not None else _OFF)
 
 
-def _leave_run(token: Any) -> None:
+def _leave_run(token: Any) -> None:  # pyright: ignore[reportUnusedFunction]  # used by the agent and its loop
     """Undo `_enter_run`."""
     _CURRENT.reset(token)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._json_schema import JsonSchema
+from ._jsonish import is_array, is_mapping, is_object
 from .exceptions import AgentkitWarning, ToolDefinitionError
 from .registry import Registry
 from .tools import Tool
@@ -193,7 +194,7 @@ class _Normalizer:
         if isinstance(raw, str):
             self.fix(path, "a type name given where a schema belongs", raw)
             raw = {"type": raw}
-        elif not isinstance(raw, Mapping):
+        elif not is_mapping(raw):
             self.fix(path, "a non-schema value replaced by {} (any value)", raw)
             return {}, None
         node: dict[str, Any] = dict(raw)
@@ -230,9 +231,9 @@ class _Normalizer:
         if "type" not in node:
             return
         if nullable is True:
-            node["type"] = [*(node["type"] if isinstance(node["type"], list) else [node["type"]]), "null"]
+            node["type"] = [*(node["type"] if is_array(node["type"]) else [node["type"]]), "null"]
         raw = node["type"]
-        names = raw if isinstance(raw, list) else [raw]
+        names = raw if is_array(raw) else [raw]
         mapped: list[str] = []
         anything = False
         for name in names:
@@ -255,7 +256,7 @@ class _Normalizer:
         if anything or not mapped:
             node.pop("type")
         else:
-            node["type"] = mapped[0] if len(mapped) == 1 and not isinstance(raw, list) else mapped
+            node["type"] = mapped[0] if len(mapped) == 1 and not is_array(raw) else mapped
 
     def _description(self, node: dict[str, Any], path: str) -> None:
         for key in ("description", "title"):
@@ -276,9 +277,9 @@ class _Normalizer:
             node.pop("additionalItems")
             self.fix(path, '"additionalItems" without tuple items dropped (it had no effect)', quiet=True)
         dependencies = node.pop("dependencies", None)
-        if isinstance(dependencies, Mapping):
+        if is_mapping(dependencies):
             for name, value in dependencies.items():
-                target = "dependentRequired" if isinstance(value, list) else "dependentSchemas"
+                target = "dependentRequired" if is_array(value) else "dependentSchemas"
                 node.setdefault(target, {})[name] = value
             self.fix(path, 'draft-07 "dependencies" -> "dependentRequired"/"dependentSchemas"')
         for bound in ("Minimum", "Maximum"):
@@ -315,7 +316,7 @@ class _Normalizer:
 
     def _lift_array_keywords(self, node: dict[str, Any], child: Any, path: str) -> None:
         """``minItems`` & co. written on the items of an array (where they mean nothing) belong to the array."""
-        if not isinstance(child, dict) or "array" in _types_of(child) or "prefixItems" in child:
+        if not is_object(child) or "array" in _types_of(child) or "prefixItems" in child:
             return
         for key in _ARRAY_ONLY:
             if key in child:
@@ -329,7 +330,7 @@ class _Normalizer:
         if optional_names is not None:
             self.fix(path, 'non-standard "optional" list replaced by "required"', optional_names)
         properties = node.get("properties")
-        if properties is not None and not isinstance(properties, Mapping):
+        if properties is not None and not is_mapping(properties):
             self.fix(path, 'a malformed "properties" dropped', node.pop("properties"))
             properties = None
         flags: dict[str, bool] = {}
@@ -340,7 +341,7 @@ class _Normalizer:
                 if flag is not None:
                     flags[name] = flag
             node["properties"] = out
-        if isinstance(optional_names, list):
+        if is_array(optional_names):
             flags.update({n: False for n in optional_names if isinstance(n, str)})
         if "required" not in node and not any(flags.values()):
             return
@@ -351,7 +352,7 @@ class _Normalizer:
         if isinstance(raw, str):
             raw = [raw]
             self.fix(path, '"required" given as a string', raw[0])
-        elif not isinstance(raw, list):
+        elif not is_array(raw):
             self.fix(path, 'a malformed "required" dropped', raw)
             raw = []
         required: list[str] = []
@@ -367,8 +368,8 @@ class _Normalizer:
                 required.remove(name)
                 self.fix(path, 'a name both required and "optional": kept optional', name)
         properties = node.get("properties")
-        declares = isinstance(properties, dict) or "object" in _types_of(node)  # not a bare {"required": [...]}
-        missing = [n for n in required if declares and (not isinstance(properties, dict) or n not in properties)]
+        declares = is_object(properties) or "object" in _types_of(node)  # not a bare {"required": [...]}
+        missing = [n for n in required if declares and (not is_object(properties) or n not in properties)]
         if missing:
             node["properties"] = {**(properties or {}), **{n: {} for n in missing}}
             self.fix(path, '"required" names undeclared properties: declared as any value', missing)
@@ -394,7 +395,7 @@ class _Normalizer:
         if "enum" not in node:
             return
         values = node["enum"]
-        if not isinstance(values, list):
+        if not is_array(values):
             values = node["enum"] = [values]
             self.fix(path, 'a single "enum" value wrapped in a list')
         if not values:
@@ -418,10 +419,10 @@ class _Normalizer:
         values = node["enum"]
         if not types or all(_fits(v, types) for v in values):
             return
-        if types == ["array"] and not any(isinstance(v, list) for v in values):
+        if types == ["array"] and not any(is_array(v) for v in values):
             items = node.get("items")
-            if not isinstance(items, dict) or "enum" not in items:
-                node["items"] = {**(items if isinstance(items, dict) else {}), "enum": node.pop("enum")}
+            if not is_object(items) or "enum" not in items:
+                node["items"] = {**(items if is_object(items) else {}), "enum": node.pop("enum")}
                 self._enum(node["items"], f"{path}/items")
                 self.fix(path, 'an array\'s "enum" of single values moved to its items')
                 return
@@ -438,7 +439,7 @@ class _Normalizer:
         if "default" not in node:
             return
         default = node["default"]
-        if path == "" and not isinstance(default, Mapping):
+        if path == "" and not is_mapping(default):
             node.pop("default")
             self.fix(path, "a non-object default at the root dropped", default)
             return
@@ -472,13 +473,13 @@ def _types_of(node: Mapping[str, Any]) -> list[str]:
     kind = node.get("type")
     if isinstance(kind, str):
         return [kind]
-    return [k for k in kind if isinstance(k, str)] if isinstance(kind, list) else []
+    return [k for k in kind if isinstance(k, str)] if is_array(kind) else []
 
 
 def _has_ref(node: Any) -> bool:
-    if isinstance(node, dict):
+    if is_object(node):
         return "$ref" in node or "$dynamicRef" in node or any(_has_ref(v) for v in node.values())
-    if isinstance(node, list):
+    if is_array(node):
         return any(_has_ref(v) for v in node)
     return False
 
@@ -487,12 +488,13 @@ def _valid(schema: JsonSchema, value: Any) -> bool:
     """Whether `value` fits `schema` (a subschema without references; with them, assume it does)."""
     if _has_ref(schema):
         return True
-    from ._raw_schema import _linear_validator_class, _PatternTimeout, pattern_budget
+    # the timeout signal stays private to agentkit (every public error class lives in exceptions.py)
+    from ._raw_schema import _PatternTimeout, linear_validator_class, pattern_budget  # pyright: ignore[reportPrivateUsage]
 
     try:
         # linear-time patterns, and a short budget for the others: an imported schema cannot stall the import
         with pattern_budget(0.1):
-            return bool(_linear_validator_class()(schema).is_valid(value))
+            return bool(linear_validator_class()(schema).is_valid(value))
     except _PatternTimeout:
         return False  # not shown to fit: handled like a default that does not
     except Exception:  # noqa: BLE001 - a subschema jsonschema cannot evaluate: treat the default as fine
@@ -514,7 +516,7 @@ def normalize_schema(schema: Any, *, root_object: bool = True, check: bool = Tru
     if schema is None:
         schema = {}
     source = copy.deepcopy(schema)
-    if isinstance(source, Mapping) and "$schema" in source and source["$schema"] != _DRAFT_2020:
+    if is_mapping(source) and "$schema" in source and source["$schema"] != _DRAFT_2020:
         source = {k: v for k, v in source.items() if k != "$schema"}
         normalizer.fix("", "$schema of another draft removed (read as draft 2020-12)", schema["$schema"], quiet=True)
     result, _ = normalizer.node(source, "")
@@ -537,7 +539,7 @@ def _object_root(result: Any, normalizer: _Normalizer) -> JsonSchema:
     if result is True or result == {}:
         normalizer.fix("", "an empty root schema given type object", quiet=True)
         return {"type": "object", "properties": {}}
-    if not isinstance(result, dict):
+    if not is_object(result):
         raise ValueError(f"a tool's input schema must be an object schema, got {result!r}")
     types = _types_of(result)
     if not types:
@@ -558,7 +560,7 @@ def _unwrap(definition: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any, Any]
     if "toolSpec" in definition:  # Bedrock
         definition = definition["toolSpec"]
         input_schema = definition.get("inputSchema", {})
-        input_schema = input_schema.get("json", input_schema) if isinstance(input_schema, Mapping) else input_schema
+        input_schema = input_schema.get("json", input_schema) if is_mapping(input_schema) else input_schema
         return definition, input_schema, None
     if isinstance(definition.get("function"), Mapping):  # OpenAI Chat, Mistral, Cohere, Ollama
         definition = definition["function"]
@@ -599,7 +601,7 @@ def tool_from_definition(
     Raises:
         ToolDefinitionError: no name, or a schema that cannot describe a tool's arguments.
     """
-    if not isinstance(definition, Mapping):
+    if not is_mapping(definition):
         raise ToolDefinitionError(repr(definition), ["a tool definition must be a mapping (a JSON object)"])
     inner, input_schema, output_schema = _unwrap(definition)
     name = id if id is not None else inner.get("name")

@@ -19,7 +19,7 @@ from __future__ import annotations as _annotations
 import asyncio
 import itertools
 import weakref
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncGenerator, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -125,7 +125,7 @@ class ConcurrencyLimit:
         return value
 
     @asynccontextmanager
-    async def hold(self, resource: Hashable) -> AsyncIterator[None]:
+    async def hold(self, resource: Hashable) -> AsyncGenerator[None, None]:
         """Hold one slot of this limit for `resource` while the block runs."""
         slots = self._slots.setdefault(asyncio.get_running_loop(), {})
         entry = slots.get(resource)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from ._jsonish import is_object
+
 if TYPE_CHECKING:
     from decimal import Decimal
 
@@ -77,7 +79,7 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: str | Mapping[str, Any] = field(default_factory=dict)
+    arguments: str | Mapping[str, Any] = field(default_factory=lambda: {})
     provider_details: Mapping[str, Any] | None = None
     """Vendor extras that must travel with the call (e.g. Gemini thought signatures)."""
 
@@ -86,10 +88,10 @@ class ToolCall:
         if isinstance(self.arguments, Mapping):
             return dict(self.arguments)
         try:
-            parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+            parsed: Any = json.loads(self.arguments) if self.arguments.strip() else {}
         except RecursionError:
             raise ValueError("tool call arguments are nested too deeply to be read") from None
-        if not isinstance(parsed, dict):
+        if not is_object(parsed):
             raise ValueError(f"tool call arguments must be a JSON object, got {type(parsed).__name__}")
         return parsed
 
@@ -163,7 +165,7 @@ class AssistantMessage:
     """One model turn: text and/or tool calls (named by registry key)."""
 
     text: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=lambda: [])
     provider_details: dict[str, Any] | None = None
     """Vendor items that must be replayed verbatim in the next request of the *same* vendor (e.g.
     OpenAI Responses reasoning items, Anthropic thinking blocks), keyed by provider name

@@ -4,12 +4,14 @@ from __future__ import annotations as _annotations
 
 import asyncio
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from . import _tool_errors as failures
+from ._jsonish import is_mapping
 from ._text import closest, shorten
+from ._tool_results import result_of
 from .context import ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
@@ -18,7 +20,6 @@ from .exceptions import (
     ToolDeadlineError,
     ToolError,
     ToolInputError,
-    ToolOutputError,
     UnknownToolError,
 )
 from .messages import ToolCall, ToolResult
@@ -32,52 +33,10 @@ R = TypeVar("R")
 
 def _as_tool(value: Any, where: str) -> Tool[..., Any]:
     if isinstance(value, Tool):
-        return value
+        return cast("Tool[..., Any]", value)
     if callable(value):
         return Tool(value)
     raise RegistryError(f"{where}: expected a tool or a function, got {value!r}")
-
-
-async def _result_of(
-    item: Tool[..., Any],
-    call: ToolCall,
-    value: Any,
-    *,
-    mask: bool | None = None,
-    redacted: bool | None = None,
-) -> ToolResult:
-    """The result of `call` whose tool returned `value`: the output validated, what the model receives made.
-
-    A result that breaks the output schema (or a failing ``to_model_output``) is an error result under the
-    error policy: `mask` and `redacted` as `Registry.call` decided them; None: the tool's own settings,
-    else those of the run the current task belongs to.
-    """
-    if mask is None or redacted is None:
-        run_mask, run_redacts = failures.run_policy()
-        if mask is None:
-            mask = item.mask_error_details if item.mask_error_details is not None else bool(run_mask)
-        if redacted is None:
-            redacted = run_redacts or (item.transform is not None and item.transform.input is not None)
-    try:
-        if item.schema.needs_thread:
-            value = await item.avalidate_output(value, name=call.name)
-        else:
-            value = item.schema.validate_output(call.name, value)
-        content = item.model_content(value)
-    except ToolOutputError as exc:
-        text = str(exc)
-        if mask:
-            text = failures.masked_text(call.name)
-        elif redacted:  # the result may be (or quote) a redacted argument
-            text = failures.Scrubber(call)(text)
-        output_hidden = item.transform is not None and item.transform.output is not None
-        failures.log_output_error(call, exc, redacted=redacted or output_hidden)
-        return ToolResult.error(call, text, "invalid_output", type(exc).__name__)
-    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
-        return failures.failure(
-            call, "invalid_output", exc, mask=mask, redacted=redacted, what="result could not be shown"
-        )
-    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)
 
 
 class Registry(Mapping[str, Tool[..., Any]]):
@@ -105,10 +64,11 @@ class Registry(Mapping[str, Tool[..., Any]]):
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
-        if isinstance(tools, Mapping):
+        if is_mapping(tools):
             for key, value in tools.items():
                 self.add(key, value)
-        elif isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):
+        # run-time checks of the arguments: callers without a type checker pass anything
+        elif isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise RegistryError(f"Registry() takes a dict of key -> tool or a list of tools, got {tools!r}")
         else:
             for value in tools:
@@ -123,7 +83,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         Raises:
             RegistryError: the key is empty or already taken (both tools are named).
         """
-        if not isinstance(key, str) or not key:
+        if not isinstance(key, str) or not key:  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise RegistryError(f"A registry key must be a non-empty string, got {key!r}")
         item = _as_tool(tool, f"Registry key {key!r}")
         existing = self._tools.get(key)
@@ -134,7 +94,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 f"Registry({{{key!r}: ..., {key + '_2'!r}: ...}})"
             )
         self._tools[key] = item
-        item._held_by(self)
+        item._held_by(self)  # pyright: ignore[reportPrivateUsage]  # the registry tells its tool who holds it
         self._changed()
         return item
 
@@ -154,7 +114,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """
 
         def register(func: Any) -> Tool[..., Any]:
-            item = func if isinstance(func, Tool) else Tool(func, **options)
+            item = cast("Tool[..., Any]", func) if isinstance(func, Tool) else Tool(func, **options)
             self.add(key if key is not None else item.id, item)
             return item
 
@@ -189,7 +149,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         copy = Registry()
         copy._tools = dict(self._tools)
         for item in copy._tools.values():
-            item._held_by(copy)  # so a changed description or strict invalidates the copy's definitions too
+            item._held_by(copy)  # pyright: ignore[reportPrivateUsage]  # so a changed description or strict invalidates the copy's definitions too
         return copy
 
     def select(self, keys: Iterable[str]) -> Registry:
@@ -201,7 +161,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         subset = Registry(mask_error_details=self.mask_error_details)
         for key in keys:
             item = subset._tools[key] = self[key]
-            item._held_by(subset)
+            item._held_by(subset)  # pyright: ignore[reportPrivateUsage]
         return subset
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
@@ -283,7 +243,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        return await _result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+        return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""

@@ -17,15 +17,15 @@ from __future__ import annotations as _annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ._jsonish import is_array, is_mapping
 from .exceptions import AgentSetupError
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    pass
 
 __all__ = ["SearchHit", "Searchable", "ToolIndex", "ToolSearch"]
 
@@ -56,22 +56,22 @@ def _words(text: str) -> str:
 
 def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
     """Parameter names, their descriptions and enum values, nested objects and arrays included."""
-    if not isinstance(schema, Mapping) or depth > 4:
+    if not is_mapping(schema) or depth > 4:
         return
     properties = schema.get("properties")
-    if isinstance(properties, Mapping):
+    if is_mapping(properties):
         for name, prop in properties.items():
             out.append(_words(str(name)))
-            if isinstance(prop, Mapping):
+            if is_mapping(prop):
                 description = prop.get("description")
                 if isinstance(description, str):
                     out.append(description)
                 enum = prop.get("enum")
-                if isinstance(enum, list):
+                if is_array(enum):
                     out.append(" ".join(str(v) for v in enum))
                 _schema_text(prop, out, depth + 1)
     items = schema.get("items")
-    if isinstance(items, Mapping):
+    if is_mapping(items):
         _schema_text(items, out, depth + 1)
 
 
@@ -92,7 +92,7 @@ class SearchHit:
 
 def _bm25s() -> Any:
     try:
-        import bm25s
+        import bm25s  # pyright: ignore[reportMissingTypeStubs]  # bm25s ships no type information
     except ImportError as exc:  # pragma: no cover - the search extra is installed in every test environment
         raise ImportError("tool search needs the BM25 library bm25s: pip install 'agentkit-tools[search]'") from exc
     return bm25s
@@ -121,7 +121,7 @@ class ToolIndex:
     """
 
     def __init__(self, tools: Mapping[str, Searchable] | Iterable[tuple[str, Searchable]]) -> None:
-        pairs = list(tools.items()) if isinstance(tools, Mapping) else list(tools)
+        pairs = list(cast("Mapping[str, Searchable]", tools).items()) if isinstance(tools, Mapping) else list(tools)
         self.keys: list[str] = [key for key, _ in pairs]
         self._documents = [_tool_document(key, item.description, item.input_schema) for key, item in pairs]
         self._retriever: Any = None
@@ -141,7 +141,7 @@ class ToolIndex:
 
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
         """The best `limit` matches for `query`, best first; tools sharing no word with it are left out."""
-        if not isinstance(query, str):
+        if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise TypeError(f"a search query is text, got {query!r}")
         retriever = self._index()
         [tokens] = _tokens([_words(query)])
@@ -149,29 +149,6 @@ class ToolIndex:
             return []
         documents, scores = retriever.retrieve([tokens], k=min(limit, len(self.keys)), show_progress=False)
         return [SearchHit(self.keys[int(i)], float(s)) for i, s in zip(documents[0], scores[0], strict=True) if s > 0]
-
-
-# One index per set of deferred tools (a run's set is usually the agent's): building it is the cost.
-_CACHE: OrderedDict[tuple[tuple[str, int], ...], tuple[list[Any], ToolIndex]] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 8
-
-
-def _cached_index(tools: list[tuple[str, Tool[..., Any]]]) -> ToolIndex:
-    """The index of these (key, tool) pairs, shared by every run that defers exactly them."""
-    signature = tuple((key, id(item)) for key, item in tools)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(signature)
-        if hit is not None:
-            _CACHE.move_to_end(signature)
-            return hit[1]
-    index = ToolIndex(tools)
-    with _CACHE_LOCK:
-        # the tools are kept alive with their index, so an id in the signature is never reused meanwhile
-        _CACHE[signature] = ([item for _, item in tools], index)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return index
 
 
 @dataclass(frozen=True)
@@ -196,14 +173,15 @@ class ToolSearch:
     for, True wherever the vendor has the form, False never (agentkit's search, on every model)."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.key, str) or not _KEY.match(self.key):
+        # run-time checks of the fields: callers without a type checker pass anything
+        if not isinstance(self.key, str) or not _KEY.match(self.key):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
                 f"ToolSearch(key={self.key!r}): the search tool's key must be 1-64 letters, digits, '_' or '-' "
                 "(every vendor accepts those)"
             )
-        if self.native is not None and not isinstance(self.native, bool):
+        if self.native is not None and not isinstance(self.native, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"ToolSearch(native=...) is None, True or False, got {self.native!r}")
-        if isinstance(self.max_results, bool) or not isinstance(self.max_results, int) or self.max_results < 1:
+        if isinstance(self.max_results, bool) or not isinstance(self.max_results, int) or self.max_results < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
                 f"ToolSearch(max_results=...) must be a whole number of at least 1, got {self.max_results!r}"
             )

@@ -17,9 +17,10 @@ import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
 from ._generate import generate_arguments
+from ._jsonish import is_array, is_object
 from ._text import closest, json_text
 from ._vendors import VENDORS, load
 from .context import ToolContext
@@ -101,7 +102,7 @@ def _response(value: ModelResponse | AssistantMessage | str, model_name: str) ->
         return value
     if isinstance(value, str):
         value = AssistantMessage(text=value)
-    if not isinstance(value, AssistantMessage):
+    if not isinstance(value, AssistantMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped functions
         raise TypeError(f"a model function returns a str, AssistantMessage or ModelResponse, got {value!r}")
     return ModelResponse(
         message=value,
@@ -262,7 +263,8 @@ class TestModel(Model):
                 f"TestModel(call_tools={call_tools!r}): pass 'all' or a list of registry keys, "
                 f"e.g. call_tools=[{call_tools!r}]"
             )
-        if not isinstance(call_tools, str) and not all(isinstance(k, str) for k in call_tools):
+        # a runtime check: callers without a type checker pass anything
+        if not isinstance(call_tools, str) and not all(isinstance(k, str) for k in call_tools):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"TestModel(call_tools=...) takes registry keys (strings), got {list(call_tools)!r}")
         self.seed = seed
         self.call_tools = call_tools
@@ -294,7 +296,7 @@ class TestModel(Model):
         last = messages[-1] if messages else None
         keys = [] if isinstance(last, ToolResultsMessage) else self._keys(tools, settings)
         if keys:
-            calls = []
+            calls: list[ToolCall] = []
             for position, key in enumerate(keys):
                 arguments = generate_arguments(tools[key].input_schema, seed=f"{self.seed}:{key}")
                 # ids from the turn, not a counter: the same run on the same model gives the same history
@@ -370,27 +372,28 @@ def request_payload(
     ```
     """
     from ._agent._output import RunOutput
-    from .agent import RunResult, _as_messages
+    from .agent import RunResult, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own helper
     from .providers import get_provider
 
     if isinstance(prompt, RunResult):
         history: list[Message] = list(prompt.messages)
     else:
         history = _as_messages(prompt) if prompt is not None else []
-    config = agent._output_for(output_type, None, None)
+    # The testing kit is agentkit's own: it reads the agent's private request builders on purpose.
+    config = agent._output_for(output_type, None, None)  # pyright: ignore[reportPrivateUsage]
 
     def first_request(model: Any = None) -> tuple[list[Message], Registry, ModelSettings]:
         # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
         # (its vendor's native one, or held back for the search tool), the output asked for; prepare_step
         # and hooks do not run
-        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)
+        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)  # pyright: ignore[reportPrivateUsage]
         output = RunOutput.of(config, model if model is not None else resolved, tools)
         if output is not None:
             tools, first = output.registry(tools), output.settings(first)
         return messages, tools, first
 
     resolved: Any = None
-    if agent._override.get() is not None:
+    if agent._override.get() is not None:  # pyright: ignore[reportPrivateUsage]
         model = agent.resolve_model()
         return model.payload(*first_request(model))
     if provider is None:
@@ -438,11 +441,11 @@ def generator_schema(schema: Any, defs: dict[str, Any] | None = None, depth: int
     ``$ref``s are inlined (recursion cut after two levels with an unsatisfiable branch, so recursive
     lists stay empty there).
     """
-    if defs is None and isinstance(schema, dict):
+    if defs is None and is_object(schema):
         defs = schema.get("$defs", {})
-    if isinstance(schema, list):
+    if is_array(schema):
         return [generator_schema(s, defs, depth) for s in schema]
-    if not isinstance(schema, dict):
+    if not is_object(schema):
         return schema
     if "$ref" in schema and defs is not None:
         if depth > 2:
@@ -468,7 +471,7 @@ class ContractReport:
     tool: str
     examples: int = 0
     returned: int = 0
-    refused: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=lambda: [])
     """Messages of `ModelRetry`/`ToolError` the tool raised for valid arguments (allowed, but listed)."""
 
 
@@ -502,7 +505,7 @@ def check_tool_contract(
     try:
         from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import strategies as st
-        from hypothesis_jsonschema import from_schema
+        from hypothesis_jsonschema import from_schema  # pyright: ignore[reportUnknownVariableType]  # a bare list in its types
     except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
         raise ImportError(
             "check_tool_contract needs hypothesis and hypothesis-jsonschema: pip install 'agentkit-tools[testing]'"
@@ -510,9 +513,13 @@ def check_tool_contract(
     from jsonschema import Draft202012Validator
 
     report = ContractReport(item.id)
-    strategy = from_schema(
-        generator_schema(item.input_schema),
-        custom_formats={"uuid": st.uuids().map(str), "path": st.just("/tmp/x")},
+    # an object schema: the strategy draws argument objects
+    strategy = cast(
+        "st.SearchStrategy[dict[str, Any]]",
+        from_schema(
+            generator_schema(item.input_schema),
+            custom_formats={"uuid": st.uuids().map(str), "path": st.just("/tmp/x")},
+        ),
     )
     output_schema = item.output_schema
     checker = Draft202012Validator.FORMAT_CHECKER
@@ -528,7 +535,8 @@ def check_tool_contract(
                 deadline=None,
                 derandomize=True,
                 database=None,
-                suppress_health_check=list(HealthCheck),
+                # hypothesis types iterating its HealthCheck enum as its metaclass
+                suppress_health_check=list(HealthCheck),  # pyright: ignore[reportArgumentType]
                 phases=list(Phase) if shrink else [p for p in Phase if p is not Phase.shrink],
             )
             @given(strategy)
@@ -545,7 +553,9 @@ def check_tool_contract(
                 except ToolOutputError as exc:
                     raise AssertionError(f"{item.id}({arguments!r}) broke its output schema: {exc}") from None
                 if validator is not None:
-                    errors = [e.message for e in validator.iter_errors(item.schema.dump_output_python(value))]
+                    # typeshed's jsonschema stub leaves a deprecated iter_errors overload untyped
+                    found = validator.iter_errors(item.schema.dump_output_python(value))  # pyright: ignore[reportUnknownMemberType]
+                    errors = [e.message for e in found]
                     if errors:
                         raise AssertionError(f"{item.id}({arguments!r}) returned {value!r}, not fitting: {errors}")
                 report.returned += 1

@@ -123,7 +123,8 @@ class ToolTransform:
 
 
 def _check_timeout(qualname: str, timeout: float | None) -> float | None:
-    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+    # run-time checks of the options: callers without a type checker pass anything
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ToolDefinitionError(qualname, [f"timeout= must be a positive number of seconds, got {timeout!r}"])
     return timeout
 
@@ -139,7 +140,7 @@ def _check_count(qualname: str, name: str, value: Any, minimum: int) -> int | No
 def _check_limits(qualname: str, limits: Sequence[ConcurrencyLimit]) -> tuple[ConcurrencyLimit, ...]:
     if isinstance(limits, ConcurrencyLimit):
         limits = [limits]
-    bad = [item for item in limits if not isinstance(item, ConcurrencyLimit)]
+    bad = [item for item in limits if not isinstance(item, ConcurrencyLimit)]  # pyright: ignore[reportUnnecessaryIsInstance]
     if bad:
         raise ToolDefinitionError(qualname, [f"limits= takes ConcurrencyLimit objects, got {bad[0]!r}"])
     return tuple(limits)
@@ -265,25 +266,23 @@ class Tool(Generic[P, R_co]):
         `fn` receives the validated arguments as one dict. Without `fn` the tool can be described to
         models (payloads, compatibility reports) but calling it fails with a `ToolError`.
         """
-        target: Callable[[dict[str, Any]], Any]
-        if fn is None:
 
-            def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]  # no result schema
-                from .exceptions import ToolError
+        def missing(arguments: dict[str, Any]) -> Any:
+            from .exceptions import ToolError
 
-                raise ToolError(f"tool {id!r} has a schema but no implementation")
+            raise ToolError(f"tool {id!r} has a schema but no implementation")
 
-        elif inspect.iscoroutinefunction(fn):
+        async def call_async(arguments: dict[str, Any]) -> Any:
+            assert fn is not None
+            return await fn(arguments)
 
-            async def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
-                return await fn(arguments)
+        def call_sync(arguments: dict[str, Any]) -> Any:
+            assert fn is not None
+            return fn(arguments)
 
-        else:
-
-            def target(arguments: dict[str, Any]):  # type: ignore[no-untyped-def]
-                return fn(arguments)
-
-        # errors name the tool, not this helper's local function
+        target = missing if fn is None else call_async if inspect.iscoroutinefunction(fn) else call_sync
+        # no result schema (the return annotation would be one: Any); errors name the tool, not this helper
+        del target.__annotations__["return"]
         target.__name__ = target.__qualname__ = id
         target.__module__ = getattr(fn, "__module__", None) or "<json-schema>"
         return Tool(
@@ -565,7 +564,7 @@ class Tool(Generic[P, R_co]):
 
     def _call_sync(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Any:
         args, kwargs = self._arguments(kwargs, context)
-        return self.fn(*args, **kwargs)
+        return cast("Callable[..., Any]", self.fn)(*args, **kwargs)  # the arguments the schema validated
 
     def _call_async(self, kwargs: dict[str, Any], context: ToolContext[Any] | None) -> Awaitable[Any]:
         args, kwargs = self._arguments(kwargs, context)

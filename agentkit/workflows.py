@@ -21,11 +21,13 @@ from __future__ import annotations as _annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, Generic, overload
+from typing import Any, Generic, cast, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
+from ._describe import describe_exception
 from ._json_schema import JsonSchema
+from ._jsonish import is_object
 from .context import ToolContext
 from .exceptions import (
     ModelRetry,
@@ -33,7 +35,6 @@ from .exceptions import (
     ToolError,
     ToolInputError,
     WorkflowStepError,
-    _describe_exception,
 )
 from .tools import ApprovalPolicy, Tool, ToolTransform
 
@@ -58,7 +59,7 @@ def _redacts(step: Tool[..., Any]) -> bool:
 
 def _as_step(step: Any) -> Tool[..., Any]:
     if isinstance(step, Tool):
-        return step
+        return cast("Tool[..., Any]", step)
     if isinstance(step, Workflow):
         return step.as_tool()
     if callable(step):
@@ -240,7 +241,7 @@ class Workflow(Generic[P, R]):
                 if _redacts(step):
                     message = f"{type(exc).__name__}; {_WITHHELD.format(step=name)}"
                 else:
-                    message = _describe_exception(exc)
+                    message = describe_exception(exc)
                 raise WorkflowStepError(self.id, name, index, message) from exc
             if on_step is not None:
                 on_step(name, value)
@@ -261,7 +262,7 @@ class Workflow(Generic[P, R]):
         from pydantic_core import to_jsonable_python
 
         fields = to_jsonable_python(value, fallback=repr)
-        if not isinstance(fields, dict):
+        if not is_object(fields):
             raise ToolInputError(
                 step.id, [_detail(f"expected an object with the fields {[p.name for p in params]}", value)]
             )
@@ -349,8 +350,9 @@ class _WorkflowTool(Tool[..., Any]):
             return True
         return self.needs_approval
 
+    # a read-write property over Tool's attribute of the same type (pyright wants a plain attribute)
     @requires_approval.setter
-    def requires_approval(self, value: ApprovalPolicy) -> None:
+    def requires_approval(self, value: ApprovalPolicy) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
         self._own_policy = value
 
     def approval_arguments(

@@ -47,7 +47,9 @@ def test_unknown_models_and_endpoints_are_none() -> None:
     # an OpenAI-compatible server on this machine is not OpenAI, whatever the model is called
     assert estimate_cost(USAGE, "openai:gpt-4o", provider_url="http://127.0.0.1:8080/v1") is None
     # ... while another provider's endpoint is priced as that provider
-    groq = estimate_cost(USAGE, "llama-3.1-8b-instant", provider="openai", provider_url="https://api.groq.com/openai/v1")
+    groq = estimate_cost(
+        USAGE, "llama-3.1-8b-instant", provider="openai", provider_url="https://api.groq.com/openai/v1"
+    )
     assert groq is not None and groq > 0
 
 

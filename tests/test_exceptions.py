@@ -17,7 +17,7 @@ import agentkit.exceptions as exceptions
 from agentkit import Registry, tool
 from agentkit.agent import Agent
 from agentkit.exceptions import AgentSetupError, ToolChoiceError, UsageError
-from agentkit.providers import get_provider
+from agentkit.providers import get_provider, provider_names
 from agentkit.testing import TestModel
 
 _LINE = re.compile(r"^(?P<prefix>[│ ]*)(?P<branch>[├└]── )?(?P<name>\w+)(?: \((?P<extras>[^)]*)\))?")
@@ -165,11 +165,17 @@ async def test_a_tool_choice_outside_active_tools_is_one_error_everywhere() -> N
     agent = Agent(model=TestModel(), tools=registry)
     with pytest.raises(ToolChoiceError, match="add it to active_tools") as from_agent:
         await agent.generate("go", tool_choice="second", active_tools=["first"])
-    with pytest.raises(exceptions.RegistryError, match="add it to active_tools") as from_provider:
-        get_provider("openai").format_tools(registry, tool_choice="second", active_tools=["first"])
-    assert str(from_agent.value) == str(from_provider.value)
-    with pytest.raises(ToolChoiceError, match="no tool could be called"):
+    for vendor in provider_names():
+        with pytest.raises(ToolChoiceError, match="add it to active_tools") as from_provider:
+            get_provider(vendor).format_tools(registry, tool_choice="second", active_tools=["first"])
+        assert str(from_agent.value) == str(from_provider.value)
+        assert isinstance(from_provider.value, exceptions.RegistryError)
+    with pytest.raises(ToolChoiceError, match="no tool could be called") as from_agent:
         await agent.generate("go", tool_choice="required", active_tools=[])
+    for vendor in provider_names():
+        with pytest.raises(ToolChoiceError, match="no tool could be called") as from_provider:
+            get_provider(vendor).format_tools(registry, tool_choice="required", active_tools=[])
+        assert str(from_agent.value) == str(from_provider.value)
 
 
 async def test_bad_run_limits_are_agent_setup_errors() -> None:

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, Tool, tool
+from agentkit._agent._toolset import cached_index
 from agentkit.agent import Agent
 from agentkit.exceptions import AgentSetupError, RegistryError, UnknownToolError
 from agentkit.messages import Message, ToolResultsMessage, UserMessage
-from agentkit.search import ToolIndex, ToolSearch, _cached_index, _words
+from agentkit.search import ToolIndex, ToolSearch, _words
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
 from .agent_helpers import call, calls, scripted
@@ -71,8 +72,8 @@ def test_the_index_ranks_keys_descriptions_and_parameter_names() -> None:
 
 def test_indexes_are_shared_by_runs_that_defer_the_same_tools() -> None:
     pairs = list(library().items())
-    assert _cached_index(pairs) is _cached_index(list(pairs))
-    assert _cached_index(pairs[:2]) is not _cached_index(pairs)
+    assert cached_index(pairs) is cached_index(list(pairs))
+    assert cached_index(pairs[:2]) is not cached_index(pairs)
 
 
 def test_tool_search_settings_are_checked() -> None:

@@ -11,7 +11,7 @@ their class) is left to the type checker.
 from __future__ import annotations as _annotations
 
 import types
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, cast, get_args, get_origin
 
 from .._text import shorten
 from ..context import ToolContext
@@ -38,9 +38,12 @@ def expected_deps(annotation: Any) -> tuple[type[Any], ...] | None:
             classes.append(type(None))
             continue
         origin = get_origin(member) or member
-        if not isinstance(origin, type) or origin is object or _is_static_protocol(origin):
-            return None  # Any, a TypeVar, a NewType, a static protocol: for the type checker only
-        classes.append(origin)
+        if not isinstance(origin, type):
+            return None  # Any, a TypeVar, a NewType: for the type checker only
+        cls = cast("type[Any]", origin)
+        if cls is object or _is_static_protocol(cls):
+            return None  # a static protocol: for the type checker only
+        classes.append(cls)
     return tuple(classes)
 
 
@@ -55,7 +58,8 @@ def check_deps(registry: Registry, deps: Any, deps_type: Any, where: str) -> Non
     """
     if deps is None and not isinstance(deps_type, type):
         return
-    probe = (type(deps), deps_type if deps is None else None)
+    deps_class: type[Any] = type(cast(object, deps))
+    probe = (deps_class, deps_type if deps is None else None)
     # kept on the registry: (version, the (deps type, declared type) pairs already found to fit)
     hit: tuple[int, set[tuple[Any, Any]]] | None = registry.__dict__.get("_agentkit_deps_checked")
     if hit is not None and hit[0] == registry.version and probe in hit[1]:
@@ -66,7 +70,7 @@ def check_deps(registry: Registry, deps: Any, deps_type: Any, where: str) -> Non
             if wanted is None or _fits(deps, deps_type, wanted):
                 continue
             names = " | ".join(_name(c) for c in wanted)
-            have = type(deps) if deps is not None else deps_type
+            have = deps_class if deps is not None else deps_type
             given = f"{_name(have)} ({shorten(repr(deps), 60)})" if deps is not None else f"deps_type={_name(have)}"
             raise AgentSetupError(
                 f"{where}: tool {key!r} ({item.schema.qualname}) takes ToolContext[{names}], but the run's deps are "

@@ -9,13 +9,16 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._describe import describe_exception
+from .._jsonish import is_array, is_mapping
 from .._tool_errors import described
+from .._tool_results import result_of
 from ..context import RunContext, ToolContext
-from ..exceptions import HookError, _describe_exception
-from ..hooks import Answer, Deny, ModelRequest, ReplaceArguments, RunHooks, _implements
+from ..exceptions import HookError
+from ..hooks import Answer, Deny, Hooks, ModelRequest, ReplaceArguments, RunHooks
 from ..messages import (
     AssistantMessage,
     ModelResponse,
@@ -27,7 +30,7 @@ from ..messages import (
     UserMessage,
 )
 from ..models import Model, ModelSettings
-from ..registry import Registry, _result_of
+from ..registry import Registry
 
 if TYPE_CHECKING:
     from .loop import RunLoop
@@ -35,6 +38,13 @@ if TYPE_CHECKING:
 __all__ = ["after_model_response", "before_model_request", "call_with_hooks"]
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)
+
+
+def _implements(hooks: RunHooks[Any], name: str) -> bool:
+    """Whether `hooks` does anything for the hook method `name` (so the loop can skip the rest)."""
+    if isinstance(hooks, Hooks):
+        return hooks.implements(name) or getattr(type(hooks), name) is not getattr(Hooks, name)
+    return getattr(type(hooks), name) is not getattr(RunHooks, name)
 
 
 async def _value(value: Any) -> Any:
@@ -51,7 +61,7 @@ async def before_model_request(
         try:
             value = await _value(hook.before_model_request(ctx, request))
         except Exception as exc:
-            raise HookError(hook, "before_model_request", f"raised {_describe_exception(exc)}") from exc
+            raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
         if value is not None and not isinstance(value, ModelRequest):
             raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
         request = value if value is not None else request
@@ -64,7 +74,7 @@ def _check_request(hook: RunHooks[Any], changed: ModelRequest) -> None:
     wrong = None
     if not isinstance(request.model, Model):
         wrong = f"model={request.model!r} (a Model)"
-    elif not isinstance(request.messages, list) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
+    elif not is_array(request.messages) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
         wrong = "messages (a list of agentkit messages)"
     elif not isinstance(request.tools, Registry):
         wrong = f"tools={request.tools!r} (a Registry)"
@@ -84,7 +94,7 @@ async def after_model_response(
         try:
             await _value(hook.after_model_response(ctx, request, response))
         except Exception as exc:
-            raise HookError(hook, "after_model_response", f"raised {_describe_exception(exc)}") from exc
+            raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
 
 
 def _tool(loop: RunLoop, call: ToolCall) -> Any:
@@ -106,7 +116,7 @@ async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
     """The result of `call` answered with `output`, as if its tool had returned it."""
     item = loop.executor.get(call.name) if call.name in loop.executor else None
     if item is not None:
-        return await _result_of(item, call, output)
+        return await result_of(item, call, output)
     from pydantic_core import to_json
 
     text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
@@ -154,7 +164,7 @@ async def _before(
             return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
         if isinstance(decision, Answer):
             return call, await _answer(loop, call, decision.output)
-        if isinstance(decision, ReplaceArguments) and isinstance(decision.arguments, Mapping):
+        if isinstance(decision, ReplaceArguments) and is_mapping(decision.arguments):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
         what = f"returned {decision!r}, not None, ReplaceArguments, Answer or Deny"

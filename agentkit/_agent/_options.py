@@ -48,18 +48,19 @@ class RunOptions:
         """These options, or an `AgentSetupError` for one that cannot work (raised before anything runs)."""
         check_prepare([self.prepare_step], "generate(...): ")
         check_hooks(self.hooks, "generate(hooks=...)")
-        if self.limits is not None and not isinstance(self.limits, RunLimits):
+        # run-time checks of the options: callers without a type checker pass anything
+        if self.limits is not None and not isinstance(self.limits, RunLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(limits=...) takes RunLimits(...), got {self.limits!r}")
-        if not isinstance(self.require_approval, bool):
+        if not isinstance(self.require_approval, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(require_approval=...) is True or False, got {self.require_approval!r}")
         servers: Any = self.mcp_servers
         if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
             raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
-        if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):
+        if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
                 f"generate(model_settings=...) takes a ModelSettings(...), got {self.model_settings!r}"
             )
-        if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):
+        if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
         _ = self.deferred
         return self
@@ -69,7 +70,7 @@ def check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any
     """`hooks` as a list, or an `AgentSetupError` naming the first that is not a `RunHooks`."""
     if isinstance(hooks, RunHooks):
         hooks = [hooks]
-    bad = [h for h in hooks if not isinstance(h, RunHooks)]
+    bad = [h for h in hooks if not isinstance(h, RunHooks)]  # pyright: ignore[reportUnnecessaryIsInstance]
     if bad:
         raise AgentSetupError(f"{where} takes RunHooks objects (subclass RunHooks, or use Hooks(...)), got {bad[0]!r}")
     return list(hooks)

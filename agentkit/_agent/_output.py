@@ -13,7 +13,7 @@ import functools
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._output import DEFAULT_OUTPUT_NAME, OutputSchema, is_text_output
 from ..exceptions import AgentSetupError, ErrorDetail, ModelRetry, OutputValidationError, ToolInputError
@@ -115,12 +115,14 @@ class RunOutput:
         assert self.schema is not None
         definition = self.schema.definition
         with_tools = len(registry) > 0
+        plan: OutputPlan
         if isinstance(model, Model):
-            self.plan = model.output_plan(definition, self.config.mode, with_tools=with_tools)
+            plan = model.output_plan(definition, self.config.mode, with_tools=with_tools)
         else:  # a bare `Provider` (request_payload): no model name to decide by
-            self.plan = model.output_plan(definition, mode=self.config.mode, with_tools=with_tools)
+            plan = model.output_plan(definition, mode=self.config.mode, with_tools=with_tools)
+        self.plan = plan
         self._planned = (model, with_tools)
-        mode = self.plan.mode
+        mode = plan.mode
         self.key = self.schema.name if mode == "tool" else None
         if self.key is not None and self.key in registry:
             raise AgentSetupError(
@@ -207,7 +209,7 @@ class RunOutput:
         assert self.schema is not None
         text = response.message.text
         loop.steps.append(Step(index, response, [], []))
-        loop._step_finish(index, response, 0)
+        loop._step_finish(index, response, 0)  # pyright: ignore[reportPrivateUsage]  # the loop's own helper
         try:
             # null for an optional field means its default, as for tool arguments (strict dialects force it)
             value = await self._accepted(self.schema.validate_text(text, restore=True))
@@ -271,7 +273,8 @@ class RunOutput:
             why = f"the run used {state.run_retries} retries; {allowed}"
         else:
             return
-        raise self.budget_error(why, loop._result("max_steps", raw if isinstance(raw, str) else ""))
+        result = loop._result("max_steps", raw if isinstance(raw, str) else "")  # pyright: ignore[reportPrivateUsage]
+        raise self.budget_error(why, result)
 
     def budget_error(self, why: str, result: RunResult[Any]) -> OutputValidationError:
         """The error ending a run whose answers kept failing, with the last answer and its problems."""
@@ -317,7 +320,7 @@ class RunOutput:
             from ..events import OutputEvent
 
             loop.emit(OutputEvent(value, len(loop.steps) - 1))
-        return loop._finish("complete", text, output=value)
+        return loop._finish("complete", text, output=value)  # pyright: ignore[reportPrivateUsage]
 
     # ---- streaming -------------------------------------------------------------------------------------
 
@@ -373,7 +376,8 @@ def output_config(
     """
     from ..output import Output
 
-    if isinstance(stop_at, str) or (stop_at is not None and not all(isinstance(k, str) for k in stop_at)):
+    # run-time checks: callers without a type checker pass anything
+    if isinstance(stop_at, str) or (stop_at is not None and not all(isinstance(k, str) for k in stop_at)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise AgentSetupError(f"{where}(stop_at_tools=...) takes a list of tool keys, got {stop_at!r}")
     checked = tuple(validators or ())
     for fn in checked:
@@ -385,11 +389,12 @@ def output_config(
             output_type.type, output_type.mode, output_type.name, output_type.description, output_type.strict
         )
     elif isinstance(output_type, (list, tuple)):
-        if not output_type:
+        choices = cast("Sequence[Any]", output_type)
+        if not choices:
             raise AgentSetupError(f"{where}(output_type=[]): list the types the answer may be, e.g. [Cat, Dog]")
         from typing import Union
 
-        config = OutputConfig(Union[tuple(output_type)] if len(output_type) > 1 else output_type[0])
+        config = OutputConfig(Union[tuple(choices)] if len(choices) > 1 else choices[0])
     else:
         config = OutputConfig(output_type)
     if checked and not config.structured:

@@ -9,10 +9,11 @@ from __future__ import annotations as _annotations
 import dataclasses
 import difflib
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from .._jsonish import is_mapping, is_sequence
 from ..context import RunContext
 from ..exceptions import AgentSetupError, ToolChoiceError
 from ..hooks import ModelRequest, PrepareStep, RunHooks, StepChanges
@@ -74,7 +75,7 @@ class Instructions:
             items = []
         elif isinstance(value, str) or callable(value):
             items = [value]
-        elif isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        elif is_sequence(value) and not isinstance(value, (bytes, bytearray)):
             items = list(value)
         else:
             raise AgentSetupError(
@@ -158,7 +159,7 @@ def check_changes(value: Any, fn: Callable[..., Any]) -> dict[str, Any]:
     if value is None:
         return {}
     where = f"prepare_step {_name(fn)}"
-    if not isinstance(value, Mapping):
+    if not is_mapping(value):
         raise AgentSetupError(f"{where} returned {value!r}; return a StepChanges dict (or None for no change)")
     unknown = [key for key in value if key not in _CHANGE_KEYS]
     if unknown:
@@ -174,7 +175,7 @@ def check_changes(value: Any, fn: Callable[..., Any]) -> dict[str, Any]:
     if "active_tools" in changes:
         active = changes["active_tools"]
         if active is not None:
-            if isinstance(active, (str, bytes)) or not isinstance(active, Sequence):
+            if isinstance(active, (str, bytes)) or not is_sequence(active):
                 raise AgentSetupError(f"{where}: active_tools is a list of keys (or None), got {active!r}")
             bad = [k for k in active if not isinstance(k, str)]
             if bad:

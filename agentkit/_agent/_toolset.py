@@ -11,7 +11,9 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -19,12 +21,12 @@ from typing import Any, Union
 from ..exceptions import AgentSetupError, RegistryError
 from ..models import Model
 from ..registry import Registry
-from ..search import ToolSearch, _cached_index
+from ..search import ToolIndex, ToolSearch
 from ..tools import Tool
 from .results import RunState
 from .sessions import MCPServerLike
 
-__all__ = ["DeferredTools", "RunTools", "bind_state", "open_run_tools", "unbind_state"]
+__all__ = ["DeferredTools", "RunTools", "bind_state", "cached_index", "open_run_tools", "unbind_state"]
 
 DeferredTools = Union[bool, Iterable[str]]
 """``deferred_tools=``: True defers every tool (the search tool aside), or the keys to defer."""
@@ -34,10 +36,11 @@ def check_deferred(value: DeferredTools | None, where: str) -> bool | frozenset[
     """`value` normalised: None, a bool, or a set of keys (an error for anything else)."""
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    # run-time checks: callers without a type checker pass anything
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise AgentSetupError(f"{where}deferred_tools= takes True/False or a list of keys, got {value!r}")
     keys = frozenset(value)
-    bad = [k for k in keys if not isinstance(k, str)]
+    bad = [k for k in keys if not isinstance(k, str)]  # pyright: ignore[reportUnnecessaryIsInstance]
     if bad:
         raise AgentSetupError(f"{where}deferred_tools= lists keys (strings), got {bad[0]!r}")
     return keys
@@ -81,7 +84,7 @@ async def _opened_run_tools(
     base: Registry,
     tools: Registry | Mapping[str, Any] | Iterable[Any] | None,
     servers: Sequence[MCPServerLike],
-) -> AsyncIterator[tuple[Registry, frozenset[str]]]:
+) -> AsyncGenerator[tuple[Registry, frozenset[str]], None]:
     own = tools if isinstance(tools, Registry) else Registry(tools)
     registry = merge_registries(base, own, "The run's tool")
     async with contextlib.AsyncExitStack() as stack:
@@ -111,13 +114,13 @@ class RunTools:
     search: ToolSearch | None
     budgeted: tuple[str, ...] = ()
     """The keys of the tools with a ``max_calls`` budget."""
-    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=dict, repr=False)
+    _sent: dict[tuple[tuple[str, ...], tuple[str, ...]], Registry] = field(default_factory=lambda: {}, repr=False)
 
     shown: tuple[str, ...] = ()
     """The keys sent in every step: all but the deferred ones (the search tool among them)."""
     plain: Registry | None = None
     """The run's tools without agentkit's search tool: what a model with native tool search is sent."""
-    plans: dict[int, Any] = field(default_factory=dict, repr=False)
+    plans: dict[int, Any] = field(default_factory=lambda: {}, repr=False)
     """Plain steps' plans by settings object (see `agentkit._agent._steps`), shared by the runs of these tools."""
 
     @classmethod
@@ -149,7 +152,7 @@ class RunTools:
     @classmethod
     def _build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
         hold_all = deferred is True
-        named = deferred if isinstance(deferred, frozenset) else frozenset()
+        named: frozenset[str] = deferred if isinstance(deferred, frozenset) else frozenset()
         budgeted: list[str] = []
         pairs: list[tuple[str, Tool[..., Any]]] = []
         shown: list[str] = []
@@ -231,7 +234,7 @@ def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> 
         """
         count = max(1, min(limit, limit_max))
         # building the index (schemas, tokens) and ranking are CPU work: never on the event loop
-        hits = await asyncio.to_thread(lambda: _cached_index(tools).search(query, count))
+        hits = await asyncio.to_thread(lambda: cached_index(tools).search(query, count))
         described = dict(tools)
         state = _RUN_STATE.get()  # None outside a run (e.g. Registry.call): nothing to record then
         if state is not None:
@@ -239,3 +242,26 @@ def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> 
         return [{"name": hit.key, "description": described[hit.key].description} for hit in hits]
 
     return Tool(search, id=config.key, description=config.description, inline=True)
+
+
+# One index per set of deferred tools (a run's set is usually the agent's): building it is the cost.
+_CACHE: OrderedDict[tuple[tuple[str, int], ...], tuple[list[Any], ToolIndex]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 8
+
+
+def cached_index(tools: list[tuple[str, Tool[..., Any]]]) -> ToolIndex:
+    """The index of these (key, tool) pairs, shared by every run that defers exactly them."""
+    signature = tuple((key, id(item)) for key, item in tools)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(signature)
+        if hit is not None:
+            _CACHE.move_to_end(signature)
+            return hit[1]
+    index = ToolIndex(tools)
+    with _CACHE_LOCK:
+        # the tools are kept alive with their index, so an id in the signature is never reused meanwhile
+        _CACHE[signature] = ([item for _, item in tools], index)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return index

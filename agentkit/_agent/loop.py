@@ -37,7 +37,7 @@ from ..events import (
     ToolResultEvent,
 )
 from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
-from ..instrumentation import _tracing_for
+from ..instrumentation import _tracing_for  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
 from ..models._base import ResponseDone, TextDelta, ToolCallArgsDelta, ToolCallStart
@@ -336,7 +336,7 @@ class RunLoop:
                 rules = self.rules(name)
                 if rules.input_delta is not None or rules.input_partial is not None:
                     emit(self._delta_event(rules, name, ids.get(event.index), event, index))
-            elif isinstance(event, ResponseDone):
+            elif isinstance(event, ResponseDone):  # pyright: ignore[reportUnnecessaryIsInstance]  # others are ignored
                 response = event.response
         if response is None:
             raise ModelAPIError(request.model.name, "the stream ended without a complete response")

@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
-from ..instrumentation import _enter_run, _leave_run
+from ..instrumentation import _enter_run, _leave_run  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from ..messages import ModelResponse, ToolResult
 
 if TYPE_CHECKING:

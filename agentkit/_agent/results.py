@@ -125,7 +125,7 @@ class RunState:
     """Set when the run pauses; claimed in the run store by the one `resume` that continues it."""
     run_id: str = ""
     """The run's id, the same across its pauses (background calls are found by it)."""
-    background: dict[str, ToolResult | None] = field(default_factory=dict)
+    background: dict[str, ToolResult | None] = field(default_factory=lambda: {})
     """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
     signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
     """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
@@ -137,11 +137,11 @@ class RunState:
     """What the run asks of its answer (`agentkit._agent._output.OutputConfig`), kept for `resume`."""
     output_fingerprint: str | None = None
     """A restored snapshot's record of `output` (types do not travel as JSON): checked against the agent's."""
-    tool_calls: dict[str, int] = field(default_factory=dict)
+    tool_calls: dict[str, int] = field(default_factory=lambda: {})
     """Calls counted against budgets so far, per key."""
     total_calls: int = 0
     """Calls counted against the run's budget so far."""
-    found: list[str] = field(default_factory=list)
+    found: list[str] = field(default_factory=lambda: [])
     """Deferred tools a search found (sent from then on), in the order found."""
     require_approval: bool = False
     """Every call of the run needs approval (`generate(require_approval=True)`)."""
@@ -179,12 +179,12 @@ class RunResult(Generic[OutputT]):
     steps: list[Step]
     messages: list[Message]
     usage: Usage
-    pending: list[PendingItem] = field(default_factory=list)
+    pending: list[PendingItem] = field(default_factory=lambda: [])
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
     _output: Any = field(default=NO_OUTPUT, repr=False)
     """The validated answer; `NO_OUTPUT` for a structured run that ended without one (a text run's is its text)."""
-    _subagent_responses: list[ModelResponse] = field(default_factory=list, repr=False, compare=False)
+    _subagent_responses: list[ModelResponse] = field(default_factory=lambda: [], repr=False, compare=False)
     """The model responses of the subagents this run called (their usage is in `usage` already)."""
 
     def __post_init__(self) -> None:

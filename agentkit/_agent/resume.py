@@ -67,7 +67,8 @@ def _prepare(
     options = options if options is not None else RunOptions()
     registry = registry if registry is not None else agent.tools
     result = _restored(agent, paused, registry)
-    state = result._state
+    # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
+    state = result._state  # pyright: ignore[reportPrivateUsage]
     if result.status not in PAUSED_STATUSES or state is None:
         raise ApprovalError(
             f"only a paused run can be resumed (status awaiting_approval, suspended, awaiting_client, cancelled or "
@@ -83,13 +84,14 @@ def _prepare(
         tool_calls=dict(state.tool_calls),
         found=list(state.found),
     )
-    state.signing_key = agent._snapshot_key
+    state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
     later = later or dataclasses.replace(state.settings, tool_choice="auto")
     steps = list(result.steps)
-    run = agent._new_run(
+    run = agent._new_run(  # pyright: ignore[reportPrivateUsage]
         list(result.messages), state, later, later, options=options, registry=registry, extra_keys=extra_keys,
-        emit=emit, steps=steps, usage=result.usage, subagent_responses=list(result._subagent_responses),
+        emit=emit, steps=steps, usage=result.usage,
+        subagent_responses=list(result._subagent_responses),  # pyright: ignore[reportPrivateUsage]
     )  # fmt: skip
     if state.step_tools is not None:
         # the paused step's tools: what could run then is what may run now
@@ -151,9 +153,10 @@ def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, regi
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
-        tools = agent._run_tools_of(registry, paused.document.get("state", {}).get("control", {}).get("deferred"))
-        return restore(paused, agent.id, tools, agent._snapshot_key())
-    if not isinstance(paused, RunResult):
+        deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
+        tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
+        return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
+    if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
     return paused
 
@@ -162,7 +165,7 @@ async def _claim(agent: Agent[Any, Any], token: str | None) -> None:
     if not current_hooks.get().claims:
         return  # a durable engine applies each answer once by itself
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
-    if token is None or not await agent._run_store().claim(token):
+    if token is None or not await agent._run_store().claim(token):  # pyright: ignore[reportPrivateUsage]
         raise AlreadyResumedError(
             "this paused run (this result or snapshot, or a copy of it) was already resumed; continue from the "
             "result that resume returned"

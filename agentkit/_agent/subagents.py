@@ -67,7 +67,10 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
         sink = ctx.on_progress
         try:
             if isinstance(sink, ProgressSink) and sink.streaming:
-                stream = sub._stream_for_parent(prompt, deps=ctx.deps, policy=sink.policy, cancel=ctx.cancelled)
+                # the subagent tool is the agent's own code: it streams through the agent's private entry point
+                stream = sub._stream_for_parent(  # pyright: ignore[reportPrivateUsage]
+                    prompt, deps=ctx.deps, policy=sink.policy, cancel=ctx.cancelled
+                )
                 async for event in stream:
                     ctx.emit(Forwarded(sub.id, event))
                 result = stream.result
@@ -93,7 +96,7 @@ def subagent_tool(sub: Agent[Any, Any]) -> Tool[..., Any]:
         return result.text
 
     # dynamic instructions are not a description: only instructions that are plain text stand in for one
-    static = sub._instructions.static
+    static = sub._instructions.static  # pyright: ignore[reportPrivateUsage]
     description = sub.description or static or f"Ask the agent {sub.name!r} to do a task."
     item = Tool(run_subagent, id=sub.id, description=description)
     item._nests_runs = True  # type: ignore[attr-defined]  # its calls take run slots, the call itself none

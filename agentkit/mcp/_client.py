@@ -5,13 +5,14 @@ from __future__ import annotations as _annotations
 import asyncio
 import contextlib
 import warnings
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from pydantic_core import to_json
 
+from .._jsonish import is_array, is_mapping, is_object
 from ..context import ToolContext
 from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
@@ -53,7 +54,7 @@ def _model_output(value: Any) -> list[ContentPart]:
         return [TextPart(to_json(dict(value)).decode()), *value.parts]
     if isinstance(value, str):
         return [TextPart(value)]
-    if isinstance(value, list) and value and all(isinstance(v, (TextPart, ImagePart)) for v in value):
+    if is_array(value) and value and all(isinstance(v, (TextPart, ImagePart)) for v in value):
         return list(value)
     return [TextPart(to_json(value, fallback=repr).decode())]
 
@@ -223,17 +224,21 @@ class MCPServer:
         extra = dict(headers or {})
 
         @contextlib.asynccontextmanager
-        async def transport() -> AsyncIterator[_Streams]:
+        async def transport() -> AsyncGenerator[_Streams, None]:
             require_mcp()
             from mcp.client.streamable_http import streamable_http_client
 
-            client = http_client
+            client: Any = http_client  # an httpx2.AsyncClient
             async with contextlib.AsyncExitStack() as stack:
                 if client is None:
                     import httpx2
 
-                    client = await stack.enter_async_context(
-                        httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
+                    # pyright infers Unknown for what httpx2.AsyncClient.__aenter__ returns
+                    client = cast(
+                        Any,
+                        await stack.enter_async_context(
+                            httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
+                        ),
                     )
                 # One SSE event carries one result, often twice (text and structured content): the
                 # transport's own cap follows max_result_bytes so that the limit above is the one that acts.
@@ -373,7 +378,8 @@ class MCPServer:
                 tools = await _list_tools(session)
                 self.server_info = init.server_info
                 self.instructions = init.instructions
-                if init.server_info is not None and init.server_info.name:
+                # mcp types server_info as always there; a server that leaves it out is tolerated
+                if init.server_info is not None and init.server_info.name:  # pyright: ignore[reportUnnecessaryComparison]
                     self.name = init.server_info.name
                 self.listed_tools = tools
                 self._registry = self._build_registry(tools)
@@ -490,7 +496,7 @@ class MCPServer:
             raise ToolError(message)
         structured = result.structured_content
         if structured is not None:
-            if isinstance(structured, dict):
+            if is_object(structured):
                 return StructuredOutput(structured, [p for p in parts if not isinstance(p, TextPart)])
             return structured
         if has_output_schema:
@@ -511,7 +517,7 @@ class MCPServer:
 def _task_support(listed: Any) -> str | None:
     """A listed tool's ``execution.taskSupport`` (mcp 2.x), or None."""
     execution = getattr(listed, "execution", None)
-    if isinstance(execution, Mapping):
+    if is_mapping(execution):
         value = execution.get("taskSupport", execution.get("task_support"))
     else:
         value = getattr(execution, "task_support", None)

@@ -7,7 +7,7 @@ import binascii
 import importlib
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..exceptions import MCPConnectionError, MCPLoadError
 from ..messages import ContentPart, ImagePart, TextPart
@@ -93,8 +93,11 @@ def parts_to_content(parts: Sequence[ContentPart]) -> list[mcp_types.ContentBloc
 def leaf_exception(exc: BaseException) -> BaseException:
     """The single exception inside (nested) exception groups, else `exc` itself."""
     while True:
-        inner = getattr(exc, "exceptions", None)
-        if not isinstance(inner, tuple) or len(inner) != 1:
+        group = getattr(exc, "exceptions", None)
+        if not isinstance(group, tuple):
+            return exc
+        inner = cast("tuple[BaseException, ...]", group)
+        if len(inner) != 1:
             return exc
         exc = inner[0]
 

@@ -110,7 +110,7 @@ def http_security(
             f"tools. Set a bearer token (the {TOKEN_ENV} environment variable or --auth-token), or pass "
             "--allow-unauthenticated if the network is trusted."
         )
-    names = list(_LOOPBACK_NAMES)
+    names: list[str] = list(_LOOPBACK_NAMES)
     for name in (host, *allowed_hosts):
         if name and not _wildcard(name) and _host_entry(name) not in names:
             names.append(_host_entry(name))

@@ -6,11 +6,12 @@ import asyncio
 import contextlib
 import itertools
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _loader
 from .._json_schema import JsonSchema, inline_root_ref
+from .._jsonish import is_mapping
 from .._text import clip
 from ..context import ToolContext
 from ..exceptions import ToolSuspended
@@ -233,7 +234,7 @@ async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | st
     payload, schema = signal.payload, signal.schema
     if isinstance(payload, str):
         message = payload
-    elif isinstance(payload, Mapping) and isinstance(payload.get("message") or payload.get("question"), str):
+    elif is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
         message = str(payload.get("message") or payload.get("question"))
     else:
         message = f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
@@ -256,7 +257,7 @@ def _background_server_class() -> Any:
         """A uvicorn server that leaves signal handling to the host application."""
 
         @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
+        def capture_signals(self) -> Generator[None, None, None]:
             yield
 
     return BackgroundServer
@@ -276,7 +277,7 @@ async def serving_http(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Serve `registry` over streamable HTTP in the background; yields the endpoint URL.
 
     ``port=0`` picks a free port. The server stops when the block ends. For tests and for embedding

@@ -71,7 +71,7 @@ def infer_model(model: ModelLike) -> Model:
     """
     if isinstance(model, Model):
         return model
-    if not isinstance(model, str):
+    if not isinstance(model, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise ModelSetupError(f"model must be a 'vendor:model-name' string or a Model instance, got {model!r}")
     vendor, sep, name = model.partition(":")
     row = VENDORS.get(vendor)

@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 from urllib.parse import urlparse
@@ -45,7 +45,7 @@ class ModelSettings:
     """Send deterministic aliases for keys a vendor rejects (mapped back on the way in)."""
     max_tokens: int | None = None
     temperature: float | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=lambda: {})
     """Vendor request fields merged last, as they are (e.g. ``{"top_p": 0.9}``)."""
     output: OutputRequest | None = None
     """Structured output asked of this request (set by the agent loop from its output type)."""
@@ -170,7 +170,7 @@ _ALLOW = [True]
 
 
 @contextlib.contextmanager
-def allow_model_requests(allow: bool) -> Iterator[None]:
+def allow_model_requests(allow: bool) -> Generator[None, None, None]:
     """Allow or block requests to non-local vendor endpoints within a ``with`` block.
 
     Test suites block them (``allow_model_requests(False)`` in a fixture, or

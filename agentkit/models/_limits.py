@@ -37,13 +37,14 @@ class RequestLimits:
     here that honour the header: OpenAI, Anthropic, Cohere)."""
 
     def __post_init__(self) -> None:
+        # run-time checks of the fields: callers without a type checker pass anything
         for name in ("request", "stream_idle", "connect", "max_retry_wait"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, (int, float)) and value > 0):
                 raise ModelSetupError(
                     f"RequestLimits({name}=...) needs a positive number of seconds or None, got {value!r}"
                 )
-        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ModelSetupError(f"RequestLimits(max_retries=...) needs a whole number >= 0, got {self.max_retries!r}")
 
 

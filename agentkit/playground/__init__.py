@@ -50,11 +50,11 @@ def load_agent(target: str) -> Agent:
     A registry, tool or list of tools is wrapped in an agent on the ``"test"`` model (which calls every
     tool with generated arguments), so any toolset can be tried.
     """
-    from .._loader import load_object, load_registry
+    from .._loader import is_agent, load_object, load_registry
     from ..agent import Agent
 
     obj = load_object(target)
-    return obj if isinstance(obj, Agent) else Agent(name="playground", model="test", tools=load_registry(target))
+    return obj if is_agent(obj) else Agent(name="playground", model="test", tools=load_registry(target))
 
 
 def _hosts(host: str, port: int) -> list[str]:
@@ -131,8 +131,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """``agentkit dev TARGET [--host H] [--port P] [--allow-remote] [--token T] [--model M]``; the exit status."""
     try:
-        import starlette  # noqa: F401 - checked here so the error is one line
-        import uvicorn  # noqa: F401
+        # checked here so the error is one line
+        import starlette  # noqa: F401  # pyright: ignore[reportUnusedImport]
+        import uvicorn  # noqa: F401  # pyright: ignore[reportUnusedImport]
     except ImportError:
         print("agentkit dev: error: the playground needs: pip install 'agentkit-tools[ui]'", file=sys.stderr)
         return 1

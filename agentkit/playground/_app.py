@@ -31,10 +31,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .._jsonish import is_array, is_object
 from ..ui import MemoryRunStore, RunStore, UIInputError
-from ..ui._runs import exact_history
+from ..ui._runs import exact_history, read_json
 from ..ui._vercel_input import conversation_input
-from ..ui.asgi import _read_json, routes
+from ..ui.asgi import routes
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -81,9 +82,9 @@ async def _payload(agent: Agent, vendor: str, body: Any, store: RunStore) -> dic
     from ..providers import get_provider
     from ..testing import request_payload
 
-    messages = body.get("messages") if isinstance(body, dict) else None
+    messages = body.get("messages") if is_object(body) else None
     # the exact history the server recorded (real arguments, not the page's display values)
-    history = await exact_history(conversation_input(messages), store) if isinstance(messages, list) else []
+    history = await exact_history(conversation_input(messages), store) if is_array(messages) else []
     prompt: Any = history or _PLACEHOLDER
     try:
         return {"vendor": vendor, "payload": request_payload(agent, prompt, provider=vendor), "note": None}
@@ -173,8 +174,8 @@ def create_app(
 
     async def payload(request: Request) -> Response:
         try:
-            body = await _read_json(request)
-            vendor = body.get("vendor") if isinstance(body, dict) else None
+            body = await read_json(request)
+            vendor = body.get("vendor") if is_object(body) else None
             if not isinstance(vendor, str):
                 raise UIInputError("send {'vendor': name, 'messages': [...]}")
             return JSONResponse(await _payload(agent, vendor, body, chosen))

@@ -19,13 +19,14 @@ from typing import Any, ClassVar, Literal, Union
 from .._json_schema import JsonSchema
 from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import AgentSetupError, RegistryError, UnknownToolError
+from ..exceptions import AgentSetupError, RegistryError, StrictSchemaError, ToolChoiceError, UnknownToolError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..models._output import OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
 from ..tools import Tool
 from ._dialect import Dialect, DialectResult, Loss, PerDefinition
 from ._ids import IdRule
+from ._malformed import checked_call, guarded
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
 from ._output import with_output_prompt
@@ -47,6 +48,13 @@ ToolChoice = Union[Literal["auto", "none", "required"], str]
 
 Tools = Union[Registry, Sequence[ToolDefinition]]
 """What the public methods take: a `Registry`, or its definitions (`Registry.definitions`)."""
+
+
+_READERS = ("parse_response", "parse_tool_calls")
+
+
+def _vendor(provider: Provider) -> str:
+    return provider.name
 
 
 _AS_DICT_DEPTH = 64  # SDK objects sit near the top; below this a response is plain data (tool arguments)
@@ -128,6 +136,16 @@ class Provider(ABC):
     tool_search: ClassVar[Mapping[str, Any] | None] = None
     """The vendor's own tool search tool entry, sent beside tools in its native deferred form
     (``defer_loading: true``) when `FormatOptions.deferred` names some; None: the vendor has none."""
+    refuses_forced_strict: ClassVar[bool] = True
+    """Whether `format_tools` raises `StrictSchemaError` for a tool forced strict that the dialect rejects
+    (False where "strict" is a request-level mode whose rejections are not strict mode's, as Gemini's)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _READERS:  # a response of the wrong shape is a ModelAPIError, in every vendor's reading
+            method = cls.__dict__.get(name)
+            if method is not None:
+                setattr(cls, name, guarded(method, _vendor))
 
     def __init__(self) -> None:
         # keyed by the identity of a definitions tuple (held, so the id cannot be reused)
@@ -209,11 +227,13 @@ class Provider(ABC):
     def _payload(self, registry: Tools, options: FormatOptions) -> dict[str, Any]:
         """The cached fragment itself (shared, read-only): what the model clients send as it is."""
         toolset = self._tools(registry)
+        asked = options.strict
         options = self._request_options(toolset, options)
         payload = toolset.payloads.get(options)
         if payload is None:
             names = self._names_of(toolset, options.aliases)
             self._check_choice(toolset, options)
+            self._check_forced(toolset.definitions, asked)
             entries = [self.tool_definition(d, names.name_for(d.key), options.strict) for d in toolset.definitions]
             payload = self._tools_payload(entries, toolset.by_key, names, options)
             if options.deferred:
@@ -491,6 +511,7 @@ class Provider(ABC):
     def _finish_call(
         self, call: ToolCall, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None
     ) -> ToolCall:
+        call = checked_call(call, self.name)
         name = names.key_for(call.name) if names is not None else call.name
         arguments = call.arguments
         definition = tools.get(name) if tools is not None else None
@@ -499,6 +520,25 @@ class Provider(ABC):
         if name == call.name and arguments is call.arguments:
             return call
         return ToolCall(id=call.id, name=name, arguments=arguments, provider_details=call.provider_details)
+
+    def _check_forced(self, definitions: Sequence[ToolDefinition], strict: bool | None) -> None:
+        """Refuse to send a tool forced strict whose schema the vendor's strict mode cannot take.
+
+        Forced: `strict` True (the call's), or None and the tool's own True. Raised here, before the
+        payload exists, instead of as the vendor's HTTP 400 on every request; with ``strict=None`` such a
+        tool goes non-strict and `compatibility` reports why.
+
+        Raises:
+            StrictSchemaError: for the first such tool, listing what strict mode cannot express.
+        """
+        if strict is False or self.dialect is None or not self.refuses_forced_strict:
+            return
+        for definition in definitions:
+            if strict is True or definition.strict is True:
+                result = self.schema_dialect(definition, strict)
+                rejected = result.rejected if result.strict else ()
+                if rejected:
+                    raise StrictSchemaError(definition.key, self.name, [str(loss) for loss in rejected])
 
     def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
         keys = toolset.by_key
@@ -516,9 +556,11 @@ class Provider(ABC):
         for key in (*(options.active_tools or ()), *options.deferred, options.tool_choice):
             if key not in keys and key not in ("auto", "none", "required"):
                 raise UnknownToolError(key, list(keys), closest(key, keys))
+        if options.tool_choice == "required" and options.active_tools == ():
+            raise ToolChoiceError("tool_choice='required' with active_tools=[]: no tool could be called")
         named = options.tool_choice not in ("auto", "none", "required")
         if options.active_tools is not None and named and options.tool_choice not in options.active_tools:
-            raise RegistryError(
+            raise ToolChoiceError(
                 f"tool_choice={options.tool_choice!r} is not among active_tools={list(options.active_tools)!r}; "
                 "add it to active_tools or choose another tool"
             )
@@ -550,6 +592,10 @@ class Provider(ABC):
     @abstractmethod
     def _accumulator(self, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> StreamDecoder:
         """This vendor's stream decoder."""
+
+
+for _name in _READERS:
+    setattr(Provider, _name, guarded(getattr(Provider, _name), _vendor))
 
 
 def _fresh_containers(payload: dict[str, Any]) -> dict[str, Any]:

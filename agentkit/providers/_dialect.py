@@ -21,11 +21,15 @@ __all__ = [
     "DialectResult",
     "Loss",
     "LossLog",
+    "count_subschemas",
     "describe",
+    "fallback",
+    "inline_limit",
     "inline_refs",
     "inline_root_ref",
     "move_to_description",
     "object_root",
+    "try_inline_refs",
     "walk_schemas",
 ]
 
@@ -212,6 +216,16 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1") if ("~" in name or "/" in name) else name
 
 
+def fallback(schema: JsonSchema, log: LossLog, note: str = "sent non-strict") -> DialectResult:
+    """The non-strict `schema`, reporting why strict was not used: `log`'s rejections, each with `note`.
+
+    What ``strict=None`` gives when the strict rewrite would be refused: the tool still works, and a
+    compatibility report says which subschema kept it from being strict.
+    """
+    notes = tuple(Loss(loss.path, loss.keyword, f"{loss.change}; {note}") for loss in log.items if loss.rejected)
+    return DialectResult(schema=schema, strict=False, losses=notes)
+
+
 def move_to_description(node: JsonSchema, keyword: str, path: str, log: LossLog, *, label: str | None = None) -> None:
     """Remove `keyword` from `node`, append it to the node's description, and record the loss."""
     if keyword in node:
@@ -297,26 +311,78 @@ def is_recursive(schema: JsonSchema) -> bool:
     return False
 
 
-def inline_refs(schema: JsonSchema, log: LossLog | None = None) -> JsonSchema:
+class _OverLimitError(Exception):
+    """Inlining would grow the schema past its limit (control flow of `try_inline_refs`)."""
+
+
+def count_subschemas(schema: Any) -> int:
+    """How many dicts `schema` holds, itself included (a cheap size measure, references not followed)."""
+    total, stack = 0, [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            total += 1
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return total
+
+
+def inline_limit(schema: JsonSchema) -> int:
+    """How many subschemas inlining `schema`'s references may produce: ten times its own size, at least 1,000.
+
+    Definitions used once or twice inline well within it; a model used twice at each of twelve levels
+    would make 8,000 copies of the deepest one (a 2.6 MB payload), which is what the limit stops.
+    """
+    return 10 * count_subschemas(schema) + 1000
+
+
+def try_inline_refs(schema: JsonSchema, log: LossLog | None = None) -> JsonSchema | None:
+    """`inline_refs`, or None when inlining would grow the schema past `inline_limit` (keep the references)."""
+    try:
+        return inline_refs(schema, log, on_limit="stop")
+    except _OverLimitError:
+        return None
+
+
+def inline_refs(
+    schema: JsonSchema, log: LossLog | None = None, *, limit: int | None = None, on_limit: str = "cut"
+) -> JsonSchema:
     """A copy of `schema` with local ``$ref``s replaced by their targets and ``$defs`` removed.
 
     Recursive references cannot be inlined: they are cut at the second visit (replaced by ``{}``, an
-    "any" schema) and recorded in `log` as a loss.
+    "any" schema) and recorded in `log` as a loss. Inlining copies a definition once per use, so a
+    definition used several times at several levels multiplies: at most `limit` subschemas are made
+    (default `inline_limit`). Past it, the remaining references are cut as recursive ones are
+    (recorded); `try_inline_refs` gives up instead, for a caller that can keep the references.
     """
+    budget = inline_limit(schema) if limit is None else limit
+    made = 0
     root = copy.deepcopy(schema)
     defs = {**root.pop("definitions", {}), **root.pop("$defs", {})}
 
     def expand(node: Any, stack: tuple[str, ...], path: str) -> Any:
+        nonlocal made
         if isinstance(node, list):
             return [expand(v, stack, f"{path}/{i}") for i, v in enumerate(node)]
         if not isinstance(node, dict):
             return node
+        made += 1
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
             name = ref.rsplit("/", 1)[-1]
-            if name in stack or name not in defs:
+            over = made > budget
+            if over and on_limit == "stop":
+                raise _OverLimitError
+            if name in stack or name not in defs or over:
                 if log is not None:
-                    log.add(path, "$ref", f"to recursive {name!r} cut (any value accepted there)")
+                    why = (
+                        f"to {name!r} cut (any value accepted there): inlining every use would make the schema "
+                        f"grow past {budget} subschemas"
+                        if over and name not in stack and name in defs
+                        else f"to recursive {name!r} cut (any value accepted there)"
+                    )
+                    log.add(path, "$ref", why)
                 rest = {k: v for k, v in node.items() if k != "$ref"}
                 return expand(rest, stack, path)
             target = expand(copy.deepcopy(defs[name]), (*stack, name), path)

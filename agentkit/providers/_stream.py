@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..exceptions import ModelAPIError
 from ..messages import ModelResponse, ToolCall
 from ..models._base import ModelStreamEvent, ToolCallArgsDelta
+from ._malformed import guarded
 
 if TYPE_CHECKING:
     from ..definitions import ToolDefinition
@@ -25,6 +26,12 @@ if TYPE_CHECKING:
     from ._names import NameMap
 
 __all__ = ["StreamAccumulator", "StreamDecoder", "ToolCallDelta"]
+
+_READERS = ("feed", "decode", "flush", "response", "tool_calls")
+
+
+def _model(decoder: StreamAccumulator) -> str:
+    return getattr(decoder, "model_name", None) or decoder._provider.name
 
 
 @dataclass
@@ -53,6 +60,13 @@ class StreamAccumulator:
 
     Vendor modules subclass this and implement `feed`, calling `_start`, `_append` and `_set_args`.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _READERS:  # an event of the wrong shape is a ModelAPIError, in every vendor's decoder
+            method = cls.__dict__.get(name)
+            if method is not None:
+                setattr(cls, name, guarded(method, _model))
 
     def __init__(self, provider: Provider, names: NameMap | None, tools: Mapping[str, ToolDefinition] | None) -> None:
         self._provider = provider
@@ -187,3 +201,9 @@ class StreamDecoder(StreamAccumulator):
     def _call_dicts(self) -> list[tuple[int, _PartialCall]]:
         """The calls so far, in index order, with a name (what a rebuilt response lists)."""
         return [(index, call) for index, call in sorted(self._calls.items()) if call.name is not None]
+
+
+for _cls in (StreamAccumulator, StreamDecoder):
+    for _name in _READERS:
+        if _name in _cls.__dict__:
+            setattr(_cls, _name, guarded(_cls.__dict__[_name], _model))

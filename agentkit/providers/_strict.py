@@ -30,6 +30,7 @@ from ._dialect import (
     is_recursive,
     move_to_description,
 )
+from ._regex import unsupported_features
 
 __all__ = ["Moves", "StrictRules", "inline_ref_siblings", "make_nullable", "make_strict"]
 
@@ -51,13 +52,52 @@ class StrictRules:
     keep_default: bool = False
     """Whether ``default`` may stay in the schema (else it is moved into the description)."""
     inline_ref_siblings: bool = False
-    """Whether a ``$ref`` beside other keywords is replaced by its (strict) target (OpenAI refuses it)."""
+    """Whether a ``$ref`` beside other keywords is rewritten so that no ``$ref`` has siblings (OpenAI refuses
+    them): see `inline_ref_siblings`."""
+    require_type: bool = False
+    """Whether every subschema must say what it is (``type``, ``anyOf`` or ``$ref``), as OpenAI's strict mode
+    demands ("schema must have a 'type' key"). A type that follows from the node is added (``enum``/``const``
+    values, ``properties`` -> object, ``items`` -> array, a typed parent of ``anyOf`` members); an untyped
+    ("any value") subschema cannot be strict and is recorded as rejected."""
+    unsupported_patterns: frozenset[str] = frozenset()
+    """`agentkit.providers._regex` features the strict engine cannot take: such a ``pattern`` moves into
+    the description."""
 
     special: frozenset[str] = field(init=False, repr=False, compare=False)
     """Every keyword the three sets above name (computed once: most subschemas hold none of them)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "special", self.describe | self.drop | self.reject)
+
+
+_TYPED = ("type", "anyOf", "$ref")
+_ANNOTATIONS = ("description", "title", "examples", "deprecated", "readOnly", "writeOnly", "$comment")
+
+
+def _json_type(value: Any) -> str | None:
+    """The JSON type of an ``enum``/``const`` value (None for objects and arrays, which need more than a type)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def _value_types(values: list[Any]) -> str | list[str] | None:
+    """``type`` for a node holding only these enum values (None when one is an object or an array)."""
+    kinds = list(dict.fromkeys(_json_type(v) for v in values))
+    if not kinds or None in kinds:
+        return None
+    if "integer" in kinds and "number" in kinds:
+        kinds.remove("integer")  # a JSON number covers both
+    names = [k for k in kinds if k is not None]
+    return names[0] if len(names) == 1 else names
 
 
 def _accepts_null(node: JsonSchema) -> bool:
@@ -83,8 +123,9 @@ def make_nullable(node: JsonSchema) -> JsonSchema:
         return out
     if isinstance(kind, list):
         return {**node, "type": [*kind, "null"]}
-    # $ref, const, enum without type, allOf...: wrap, keeping the description on the outside
-    annotations = {k: node[k] for k in ("description",) if k in node}
+    # $ref, const, enum without type, allOf...: wrap, keeping the annotations on the outside (so that
+    # a wrapped $ref has no siblings left)
+    annotations = {k: node[k] for k in _ANNOTATIONS if k in node}
     inner = {k: v for k, v in node.items() if k not in annotations}
     return {"anyOf": [inner, {"type": "null"}], **annotations}
 
@@ -118,8 +159,8 @@ def make_strict(
         log.add("", "$ref", "recursive schema not supported in strict mode", rejected=True)
     builder = _Builder(log, rules, moves or {}, share)
     out: JsonSchema = builder.build(root, "")
-    if rules.inline_ref_siblings and (builder.ref_siblings or "$defs" in out or "definitions" in out):
-        out = inline_ref_siblings(out)
+    if builder.ref_siblings or (rules.inline_ref_siblings and ("$defs" in out or "definitions" in out)):
+        out = inline_ref_siblings(out, log, alone=rules.inline_ref_siblings)
     return out
 
 
@@ -182,6 +223,10 @@ class _Builder:
         if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node):
             return False
         kind = node.get("type")
+        if kind is None and self.rules.require_type and "$ref" not in node:
+            return False
+        if self.rules.unsupported_patterns and "pattern" in node:
+            return False
         return not (kind == "object" or (isinstance(kind, list) and "object" in kind))
 
     def visit(self, node: JsonSchema, path: str) -> None:
@@ -200,9 +245,45 @@ class _Builder:
                 drop_keyword(node, keyword, path, log)
             for keyword in sorted(rules.reject & node.keys()):
                 log.add(path, keyword, "not supported in strict mode", rejected=True)
+        pattern = node.get("pattern")
+        if rules.unsupported_patterns and isinstance(pattern, str):
+            lacking = unsupported_features(pattern, rules.unsupported_patterns)
+            if lacking:
+                describe(node, "pattern")
+                log.add(
+                    path, "pattern", f"moved into the description (strict mode cannot enforce {', '.join(lacking)})"
+                )
+        if rules.require_type:
+            self.typed(node, path)
         kind = node.get("type")
         if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node:
             self.strict_object(node, path)
+
+    def typed(self, node: JsonSchema, path: str) -> None:
+        """Give `node` the type that follows from it, or record that strict mode cannot express it."""
+        kind = node.get("type")
+        members = node.get("anyOf")
+        if kind is not None and isinstance(members, list):
+            # members that only add constraints to a typed parent take its type: same meaning
+            node["anyOf"] = [
+                {**m, "type": kind} if isinstance(m, dict) and not any(k in m for k in _TYPED) else m for m in members
+            ]
+        if kind is not None or "anyOf" in node or "$ref" in node:
+            return
+        if "enum" in node or "const" in node:
+            values = node["enum"] if "enum" in node else [node["const"]]
+            inferred = _value_types(values) if isinstance(values, list) and values else None
+            if inferred is None:
+                keyword = "enum" if "enum" in node else "const"
+                self.log.add(path, keyword, "values that are objects or arrays cannot be strict", rejected=True)
+            else:
+                node["type"] = inferred  # what the values are anyway: nothing lost
+            return
+        if "properties" in node or "items" in node or "prefixItems" in node:
+            node["type"] = "object" if "properties" in node else "array"
+            self.log.add(path, "type", f"{node['type']!r} added (strict mode needs a type on every subschema)")
+            return
+        self.log.add(path, "type", "an untyped (any value) schema cannot be expressed in strict mode", rejected=True)
 
     def strict_object(self, node: JsonSchema, path: str) -> None:
         rules, log = self.rules, self.log
@@ -212,13 +293,14 @@ class _Builder:
             log.add(
                 path, "additionalProperties", "free-form map values cannot be expressed in strict mode", rejected=True
             )
-        elif "properties" not in node and extra is not False and path:
+        elif extra is True or extra == {}:
+            # closing it would let the model send only the listed keys (only {} when there are none)
+            log.add(path, "additionalProperties", "an open object (any extra keys) cannot be strict", rejected=True)
+        elif not raw and extra is None and path:
             # (the root `{"type": "object"}` of a tool means "no arguments", not a free-form object)
             log.add(
                 path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True
             )
-        elif extra is True or extra == {}:
-            log.add(path, "additionalProperties", "extra keys no longer accepted (strict mode forbids them)")
         node["additionalProperties"] = False
         props: dict[str, Any]
         if isinstance(raw, dict):
@@ -252,51 +334,106 @@ class _Builder:
         node["required"] = list(props)
 
 
-def inline_ref_siblings(schema: JsonSchema) -> JsonSchema:
-    """Strict mode refuses ``$ref`` next to other keywords: put the target's keywords in its place.
+def inline_ref_siblings(schema: JsonSchema, log: LossLog | None = None, *, alone: bool = True) -> JsonSchema:
+    """Rewrite each ``$ref`` that has keywords beside it, in linear size, for strict mode.
 
-    Done as openai-python's ``to_strict_json_schema`` does (the target is already strict, since
-    ``$defs`` were rewritten too). A reference back into a definition being inlined is wrapped as
-    ``{"anyOf": [{"$ref": ...}], ...siblings}`` instead, so recursion stays finite. Nothing is lost.
-    Pure: changed nodes are new dicts, unchanged ones are returned as they are.
+    With `alone` (OpenAI refuses ``$ref`` next to other keywords), siblings that only annotate
+    (``description``, ``title``, ...) stay where they are and the reference moves into a one-member
+    ``anyOf`` (``{"anyOf": [{"$ref": ...}], "description": ...}``): the same meaning, and the definition
+    is not copied; without it they stay beside the ``$ref``. Inlining every target instead, as openai-python's
+    ``to_strict_json_schema`` does, copies a definition once per use and each of its own references in
+    turn: 12 levels of a model used twice per level came to 2.6 MB. Siblings that constrain
+    (``properties``, ``required``, ``type`` ...) apply together with the target, so the target's keywords
+    are merged with them: properties side by side, ``required`` joined (the target's required fields stay
+    required). The merged copy is shallow: the target's own subschemas, references included, are shared,
+    not expanded again. Pure: changed nodes are new dicts, unchanged ones are returned as they are.
     """
-    # the definitions as make_strict left them: they may refer to themselves
-    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    sections = [key for key in ("$defs", "definitions") if isinstance(schema.get(key), dict)]
+    defs: dict[str, Any] = {name: body for key in sections for name, body in schema[key].items()}
+    fixed: dict[str, Any] = {}
+    active: set[str] = set()
 
-    def fix(node: Any, stack: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            items = [fix(item, stack) for item in node]
-            return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    def target(name: str) -> Any:
+        # a definition with its own references fixed, once; None while it is being fixed (a cycle)
+        if name in fixed:
+            return fixed[name]
+        if name in active or not isinstance(defs.get(name), dict):
+            return None
+        active.add(name)
+        fixed[name] = fix(defs[name], f"/$defs/{name}")
+        active.discard(name)
+        return fixed[name]
+
+    def fix(node: Any, path: str) -> Any:
         if not isinstance(node, dict):
             return node
-        out = node
         ref = node.get("$ref")
-        if isinstance(ref, str) and len(node) > 1 and ref.startswith(("#/$defs/", "#/definitions/")):
-            name = ref.rsplit("/", 1)[-1]
-            siblings = {k: v for k, v in node.items() if k != "$ref"}
-            if name in stack or not isinstance(defs.get(name), dict):
-                out = {"anyOf": [{"$ref": ref}]}
-            else:
-                out = dict(defs[name])
-                stack = (*stack, name)
-            out.update(siblings)
-        changed: dict[str, Any] | None = None
-        for key, value in out.items():
-            if key in _DATA_KEYWORDS:
-                continue
-            new = fix(value, stack)
-            if new is not value:
-                if changed is None:
-                    changed = {}
-                changed[key] = new
-        if changed:
-            if out is node:
-                out = dict(node)  # copy on write: the node may be shared with the input
-            out.update(changed)
-        return out
+        if isinstance(ref, str) and len(node) > 1:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            siblings = _fix_children(rest, path, fix)
+            constraints = [k for k in siblings if k not in _ANNOTATIONS]
+            local = ref.startswith(("#/$defs/", "#/definitions/"))
+            body = target(ref.rsplit("/", 1)[-1]) if constraints and local else None
+            if body is not None:
+                return _merged(body, siblings, path, log)
+            if alone:
+                return {"anyOf": [{"$ref": ref}], **siblings}
+            return node if siblings is rest else {"$ref": ref, **siblings}
+        return _fix_children(node, path, fix)
 
-    result: JsonSchema = fix(schema, ())
-    return result
+    out: JsonSchema = {}
+    for key, value in schema.items():
+        if key in sections:
+            out[key] = {
+                name: fixed_body if (fixed_body := target(name)) is not None else body for name, body in value.items()
+            }
+        else:
+            out[key] = _fix_children({key: value}, "", fix)[key]
+    return out if any(out[k] is not schema[k] for k in schema) else schema
+
+
+def _fix_children(node: JsonSchema, path: str, fix: Any) -> JsonSchema:
+    """`node` with `fix` applied to each subschema it holds (copied only when one changed)."""
+    changed: dict[str, Any] | None = None
+    for key in _CHILDREN.intersection(node):
+        value = node[key]
+        new: Any = value
+        if key in _MAP_KEYS:
+            if isinstance(value, dict):
+                items = {name: fix(sub, f"{path}/{key}/{_escape(name)}") for name, sub in value.items()}
+                new = items if any(items[n] is not value[n] for n in value) else value
+        elif key in _LIST_KEYS:
+            if isinstance(value, list):
+                members = [fix(sub, f"{path}/{key}/{i}") for i, sub in enumerate(value)]
+                new = members if any(a is not b for a, b in zip(members, value, strict=True)) else value
+        else:
+            new = fix(value, f"{path}/{key}")
+        if new is not value:
+            if changed is None:
+                changed = {}
+            changed[key] = new
+    if not changed:
+        return node
+    return {**node, **changed}
+
+
+def _merged(body: JsonSchema, siblings: JsonSchema, path: str, log: LossLog | None) -> JsonSchema:
+    """A ``$ref`` target and the constraints beside it as one node (both apply, as JSON Schema says)."""
+    out = dict(body)
+    for key, value in siblings.items():
+        mine = out.get(key)
+        if key == "properties" and isinstance(mine, dict) and isinstance(value, dict):
+            both = [name for name in value if name in mine and mine[name] != value[name]]
+            if both and log is not None:
+                log.add(path, "properties", f"{both!r} of the $ref target replaced by the ones beside it")
+            out[key] = {**mine, **value}
+        elif key == "required" and isinstance(mine, list) and isinstance(value, list):
+            out[key] = list(dict.fromkeys([*mine, *value]))  # the target's required fields stay required
+        else:
+            out[key] = value
+    if isinstance(out.get("properties"), dict) and out.get("additionalProperties") is False:
+        out["required"] = list(out["properties"])  # strict: every property listed (optional ones are nullable)
+    return out
 
 
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "description", "required"})

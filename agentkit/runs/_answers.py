@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from typing_extensions import is_typeddict
 
@@ -34,10 +34,10 @@ def json_schema_of(source: type[Any] | Mapping[str, Any]) -> JsonSchema:
         return dict(source)
     from pydantic import BaseModel, TypeAdapter
 
-    if isinstance(source, type) and (
+    if isinstance(source, type) and (  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         issubclass(source, BaseModel) or dataclasses.is_dataclass(source) or is_typeddict(source)
     ):
-        return strip_titles(TypeAdapter(source).json_schema(mode="validation"))  # type: ignore[no-any-return]
+        return cast(JsonSchema, strip_titles(TypeAdapter(source).json_schema(mode="validation")))
     raise TypeError(f"schema= must be a pydantic model, dataclass, TypedDict or JSON Schema dict, got {source!r}")
 
 
@@ -47,7 +47,9 @@ def check_answer(schema: Mapping[str, Any] | None, data: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
-    errors = sorted(Draft202012Validator(dict(schema)).iter_errors(data), key=lambda e: list(e.absolute_path))
+    validator = Draft202012Validator(dict(schema))
+    # jsonschema ships no types for iter_errors' ValidationError fields
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))  # pyright: ignore[reportUnknownMemberType]
     return [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
 
 

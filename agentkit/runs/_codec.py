@@ -11,10 +11,11 @@ from __future__ import annotations as _annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union, cast
 
 from .._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
 from .._agent.results import PendingApproval, PendingItem, Step
+from .._jsonish import is_array, is_mapping
 from ..exceptions import SnapshotError, ToolOutputError
 from ..messages import (
     AssistantMessage,
@@ -62,7 +63,7 @@ def _adapter(kind: str) -> TypeAdapter[Any]:
         message = Annotated[
             Union[SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage], Field(discriminator="role")
         ]
-        return TypeAdapter(list[message], config=config)
+        return TypeAdapter(list[message], config=config)  # pyright: ignore[reportInvalidTypeForm]  # built at run time
     if kind == "results":
         return TypeAdapter(list[ToolResult], config=config)
     if kind == "pending":
@@ -70,7 +71,7 @@ def _adapter(kind: str) -> TypeAdapter[Any]:
             Union[PendingApproval, PendingSuspension, PendingClientCall, PendingBackground],
             Field(discriminator="kind"),
         ]
-        return TypeAdapter(list[item], config=config)
+        return TypeAdapter(list[item], config=config)  # pyright: ignore[reportInvalidTypeForm]  # built at run time
     if kind == "usage":
         return TypeAdapter(Usage)
     raise AssertionError(kind)
@@ -99,24 +100,24 @@ def encode_messages(messages: Sequence[Message], tools: Tools) -> list[Any]:
         ToolResultsMessage(_with_json_outputs(m.results, tools)) if isinstance(m, ToolResultsMessage) else m
         for m in messages
     ]
-    return _adapter("messages").dump_python(shallow, mode="json", exclude_none=True)  # type: ignore[no-any-return]
+    return cast("list[Any]", _adapter("messages").dump_python(shallow, mode="json", exclude_none=True))
 
 
 def decode_messages(data: Any) -> list[Message]:
     """A history from JSON data; tool outputs stay JSON values until `restore_outputs`."""
-    return _validate("messages", data, "messages")  # type: ignore[no-any-return]
+    return cast("list[Message]", _validate("messages", data, "messages"))
 
 
 def encode_results(results: Sequence[ToolResult], tools: Tools) -> list[Any]:
     """Tool results as JSON data."""
-    return _adapter("results").dump_python(  # type: ignore[no-any-return]
-        _with_json_outputs(results, tools), mode="json", exclude_none=True
+    return cast(
+        "list[Any]", _adapter("results").dump_python(_with_json_outputs(results, tools), mode="json", exclude_none=True)
     )
 
 
 def decode_results(data: Any, where: str) -> list[ToolResult]:
     """Tool results from JSON data."""
-    return _validate("results", data, where)  # type: ignore[no-any-return]
+    return cast("list[ToolResult]", _validate("results", data, where))
 
 
 def encode_pending(pending: Sequence[PendingItem]) -> list[Any]:
@@ -139,7 +140,7 @@ def encode_pending(pending: Sequence[PendingItem]) -> list[Any]:
 
 def decode_pending(data: Any) -> list[PendingItem]:
     """Pending items from JSON data."""
-    return _validate("pending", data, "pending")  # type: ignore[no-any-return]
+    return cast("list[PendingItem]", _validate("pending", data, "pending"))
 
 
 def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tools) -> list[Any]:
@@ -165,11 +166,11 @@ def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tool
 
 def decode_steps(data: Any, messages: Sequence[Message]) -> list[Step]:
     """Steps from JSON data, sharing the message objects of `messages` they refer to."""
-    if not isinstance(data, list):
+    if not is_array(data):
         raise SnapshotError("the snapshot's 'steps' must be a list")
     steps: list[Step] = []
     for n, entry in enumerate(data):
-        if not isinstance(entry, Mapping):
+        if not is_mapping(entry):
             raise SnapshotError(f"the snapshot's steps[{n}] must be an object")
         message = _referenced(entry.get("message"), messages, AssistantMessage, f"steps[{n}].message")
         if not isinstance(message, AssistantMessage):
@@ -246,7 +247,7 @@ def decode_settings(data: Any) -> ModelSettings:
     """`ModelSettings` from JSON data."""
     from ..models import ModelSettings
 
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise SnapshotError("settings must be an object")
     fields = dict(data)
     active = fields.get("active_tools")

@@ -19,10 +19,11 @@ import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from .._agent.hooks import BACKGROUND
 from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
+from .._jsonish import is_array, is_mapping
 from ..events import RunStatus
 from ..exceptions import ResumeError, SnapshotError
 from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage, Usage
@@ -66,7 +67,8 @@ SnapshotKey = Union[bytes, str, Sequence[Union[bytes, str]]]
 """A signing key, or several (the first signs, any verifies: rotate keys without stranding paused runs)."""
 
 
-def _keys(key: Any) -> list[bytes]:
+def signing_keys(key: Any) -> list[bytes]:
+    """`key` (a key, several, or None) as bytes keys, the first signing; `ValueError` for one under 16 bytes."""
     if key is None:
         return []
     if isinstance(key, (bytes, str)):
@@ -156,7 +158,7 @@ class RunSnapshot:
     @property
     def status(self) -> RunStatus:
         """Why the run paused (``"awaiting_approval"``, ``"suspended"``, ``"awaiting_client"``, ...)."""
-        return self.document["status"]  # type: ignore[no-any-return]
+        return cast(RunStatus, self.document["status"])
 
     @property
     def text(self) -> str:
@@ -189,7 +191,7 @@ class RunSnapshot:
         Raises:
             SnapshotError: the snapshot is unsigned, or was signed with another key, or was edited.
         """
-        keys = _keys(key)
+        keys = signing_keys(key)
         signature = self.document.get("signature")
         if not isinstance(signature, str):
             raise SnapshotError(
@@ -204,7 +206,7 @@ class RunSnapshot:
 
 
 def _check_shape(document: Any) -> None:
-    if not isinstance(document, Mapping) or document.get("format") != FORMAT:
+    if not is_mapping(document) or document.get("format") != FORMAT:
         raise SnapshotError(f"not an agentkit run snapshot (expected an object with format={FORMAT!r})")
     version = document.get("version")
     if not isinstance(version, int) or version < 1:
@@ -236,7 +238,7 @@ def snapshot_of(
         ResumeError: the result is not paused, or it was copied or unpickled (its tools are unknown: use
             ``agent.snapshot(result)``).
     """
-    state = result._state
+    state = result._state  # pyright: ignore[reportPrivateUsage]  # runs/ writes the loop's private run state
     if result.status not in PAUSED_STATUSES or state is None or state.pause_token is None:
         raise ResumeError(f"only a paused run has a snapshot (status {result.status!r})")
     if tools is None:
@@ -247,7 +249,7 @@ def snapshot_of(
         )
     if key is None and state.signing_key is not None:
         key = state.signing_key()
-    signing = _keys(key)
+    signing = signing_keys(key)
     document = result_document(result, tools)
     if signing:
         document["signature"] = _sign(document, signing[0])
@@ -256,7 +258,7 @@ def snapshot_of(
 
 def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
     """Any run result as a snapshot-shaped JSON document (unsigned; ``pause_id`` is None unless paused)."""
-    state = result._state
+    state = result._state  # pyright: ignore[reportPrivateUsage]  # runs/ writes the loop's private run state
     if state is None:
         raise ResumeError("this result has no run state to write (it was not returned by a run)")
     messages = result.messages
@@ -273,7 +275,7 @@ def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]])
         "usage": dataclasses.asdict(result.usage),  # every count, the cache and reasoning details too
         "state": _encode_state(state, tools),
         # the subagents' model responses: what the run's cost() adds to its own steps'
-        "subagent_responses": [encode_response(r, tools) for r in result._subagent_responses],
+        "subagent_responses": [encode_response(r, tools) for r in result._subagent_responses],  # pyright: ignore[reportPrivateUsage]
         "pending": encode_pending(result.pending),
         "tools": {k: fingerprint(t) for k, t in tools.items()},
     }
@@ -327,7 +329,7 @@ def _decode_control(data: Any) -> dict[str, Any]:
 
     if data is None:
         return {}
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise TypeError("'control' must be an object")
     deferred = data.get("deferred")
     step_tools = data.get("step_tools")
@@ -338,7 +340,7 @@ def _decode_control(data: Any) -> dict[str, Any]:
         "require_approval": bool(data.get("require_approval", False)),
         "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
         "limits": RunLimits(**dict(data.get("limits", {}))),
-        "deferred": frozenset(str(k) for k in deferred) if isinstance(deferred, list) else deferred,
+        "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
     }
 
@@ -371,7 +373,7 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
         SnapshotError: a bad signature (with `key`), another agent's snapshot, changed tools, a malformed
             document.
     """
-    if _keys(key):
+    if signing_keys(key):
         snapshot.verify(key)
     document = snapshot.document
     if document["agent_id"] != agent_id:
@@ -409,7 +411,7 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
 def _check_tools(
     recorded: Any, messages: Sequence[Message], pending: Iterable[PendingItem], tools: Mapping[str, Tool[..., Any]]
 ) -> None:
-    if not isinstance(recorded, Mapping):
+    if not is_mapping(recorded):
         raise SnapshotError("the snapshot's 'tools' must map tool keys to fingerprints")
     used = {c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
     used |= {r.name for m in messages if isinstance(m, ToolResultsMessage) for r in m.results}
@@ -436,7 +438,7 @@ def _check_tools(
 
 
 def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunState:
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         raise SnapshotError("the snapshot's 'state' must be an object")
     try:
         settings = decode_settings(data["settings"])

@@ -26,7 +26,8 @@ async with durable.worker(client):                       # a worker (in this pro
 from __future__ import annotations as _annotations
 
 try:
-    import temporalio  # noqa: F401 - fail here, with the install hint, rather than deep inside
+    # fail here, with the install hint, rather than deep inside
+    import temporalio  # noqa: F401  # pyright: ignore[reportUnusedImport]
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("agentkit.temporal needs the Temporal SDK: pip install 'agentkit-tools[temporal]'") from exc
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio.common import RetryPolicy
 
 from .._text import closest
-from ..agent import Agent, Approval, Prompt, _as_messages
+from ..agent import Agent, Approval, Prompt, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own
 from ..exceptions import AgentSetupError, ResumeError, ToolError
 from ..runs._codec import decode_pending, encode_messages
 
@@ -185,7 +185,7 @@ class RunState:
     """What a Temporal run is doing: ``"running"``, a paused status, or how it ended; and what it waits for."""
 
     status: str
-    pending: list[PendingItem] = field(default_factory=list)
+    pending: list[PendingItem] = field(default_factory=lambda: [])
 
 
 class TemporalRun:
@@ -217,7 +217,8 @@ class TemporalRun:
         from temporalio.service import RPCError
 
         try:
-            data = await self.handle.execute_update("wait")
+            # temporalio leaves an overload of execute_update (one we do not call) partly untyped
+            data = await self.handle.execute_update("wait")  # pyright: ignore[reportUnknownMemberType]
         except RPCError:  # the workflow has ended: an update cannot reach it, a query still can
             return await self.state()
         return RunState(data["status"], decode_pending(data["pending"]))
@@ -235,7 +236,7 @@ class TemporalRun:
         kinds = {p.call_id: p.kind for p in state.pending}
         payload = _encode_answers(answers, kinds)
         try:
-            await self.handle.execute_update("resume", payload)
+            await self.handle.execute_update("resume", payload)  # pyright: ignore[reportUnknownMemberType]
         except WorkflowUpdateFailedError as exc:
             cause = exc.cause
             raise ResumeError(getattr(cause, "message", None) or str(cause or exc)) from None
@@ -303,8 +304,8 @@ def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, 
         DURABLE[durable.agent.id] = durable
     # agentkit imports these lazily (schemas of explicit JSON Schema tools, suspensions): load them now, outside
     # the sandbox, and pass them through with agentkit itself
-    import docstring_parser  # noqa: F401
-    import jsonschema  # noqa: F401
+    import docstring_parser  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    import jsonschema  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*_PASSTHROUGH)
     options.setdefault("workflow_runner", SandboxedWorkflowRunner(restrictions=restrictions))

@@ -140,7 +140,8 @@ class AgentRunWorkflow:
                     max_steps=request.get("max_steps"),
                     cancel=self._cancel,
                 )
-                result = await agent._start(prompt, options, None)
+                # the durable workflow drives the agent's own run entry point (agentkit's, on purpose)
+                result = await agent._start(prompt, options, None)  # pyright: ignore[reportPrivateUsage]
                 while result.paused and result.status != "cancelled":
                     self._paused, self._status, self._answers = result, result.status, None
                     await workflow.wait_condition(lambda: self._answers is not None or self._cancel.is_set())

@@ -14,6 +14,7 @@ both in this process, `SQLiteRunStore` on disk for every worker process of the m
 
 from __future__ import annotations as _annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage
 from ..runs import MemoryRunStore, RunSnapshot, RunStore
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+
     from ..agent import Agent, AgentStream, Approval
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "RunStore",
     "UIInputError",
     "exact_history",
+    "read_json",
     "start_stream",
 ]
 
@@ -64,14 +68,14 @@ class RunInput:
     """
 
     thread_id: str | None = None
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=lambda: [])
     anchor_id: str | None = None
-    tail: list[Message] = field(default_factory=list)
+    tail: list[Message] = field(default_factory=lambda: [])
     resume_run_id: str | None = None
-    approvals: dict[str, Approval] = field(default_factory=dict)
-    client_results: dict[str, ClientToolResult] = field(default_factory=dict)
+    approvals: dict[str, Approval] = field(default_factory=lambda: {})
+    client_results: dict[str, ClientToolResult] = field(default_factory=lambda: {})
     """Outputs of client tools the UI ran, by call id."""
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=lambda: {})
     """Answers to suspended calls (`ToolContext.suspend`), by call id."""
     resumed: RunSnapshot | None = None
     """Set by `start_stream` to the paused run it claimed (e.g. to report only the new run's usage)."""
@@ -216,3 +220,14 @@ def _turn_results(paused: RunSnapshot) -> list[ToolResult]:
 def new_id(prefix: str) -> str:
     """A fresh random id such as ``msg_3f2a...`` (unguessable: it is the key to a paused run)."""
     return f"{prefix}_{secrets.token_hex(12)}"
+
+
+async def read_json(request: Request) -> Any:
+    """The request's JSON body; `UIInputError` (415/400) for another content type or malformed JSON."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise UIInputError(f"send the request as JSON (Content-Type: application/json), got {content_type!r}", 415)
+    try:
+        return json.loads(await request.body())
+    except ValueError as exc:
+        raise UIInputError(f"the request body is not valid JSON: {exc}") from None

@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._jsonish import is_array, is_mapping
 from ..messages import (
     AssistantMessage,
     ContentPart,
@@ -51,10 +52,10 @@ def _text(value: Any) -> str:
 
 
 def _check_message(position: int, message: Any) -> Mapping[str, Any]:
-    if not isinstance(message, Mapping):
+    if not is_mapping(message):
         raise UIInputError(f"messages[{position}] must be an object (a UIMessage), got {type(message).__name__}")
     parts = message.get("parts")
-    if message.get("role") not in ("user", "assistant", "system") or not isinstance(parts, list):
+    if message.get("role") not in ("user", "assistant", "system") or not is_array(parts):
         raise UIInputError(
             f"messages[{position}] must be a UIMessage with role 'user', 'assistant' or 'system' and a list of "
             "parts (ai v5+; the v4 'content' format is not supported)"
@@ -117,7 +118,7 @@ def _assistant_messages(parts: Sequence[Mapping[str, Any]]) -> list[Message]:
         elif _is_tool_part(part) and part.get("state") in _FINAL_STATES:
             # unanswered calls are left out: every vendor rejects a call without a result
             shown = part.get("input")
-            arguments = dict(shown) if isinstance(shown, Mapping) else {}  # a redacted input may be any value
+            arguments = dict(shown) if is_mapping(shown) else {}  # a redacted input may be any value
             call = ToolCall(str(part.get("toolCallId", "")), _tool_name(part), arguments)
             calls.append(call)
             results.append(_tool_result(part, call))
@@ -130,7 +131,7 @@ def ui_messages_to_history(messages: Sequence[Any], start: int = 0) -> list[Mess
     history: list[Message] = []
     for position in range(start, len(messages)):
         message = _check_message(position, messages[position])
-        parts = [p for p in message["parts"] if isinstance(p, Mapping)]
+        parts = [p for p in message["parts"] if is_mapping(p)]
         if message["role"] == "user":
             user = _user_message(position, parts)
             if user is not None:
@@ -143,9 +144,9 @@ def ui_messages_to_history(messages: Sequence[Any], start: int = 0) -> list[Mess
 def _last_step(parts: Sequence[Any]) -> list[Mapping[str, Any]]:
     start = 0
     for index, part in enumerate(parts):
-        if isinstance(part, Mapping) and part.get("type") == "step-start":
+        if is_mapping(part) and part.get("type") == "step-start":
             start = index + 1
-    return [p for p in parts[start:] if isinstance(p, Mapping)]
+    return [p for p in parts[start:] if is_mapping(p)]
 
 
 def _decisions(message: Mapping[str, Any]) -> RunInput:
@@ -160,7 +161,7 @@ def _decisions(message: Mapping[str, Any]) -> RunInput:
         state = part.get("state")
         if state == "approval-responded":
             approval = part.get("approval")
-            if not isinstance(approval, Mapping) or not isinstance(approval.get("approved"), bool):
+            if not is_mapping(approval) or not isinstance(approval.get("approved"), bool):
                 raise UIInputError(f"tool part {call_id!r} is 'approval-responded' without approval.approved (bool)")
             reason = approval.get("reason")
             approvals[call_id] = Approval(approval["approved"], reason if isinstance(reason, str) else None)
@@ -183,7 +184,7 @@ def parse_request(body: Any) -> RunInput:
     Raises:
         UIInputError: the body is not a chat request, or its last message asks nothing.
     """
-    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list) or not body["messages"]:
+    if not is_mapping(body) or not is_array(body.get("messages")) or not body["messages"]:
         raise UIInputError("the request body must be a JSON object with a non-empty 'messages' list (useChat's body)")
     messages: list[Any] = body["messages"]
     thread_id = body.get("id") if isinstance(body.get("id"), str) else None

@@ -77,6 +77,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit-tools[ui]'") from exc
 from pydantic import ValidationError
 
+from .._jsonish import is_mapping, is_object
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
@@ -350,7 +351,7 @@ def _input_interrupt(event: SuspendedEvent | ClientToolCallEvent) -> Interrupt:
         reason=reason,
         message=message,
         tool_call_id=event.call_id,
-        response_schema=schema if isinstance(schema, dict) else None,
+        response_schema=schema if is_object(schema) else None,
         metadata=_agentkit(toolName=event.tool_name, kind=kind, payload=data, transformError=problem),
     )
 
@@ -485,7 +486,7 @@ def _decision(entry: Any) -> Approval:
     if entry.status == "cancelled":
         return Approval(False, "The user dismissed the approval request.")
     payload = entry.payload
-    if not isinstance(payload, Mapping) or not isinstance(payload.get("approved"), bool):
+    if not is_mapping(payload) or not isinstance(payload.get("approved"), bool):
         raise UIInputError(
             f'resume entry {entry.interrupt_id!r}: payload must be {{"approved": true|false}} (responseSchema)', 422
         )
@@ -570,8 +571,8 @@ async def open_agui_stream(
     the last message id sent, so the next input on the thread continues from the exact history.
     """
     encoder = EventEncoder()
-    thread_id = str(body.get("threadId", "")) if isinstance(body, Mapping) else ""
-    run_id = str(body.get("runId", "")) if isinstance(body, Mapping) else ""
+    thread_id = str(body.get("threadId", "")) if is_mapping(body) else ""
+    run_id = str(body.get("runId", "")) if is_mapping(body) else ""
     try:
         request, run_input = parse_input(body)
         thread_id, run_id = request.thread_id, request.run_id

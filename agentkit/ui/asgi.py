@@ -18,7 +18,6 @@ limits are the host application's: mount the routes behind its middleware.
 
 from __future__ import annotations as _annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,7 +29,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("agentkit.ui.asgi needs Starlette: pip install 'agentkit-tools[ui]'") from exc
 
-from ._runs import MemoryRunStore, RunStore, UIInputError
+from ._runs import MemoryRunStore, RunStore, UIInputError, read_json
 from ._serialize import ErrorText
 from .vercel import UI_MESSAGE_STREAM_HEADERS, open_ui_message_stream
 
@@ -43,17 +42,6 @@ Protocol = Literal["vercel", "ag-ui"]
 """The wire protocols served: ``"vercel"`` (AI SDK UI message stream) and ``"ag-ui"``."""
 
 
-async def _read_json(request: Request) -> Any:
-    """The request's JSON body; `UIInputError` (415/400) for another content type or malformed JSON."""
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type != "application/json":
-        raise UIInputError(f"send the request as JSON (Content-Type: application/json), got {content_type!r}", 415)
-    try:
-        return json.loads(await request.body())
-    except ValueError as exc:
-        raise UIInputError(f"the request body is not valid JSON: {exc}") from None
-
-
 def _problem(exc: UIInputError) -> Response:
     return JSONResponse({"error": exc.message}, status_code=exc.status)
 
@@ -63,7 +51,7 @@ def _vercel_endpoint(
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            body = await _read_json(request)
+            body = await read_json(request)
             chunks = await open_ui_message_stream(agent, body, store=store, on_error=on_error, **run_options)
         except UIInputError as exc:
             return _problem(exc)
@@ -79,7 +67,7 @@ def _agui_endpoint(
 
     async def endpoint(request: Request) -> Response:
         try:
-            body = await _read_json(request)
+            body = await read_json(request)
         except UIInputError as exc:
             return _problem(exc)
         events: AsyncIterator[str] = open_agui_stream(agent, body, store=store, on_error=on_error, **run_options)

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypeIs
+
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
@@ -59,7 +61,7 @@ from ._serialize import ErrorText, display_text, jsonable, masked_error_text, sh
 from ._vercel_input import parse_request
 
 if TYPE_CHECKING:
-    from ..agent import Agent
+    from ..agent import Agent, AgentStream
     from ._runs import RunStore
 
 __all__ = [
@@ -106,8 +108,8 @@ class _SubagentView:
 
     agent_id: str
     text: str = ""
-    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
-    children: dict[str, _SubagentView] = field(default_factory=dict)
+    calls: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    children: dict[str, _SubagentView] = field(default_factory=lambda: {})
     status: str | None = None
 
     def apply(self, event: AgentEvent) -> bool | None:
@@ -381,12 +383,16 @@ async def _run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
     The price table loads on its first use (a few tenths of a second): a worker thread does it. None for
     events that are not an `AgentStream`, and when a request's price is unknown.
     """
-    from ..agent import AgentStream
-
-    if not isinstance(events, AgentStream):
+    if not _is_stream(events):
         return None
     result = events.result
     return await asyncio.to_thread(result.cost)
+
+
+def _is_stream(events: object) -> TypeIs[AgentStream[Any]]:
+    from ..agent import AgentStream
+
+    return isinstance(events, AgentStream)
 
 
 def _decimal_text(value: Decimal | None) -> str | None:

@@ -11,6 +11,7 @@ counts `benchmarks/corpus_report.py` generated; the last test checks they are st
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
@@ -18,11 +19,13 @@ from typing import Any
 import pytest
 
 from agentkit import Registry
+from agentkit.exceptions import StrictSchemaError
 from agentkit.providers import Compatibility, Provider, compatibility
 from benchmarks import corpus_report as corpus
 from tests.spec import spec_errors
 
 from .common import lint_module
+from .strict_rules import structural_errors
 
 CORPORA = ("bfcl", "mcp")
 VARIANTS = corpus.VARIANTS
@@ -95,10 +98,27 @@ def linters() -> dict[str, Callable[[dict[str, Any]], list[tuple[str, str, str]]
 def lint_errors(name: str, schema: dict[str, Any]) -> list[tuple[str, str, str]]:
     """The linter's errors for one schema, without the per-request aggregate limits (not per tool).
 
-    Mistral is checked with OpenAI's structural rules only: it publishes no format list.
+    Mistral is checked with OpenAI's structural rules only: it publishes no format list. Strict vendors
+    are also held to the structural rules the shared linter lacks (`tests.providers.strict_rules`).
     """
     errors = [f for f in linters()[name](schema) if f[0] == "error" and "limit is across" not in f[2]]
+    if name != "gemini-openapi":
+        errors += [("error", "#", problem) for problem in structural_errors(schema, name)]
     return [f for f in errors if not f[2].startswith("format ")] if name == "mistral" else errors
+
+
+def sendable(reg: Registry, p: Provider, strict: bool | None) -> Registry:
+    """`reg` without the tools `format_tools` refuses: forced strict (``strict=True``) and rejected.
+
+    Each one left out must raise `StrictSchemaError` on its own, naming itself.
+    """
+    if strict is not True or not p.refuses_forced_strict:
+        return reg
+    refused = {row.key for row in compatibility(reg, p, strict=True, aliases=True, per_request=False) if row.rejected}
+    for key in refused:
+        with pytest.raises(StrictSchemaError, match=re.escape(repr(key))):
+            p.format_tools(Registry({key: reg[key]}), aliases=True, strict=True)
+    return Registry({key: item for key, item in reg.items() if key not in refused})
 
 
 def rows(corpus_name: str, name: str, strict: bool | None) -> list[tuple[Registry, Compatibility]]:
@@ -150,7 +170,8 @@ def test_mcp_schemas_need_no_repair() -> None:
 @pytest.mark.parametrize("name", VARIANTS)
 def test_payloads_are_spec_valid(name: str, corpus_name: str, strict: bool | None) -> None:
     p = corpus.provider(name)
-    for reg in corpus.registries(corpus_name):
+    for whole in corpus.registries(corpus_name):
+        reg = sendable(whole, p, strict)
         payload = p.format_tools(reg, aliases=True, strict=strict)
         assert entry_count(name, payload) == len(reg)
         for spec, part in spec_parts(name, payload):
@@ -199,7 +220,8 @@ def test_strict_forms_agree_with_compatibility(name: str, strict: bool | None) -
     """
     p = corpus.provider(name)
     for corpus_name in CORPORA:
-        for reg in corpus.registries(corpus_name):
+        for whole in corpus.registries(corpus_name):
+            reg = sendable(whole, p, strict)
             payload = p.format_tools(reg, aliases=True, strict=strict)
             sent = entry_strict(name, payload, p, reg)
             report = compatibility(reg, p, strict=strict, aliases=True)

@@ -33,10 +33,11 @@ from .._dialect import (
     DialectResult,
     Loss,
     LossLog,
-    inline_refs,
     is_recursive,
+    try_inline_refs,
     walk_schemas,
 )
+from .._regex import ATOMIC, BACKREFERENCE, INLINE_FLAGS, LOOKAROUND, WORD_BOUNDARY
 from .._strict import StrictRules, make_strict
 
 __all__ = [
@@ -85,10 +86,11 @@ ANTHROPIC_STRICT_RULES = StrictRules(
     # an OpenAPI annotation pydantic adds to tagged unions; the const tags still tell the members apart
     drop=frozenset({"discriminator"}),
     allow_recursion=False,
+    # "regex with backreferences, lookahead/lookbehind or word boundaries" (JSON Schema limitations)
+    unsupported_patterns=frozenset({BACKREFERENCE, LOOKAROUND, WORD_BOUNDARY, INLINE_FLAGS, ATOMIC}),
 )
 """What Anthropic strict mode accepts beyond the common strict core."""
 
-_UNSUPPORTED_REGEX = re.compile(r"\\[1-9]|\\k<|\(\?[=!]|\(\?<[=!]|\\[bB]")
 # a member of allOf/anyOf/oneOf may only add constraints to a typed parent: it needs no type itself
 _IN_COMBINATOR = re.compile(r"/(?:allOf|anyOf|oneOf)/\d+$")
 _TYPED = ("type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref", "properties", "items")
@@ -130,8 +132,7 @@ def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[s
             log.add(
                 path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True
             )
-        elif node.get("properties") and (extra is True or extra == {}):
-            log.add(path, "additionalProperties", "extra keys no longer accepted (strict mode forbids them)")
+        # (an open object with properties is recorded by make_strict, which never closes one silently)
     elif not any(key in node for key in _TYPED) and not _IN_COMBINATOR.search(path):
         # Anthropic's own normaliser refuses these: a grammar needs to know what it is generating.
         log.add(path, "type", "an untyped (any value) schema cannot be expressed in strict mode", rejected=True)
@@ -143,9 +144,6 @@ def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[s
     fmt = node.get("format")
     if isinstance(fmt, str) and fmt not in ANTHROPIC_STRICT_FORMATS:
         moved.append("format")
-    pattern = node.get("pattern")
-    if isinstance(pattern, str) and _UNSUPPORTED_REGEX.search(pattern):
-        moved.append("pattern")
     for keyword in moved:
         log.add(path, keyword, "moved into the description")
     if moved:
@@ -170,8 +168,13 @@ def anthropic_strict(schema: JsonSchema, log: LossLog) -> JsonSchema:
     Losses recorded as rejected mean strict mode would refuse the schema.
     """
     work = schema
-    if _allof_with_ref(work) and not is_recursive(work):
-        work = inline_refs(work)  # strict refuses allOf next to $ref; inlining loses nothing
+    if _allof_with_ref(work) and not is_recursive(work):  # (recursion is rejected by make_strict)
+        inlined = try_inline_refs(work)  # strict refuses allOf next to $ref; inlining loses nothing
+        if inlined is None:
+            why = "next to $ref cannot be strict, and inlining the references would multiply the schema"
+            log.add("", "allOf", why, rejected=True)
+        else:
+            work = inlined
     work = ensure_object_root(work, log)
     moves: dict[int, list[str]] = {}
     walk_schemas(work, lambda node, path: _precheck(node, path, log, moves))

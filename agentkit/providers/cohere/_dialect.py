@@ -11,7 +11,12 @@ tool use). With it (constraints.json ``cohere_strict_tools``, Cohere's "Paramete
   formats other than date-time/uuid/date/time, and patterns using ``^``, ``$``, ``(?=`` or ``(?!``;
 * ``oneOf`` becomes ``anyOf``; ``not`` and multi-part ``allOf`` are rejected;
 * every object needs at least one required field, so an object without properties (a no-argument
-  tool) cannot be strict.
+  tool) cannot be strict;
+* as on every strict engine, an untyped ("any value") subschema, an open object (``additionalProperties:
+  true``, ``dict[str, Any]``) or a free-form map cannot be strict (a type that follows from the node, such
+  as an ``enum``'s, is added).
+
+With ``strict=None`` a schema that cannot be strict is sent as it is and the reasons are recorded.
 
 ``strict_tools`` is a request-level flag: `agentkit.providers.cohere.CohereProvider` turns it on only
 when every tool sent comes out strict.
@@ -19,10 +24,9 @@ when every tool sent comes out strict.
 
 from __future__ import annotations as _annotations
 
-import re
-
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, LossLog, move_to_description, object_root, walk_schemas
+from .._dialect import Dialect, DialectResult, LossLog, fallback, move_to_description, object_root, walk_schemas
+from .._regex import ANCHOR, LOOKAROUND
 from .._strict import StrictRules, make_strict
 
 __all__ = ["STRICT_FORMATS", "STRICT_RULES", "CohereDialect", "count_fields"]
@@ -48,10 +52,10 @@ STRICT_RULES = StrictRules(
         }
     ),
     reject=frozenset({"not", "allOf"}),  # single-part allOf is merged before this check
+    require_type=True,
+    unsupported_patterns=frozenset({ANCHOR, LOOKAROUND}),  # "^", "$", "(?=", "(?!" (and lookbehind)
 )
 """What Cohere's ``strict_tools`` does not accept, for `make_strict`."""
-
-_BAD_PATTERN = re.compile(r"\^|\$|\(\?[=!]")
 
 
 def count_fields(schema: JsonSchema) -> int:
@@ -73,9 +77,6 @@ def _strict_extras(schema: JsonSchema, log: LossLog) -> None:
         fmt = node.get("format")
         if isinstance(fmt, str) and fmt not in STRICT_FORMATS:
             move_to_description(node, "format", path, log)
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and _BAD_PATTERN.search(pattern):
-            move_to_description(node, "pattern", path, log)
         is_object = node.get("type") == "object" or "properties" in node
         if is_object and not node.get("required"):
             log.add(path, "required", "empty: strict_tools needs at least one required field per object", rejected=True)
@@ -99,5 +100,5 @@ class CohereDialect(Dialect):
         if count_fields(strict_schema) > 200:
             log.add("", "properties", "more than 200 fields: over strict_tools' per-request limit", rejected=True)
         if strict is None and any(loss.rejected for loss in log.items):
-            return DialectResult(schema=base, strict=False)
+            return fallback(base, log, "sent without strict_tools")
         return log.result(strict_schema, True)

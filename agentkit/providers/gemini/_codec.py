@@ -47,7 +47,6 @@ from typing import Any, Literal
 
 from ..._text import json_text
 from ...definitions import ToolDefinition
-from ...exceptions import RegistryError
 from ...messages import (
     AssistantMessage,
     ImagePart,
@@ -179,6 +178,7 @@ class GeminiProvider(Provider):
         pattern=r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$", allowed="[A-Za-z0-9_.:-]", max_length=128, first="[A-Za-z_]"
     )
     dialect: Dialect | None = _JSON_DIALECT
+    refuses_forced_strict = False  # strict is the request's VALIDATED mode; rejections are the schema's own
 
     def __init__(self, *, schema_format: SchemaFormat = "json_schema", tool_result_images: bool = True) -> None:
         super().__init__()
@@ -243,8 +243,6 @@ class GeminiProvider(Provider):
         if choice == "none" or (choice == "auto" and allowed == []):
             config = {"mode": "NONE"}
         elif choice == "required":
-            if allowed == []:
-                raise RegistryError("tool_choice='required' with active_tools=[]: no tool could be called")
             config = {"mode": "ANY"}
             if allowed is not None:
                 config["allowedFunctionNames"] = allowed

@@ -9,8 +9,9 @@ SDK emits; the exclusivity of ``oneOf`` is recorded as lost).
 
 `GeminiOpenAPIDialect` (``functionDeclarations[].parameters``, the `types.Schema` object) converts to the
 OpenAPI 3.0 subset Gemini has always accepted: upper-case type names, ``nullable`` instead of type arrays
-and ``anyOf [.., {type: null}]``, ``$ref``/``$defs`` inlined (recursive ones converted to Gemini's
-``ref``/``defs``), ``const`` -> ``enum``, enum values turned into strings, unsupported keywords moved into
+and ``anyOf [.., {type: null}]``, ``$ref``/``$defs`` inlined (recursive ones, and those
+whose inlining would multiply the payload past `agentkit.providers._dialect.inline_limit`, converted to
+Gemini's ``ref``/``defs``), ``const`` -> ``enum``, enum values turned into strings, unsupported keywords moved into
 the description or dropped, and property names checked against Gemini's parameter-name rule.
 
 Gemini has no per-tool strict flag: schema-adherent decoding is the request-level function-calling mode
@@ -35,10 +36,10 @@ from .._dialect import (
     Dialect,
     DialectResult,
     LossLog,
-    inline_refs,
     inline_root_ref,
     is_recursive,
     move_to_description,
+    try_inline_refs,
     walk_schemas,
 )
 
@@ -395,9 +396,11 @@ class GeminiOpenAPIDialect(Dialect):
     def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
         """Gemini's ``parameters`` Schema for `schema`; every lossy change is recorded."""
         log = LossLog()
-        recursive = is_recursive(schema)
-        source = inline_root_ref(schema) if recursive else inline_refs(schema, log)
-        out = _OpenAPIConverter(log, keep_refs=recursive).convert(source, "")
+        inlined = None if is_recursive(schema) else try_inline_refs(schema, log)
+        # recursive, or inlining would multiply the definitions: send them as `defs`, once each
+        keep_refs = inlined is None
+        source = inline_root_ref(schema) if inlined is None else inlined
+        out = _OpenAPIConverter(log, keep_refs=keep_refs).convert(source, "")
         if out.get("type") != "OBJECT":
             log.add("", "type", "root is not type object: Gemini requires an object schema", rejected=True)
         return log.result(out, strict is True)

@@ -20,11 +20,14 @@ the reasons are recorded as ordinary losses; ``strict=True`` keeps the strict sc
 
 from __future__ import annotations as _annotations
 
+from typing import Any
+
 from ..._json_schema import JsonSchema
-from .._dialect import Dialect, DialectResult, Loss, LossLog, inline_root_ref, walk_schemas
+from .._dialect import Dialect, DialectResult, Loss, LossLog, _children_of, inline_root_ref, walk_schemas
+from .._regex import GRAMMAR_UNSUPPORTED
 from .._strict import StrictRules, make_strict
 
-__all__ = ["OPENAI_STRICT_RULES", "OpenAIDialect"]
+__all__ = ["OPENAI_STRICT_RULES", "OpenAIDialect", "check_limits", "nesting_depth"]
 
 SUPPORTED_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 """String formats strict mode accepts (structured-outputs guide, supported schemas)."""
@@ -55,14 +58,24 @@ OPENAI_STRICT_RULES = StrictRules(
     drop=frozenset({"discriminator"}),
     reject=frozenset({"allOf"}),  # make_strict has already merged a single-member allOf
     inline_ref_siblings=True,
+    require_type=True,  # 400 "schema must have a 'type' key" otherwise
+    unsupported_patterns=GRAMMAR_UNSUPPORTED,  # 400 "regex lookaround is not supported"
 )
 """What OpenAI strict mode accepts beyond the common strict core."""
 
-# Documented limits (structured-outputs guide; constraints.json "limits").
-_MAX_PROPERTIES = 5000
-_MAX_DEPTH = 10
-_MAX_ENUM_VALUES = 1000
-_MAX_TEXT = 120_000
+# Documented limits (structured-outputs guide, "Objects have limitations for nesting depth and size";
+# constraints.json "limits").
+MAX_PROPERTIES = 5000
+"""Object properties in total."""
+MAX_DEPTH = 10
+"""Levels of object nesting, counted through ``$ref``."""
+MAX_ENUM_VALUES = 1000
+"""Enum values across all enums."""
+MAX_TEXT = 120_000
+"""Characters of all property names, definition names, enum values and const values."""
+MAX_LARGE_ENUM_TEXT = 15_000
+"""Characters of one string enum's values once it has more than `LARGE_ENUM` values."""
+LARGE_ENUM = 250
 
 
 class OpenAIDialect(Dialect):
@@ -78,6 +91,7 @@ class OpenAIDialect(Dialect):
         log = LossLog()
         moves = _precheck(schema, log)
         out = make_strict(schema, log, OPENAI_STRICT_RULES, moves=moves)
+        check_limits(out, log)
         rejected = [loss for loss in log.items if loss.rejected]
         if strict is None and rejected:
             # Not strict-compatible: send the canonical schema and say why strict was not used.
@@ -94,7 +108,7 @@ def _is_object(node: JsonSchema) -> bool:
 
 
 def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
-    """What `make_strict` does not see: free-form objects, arrays, formats, the root, the limits.
+    """What `make_strict` does not see: free-form keys, arrays, formats, the root.
 
     Reads the canonical schema (paths are canonical) without editing it; the unsupported formats it
     records are returned as moves for `make_strict` to make on its copy.
@@ -102,7 +116,6 @@ def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
     root = inline_root_ref(schema)
     if not _is_object(root) or "anyOf" in root or "oneOf" in root:
         log.add("", "type", "the root must be an object and not a union in strict mode", rejected=True)
-    totals = {"properties": 0, "enum": 0, "text": 0, "depth": 0}
     moves: dict[int, list[str]] = {}
 
     def visit(node: JsonSchema, path: str) -> None:
@@ -117,26 +130,116 @@ def _precheck(schema: JsonSchema, log: LossLog) -> dict[int, list[str]]:
                 log.add(path, "prefixItems", "tuples cannot be expressed in strict mode", rejected=True)
             elif not isinstance(node.get("items"), dict):
                 log.add(path, "items", "an array without an items schema cannot be strict", rejected=True)
-        props = node.get("properties")
-        if isinstance(props, dict):
-            totals["properties"] += len(props)
-            totals["text"] += sum(len(name) for name in props)
-            totals["depth"] = max(totals["depth"], path.count("/properties/") + 1)
-        enum = node.get("enum")
-        if isinstance(enum, list):
-            totals["enum"] += len(enum)
-            totals["text"] += sum(len(v) for v in enum if isinstance(v, str))
-        if isinstance(node.get("const"), str):
-            totals["text"] += len(node["const"])
 
     walk_schemas(schema, visit)
-    totals["text"] += sum(len(n) for key in ("$defs", "definitions") for n in schema.get(key, {}))
-    for key, limit, what in (
-        ("properties", _MAX_PROPERTIES, "object properties in total"),
-        ("depth", _MAX_DEPTH, "levels of object nesting"),
-        ("enum", _MAX_ENUM_VALUES, "enum values in total"),
-        ("text", _MAX_TEXT, "characters of names, enum values and consts"),
-    ):
-        if totals[key] > limit:
-            log.add("", key, f"{totals[key]} {what} exceeds strict mode's limit of {limit}", rejected=True)
     return moves
+
+
+def check_limits(schema: JsonSchema, log: LossLog) -> None:
+    """Record as rejected what exceeds the documented size limits, measured on the schema that is sent.
+
+    Nesting depth follows ``$ref`` into its definition (a recursive reference is counted once); totals
+    count each subschema as written, definitions once. One pass without paths (this runs on every strict
+    rewrite, so on a registry's first payload); paths are looked for only when a large enum is over.
+    """
+    properties = enums = text = depth = 0
+    large = False
+    stack: list[tuple[JsonSchema, int]] = [(schema, 0)]
+    while stack:
+        node, level = stack.pop()
+        for key in _children_of(node):
+            sub = node[key]
+            if key == "properties" and isinstance(sub, dict):
+                properties += len(sub)
+                text += sum(map(len, sub))
+                depth = max(depth, level + 1)
+                stack.extend((child, level + 1) for child in sub.values() if isinstance(child, dict))
+            elif isinstance(sub, dict):
+                if key in _MAP_KEYWORDS:
+                    stack.extend((child, level) for child in sub.values() if isinstance(child, dict))
+                else:
+                    stack.append((sub, level))
+            elif isinstance(sub, list):
+                stack.extend((child, level) for child in sub if isinstance(child, dict))
+        enum = node.get("enum")
+        if isinstance(enum, list):
+            enums += len(enum)
+            chars = sum(len(v) for v in enum if isinstance(v, str))
+            text += chars
+            large = large or (len(enum) > LARGE_ENUM and chars > MAX_LARGE_ENUM_TEXT)
+        const = node.get("const")
+        if isinstance(const, str):
+            text += len(const)
+    if large:
+        walk_schemas(schema, lambda node, path: _check_large_enum(node, path, log))
+    defs = [key for key in ("$defs", "definitions") if isinstance(schema.get(key), dict)]
+    text += sum(len(name) for key in defs for name in schema[key])
+    if defs:
+        depth = nesting_depth(schema)  # through $ref (without definitions, the paths are the nesting)
+    for keyword, value, limit, what in (
+        ("properties", properties, MAX_PROPERTIES, "object properties in total"),
+        ("depth", depth, MAX_DEPTH, "levels of object nesting (through $ref)"),
+        ("enum", enums, MAX_ENUM_VALUES, "enum values in total"),
+        ("text", text, MAX_TEXT, "characters of names, enum values and consts"),
+    ):
+        if value > limit:
+            log.add("", keyword, f"{value} {what} exceeds strict mode's limit of {limit}", rejected=True)
+
+
+_MAP_KEYWORDS = frozenset({"$defs", "definitions", "patternProperties"})
+
+
+def _check_large_enum(node: JsonSchema, path: str, log: LossLog) -> None:
+    enum = node.get("enum")
+    if not isinstance(enum, list) or len(enum) <= LARGE_ENUM:
+        return
+    chars = sum(len(v) for v in enum if isinstance(v, str))
+    if chars > MAX_LARGE_ENUM_TEXT:
+        log.add(
+            path,
+            "enum",
+            f"{len(enum)} values of {chars} characters exceed strict mode's limit of {MAX_LARGE_ENUM_TEXT} "
+            f"characters for an enum of more than {LARGE_ENUM} values",
+            rejected=True,
+        )
+
+
+def nesting_depth(schema: JsonSchema) -> int:
+    """The most ``properties`` levels on any path from the root, following local ``$ref``s.
+
+    A leaf property of the root object is at depth 1. Each definition is measured once (memoised), and a
+    reference back into a definition being measured adds nothing, so recursion is finite and the cost
+    linear in the schema's size.
+    """
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    memo: dict[str, int] = {}
+    active: set[str] = set()
+
+    def below(node: Any, top: bool = False) -> int:
+        if not isinstance(node, dict):
+            return 0
+        best = 0
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            name = ref.rsplit("/", 1)[-1]
+            if name in memo:
+                best = memo[name]
+            elif name not in active and isinstance(defs.get(name), dict):
+                active.add(name)
+                best = memo[name] = below(defs[name])
+                active.discard(name)
+        for key in _children_of(node):
+            if top and key in ("$defs", "definitions"):
+                continue  # reached through the references that use them
+            sub = node[key]
+            if key == "properties" and isinstance(sub, dict):
+                best = max(best, *(1 + below(child) for child in sub.values()), 0)
+            elif isinstance(sub, dict) and key in ("$defs", "definitions", "patternProperties"):
+                best = max(best, *(below(child) for child in sub.values()), 0)
+            elif isinstance(sub, list):
+                best = max(best, *(below(child) for child in sub), 0)
+            else:
+                best = max(best, below(sub))
+        return best
+
+    return below(schema, top=True)

@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentkit import Registry, Tool, tool
+from agentkit.exceptions import StrictSchemaError, ToolChoiceError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.anthropic._codec import ANTHROPIC_ID_RULE, AnthropicProvider
@@ -124,7 +125,10 @@ def test_strict_false_sends_the_canonical_schema(provider: AnthropicProvider, re
 
 
 def test_strict_true_is_forced_and_rejections_are_reported(provider: AnthropicProvider, registry: Registry) -> None:
-    payload = provider.format_tools(registry, strict=True)
+    with pytest.raises(StrictSchemaError, match=r"(?s)'count_nodes' is forced strict.*recursive") as raised:
+        provider.format_tools(registry, strict=True)  # a clear error, not an HTTP 400 from the vendor
+    assert raised.value.key == "count_nodes" and raised.value.vendor == "anthropic"
+    payload = provider.format_tools(Registry({k: v for k, v in registry.items() if k != "count_nodes"}), strict=True)
     assert all(entry["strict"] is True for entry in payload["tools"])
     report = {r.key: r for r in compatibility(registry, "anthropic", strict=True)}
     assert report["count_nodes"].rejected and not report["place_order"].rejected
@@ -173,9 +177,11 @@ def test_active_tools_filter_the_list(provider: AnthropicProvider, registry: Reg
 
 
 def test_no_active_tools_keeps_the_list_and_forbids_calls(provider: AnthropicProvider, registry: Registry) -> None:
-    payload = provider.format_tools(registry, active_tools=[], tool_choice="required")
+    payload = provider.format_tools(registry, active_tools=[])
     assert len(payload["tools"]) == len(registry) and payload["tool_choice"] == {"type": "none"}
     assert_payload_valid(payload)
+    with pytest.raises(ToolChoiceError, match="no tool could be called"):  # as the agent says
+        provider.format_tools(registry, active_tools=[], tool_choice="required")
 
 
 def test_empty_registry_sends_nothing(provider: AnthropicProvider) -> None:
@@ -495,9 +501,13 @@ def test_dialect_root_gets_type_object() -> None:
 @pytest.mark.parametrize("strict", [None, True, False])
 def test_zoo_definitions_are_spec_valid(provider: AnthropicProvider, strict: bool | None) -> None:
     for item in ZOO:
+        result = provider.schema_dialect(item, strict)
+        if strict is True and result.rejected:
+            with pytest.raises(StrictSchemaError, match=item.id):
+                provider.format_tools(Registry([item]), strict=True)
+            continue
         entry = provider.tool_definition(item, item.id, strict)
         assert_spec_valid(TOOL, entry)
-        result = provider.schema_dialect(item, strict)
         if result.strict and not result.rejected:
             assert strict_lint_errors(entry["input_schema"]) == [], item.id
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, tool
+from agentkit.exceptions import StrictSchemaError, ToolChoiceError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.bedrock import BedrockDialect
@@ -140,7 +141,9 @@ def test_active_tools_filter_the_list(provider: BedrockProvider, registry: Regis
     assert list(specs(payload)) == ["get_weather", "show_chart"]
     assert payload["toolConfig"]["toolChoice"] == {"any": {}}
     assert_request_valid(payload)
-    nothing = provider.format_tools(registry, active_tools=[], tool_choice="required")
+    with pytest.raises(ToolChoiceError, match="no tool could be called"):
+        provider.format_tools(registry, active_tools=[], tool_choice="required")
+    nothing = provider.format_tools(registry, active_tools=[])
     assert len(nothing["toolConfig"]["tools"]) == len(registry) and "toolChoice" not in nothing["toolConfig"]
     assert_request_valid(nothing)
 
@@ -174,6 +177,13 @@ def test_valid_samples_pass(name: str) -> None:
 @pytest.mark.parametrize("strict", [None, True, False])
 def test_zoo_definitions_are_spec_valid(provider: BedrockProvider, strict: bool | None) -> None:
     registry = Registry(ZOO)
+    if strict is True:  # forced strict: the tools Claude's strict mode refuses raise, the others are sent
+        refused = [r.key for r in compatibility(registry, "bedrock", strict=True) if r.rejected]
+        assert refused
+        for key in refused:
+            with pytest.raises(StrictSchemaError, match=key):
+                provider.format_tools(Registry({key: registry[key]}), strict=True)
+        registry = Registry([item for item in ZOO if item.id not in refused])
     payload = provider.format_tools(registry, strict=strict)
     assert_request_valid(payload)
     report = compatibility(registry, "bedrock", strict=strict)

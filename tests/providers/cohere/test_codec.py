@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
+from agentkit.exceptions import StrictSchemaError
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.cohere import CohereDialect, CohereProvider
 from tests.spec import assert_spec_valid, sample, spec_errors
@@ -68,8 +69,10 @@ def test_strict_false_and_forced(provider: CohereProvider, registry: Registry) -
     loose = provider.format_tools(registry, strict=False)
     assert "strict_tools" not in loose
     assert function_of(loose, "place_order")["parameters"] == registry["place_order"].input_schema
-    registry.add("ping", ping)
     assert provider.format_tools(registry, strict=True)["strict_tools"] is True
+    registry.add("ping", ping)  # no required field: strict_tools refuses it
+    with pytest.raises(StrictSchemaError, match=r"'ping' is forced strict, but cohere's strict mode"):
+        provider.format_tools(registry, strict=True)
 
 
 def test_strict_dialect_rejects_unsupported_keywords() -> None:
@@ -85,7 +88,7 @@ def test_strict_dialect_rejects_unsupported_keywords() -> None:
     code = result.schema["properties"]["code"]
     assert "pattern" not in code
     assert "format" not in code
-    assert [loss.keyword for loss in result.rejected] == ["not"]
+    assert [loss.keyword for loss in result.rejected] == ["not", "type"]  # `not` alone says no type either
     assert CohereDialect().rewrite(schema, strict=None).strict is False
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from agentkit import ImagePart, Registry, TextPart, Tool, ToolCall, ToolResult, tool
-from agentkit.exceptions import RegistryError
+from agentkit.exceptions import RegistryError, ToolChoiceError
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider, register_provider
 from agentkit.providers.gemini import GeminiJsonSchemaDialect, GeminiOpenAPIDialect
 from agentkit.providers.gemini._codec import GENERATED_ID_PREFIX, GeminiProvider
@@ -176,15 +176,16 @@ def test_tool_choice_forms(
 
 
 def test_required_with_no_active_tool_is_an_error(gemini: GeminiProvider, registry: Registry) -> None:
-    with pytest.raises(RegistryError, match="no tool could be called"):
+    with pytest.raises(ToolChoiceError, match="no tool could be called"):
         gemini.format_tools(registry, tool_choice="required", active_tools=[])
 
 
 def test_unknown_choice_and_choice_outside_active_tools_raise(gemini: GeminiProvider, registry: Registry) -> None:
     with pytest.raises(KeyError):
         gemini.format_tools(registry, tool_choice="get_wether")
-    with pytest.raises(RegistryError, match="not among active_tools"):
+    with pytest.raises(ToolChoiceError, match="not among active_tools") as raised:
         gemini.format_tools(registry, tool_choice="ping", active_tools=["get_weather"])
+    assert isinstance(raised.value, RegistryError)  # the agent raises the same class for the same mistake
 
 
 def test_empty_registry_sends_nothing(gemini: GeminiProvider) -> None:

@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agentkit import Registry, tool
+from agentkit.exceptions import StrictSchemaError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.openai import OpenAIChatProvider, OpenAIDialect
@@ -186,11 +187,12 @@ def test_strict_makes_optional_params_required_and_nullable(provider: OpenAIChat
     assert not jsonschema.Draft202012Validator(unit).is_valid("kelvin")
     assert '"c"' in unit["description"]  # the default is told to the model
     assert not jsonschema.Draft202012Validator(params["properties"]["city"]).is_valid(None)
-    # nested models: every object closed and fully required, $ref with a description inlined
+    # nested models: every object closed and fully required; a $ref with a description goes into a
+    # one-member anyOf (strict refuses siblings beside $ref; inlining would copy the definition)
     order = by_name(provider.format_tools(registry))["place_order"]["parameters"]
     address = order["properties"]["address"]
-    assert "$ref" not in address and address["description"] == "Where to deliver."
-    assert address["required"] == ["street", "city", "zip"]
+    assert address == {"anyOf": [{"$ref": "#/$defs/Address"}], "description": "Where to deliver."}
+    assert order["$defs"]["Address"]["required"] == ["street", "city", "zip"]
     item = order["$defs"]["Item"]
     assert item["required"] == ["sku", "qty"] and item["additionalProperties"] is False
     assert "minLength: 3" in item["properties"]["sku"]["description"]
@@ -200,8 +202,10 @@ def test_strict_false_and_forced(provider: OpenAIChatProvider, registry: Registr
     loose = by_name(provider.format_tools(registry, strict=False))
     assert all(t["strict"] is False for t in loose.values())
     assert loose["get_weather"]["parameters"] == registry["get_weather"].input_schema
-    forced = by_name(provider.format_tools(registry, strict=True))
-    assert forced["tally"]["strict"] is True  # forced: sent strict although OpenAI will refuse it
+    with pytest.raises(StrictSchemaError, match=r"(?s)'tally' is forced strict.*strict=None"):
+        provider.format_tools(registry, strict=True)  # raised here, not as OpenAI's HTTP 400
+    forced = by_name(provider.format_tools(Registry({"get_weather": registry["get_weather"]}), strict=True))
+    assert forced["get_weather"]["strict"] is True
     report = {c.key: c for c in compatibility(registry, "openai", strict=True)}
     assert report["tally"].rejected and not report["get_weather"].rejected
     fallback = {c.key: c for c in compatibility(registry, "openai")}

@@ -1,0 +1,57 @@
+"""The result of a tool call whose function returned: the output validated, what the model reads made.
+
+Shared by `Registry.call` and the loop's hook path (a hook may answer a call with a value of its own).
+"""
+
+from __future__ import annotations as _annotations
+
+from typing import Any
+
+from . import _tool_errors as failures
+from .exceptions import ToolOutputError
+from .messages import ToolCall, ToolResult
+from .tools import Tool
+
+__all__ = ["result_of"]
+
+
+async def result_of(
+    item: Tool[..., Any],
+    call: ToolCall,
+    value: Any,
+    *,
+    mask: bool | None = None,
+    redacted: bool | None = None,
+) -> ToolResult:
+    """The result of `call` whose tool returned `value`: the output validated, what the model receives made.
+
+    A result that breaks the output schema (or a failing ``to_model_output``) is an error result under the
+    error policy: `mask` and `redacted` as `Registry.call` decided them; None: the tool's own settings,
+    else those of the run the current task belongs to.
+    """
+    if mask is None or redacted is None:
+        run_mask, run_redacts = failures.run_policy()
+        if mask is None:
+            mask = item.mask_error_details if item.mask_error_details is not None else bool(run_mask)
+        if redacted is None:
+            redacted = run_redacts or (item.transform is not None and item.transform.input is not None)
+    try:
+        if item.schema.needs_thread:
+            value = await item.avalidate_output(value, name=call.name)
+        else:
+            value = item.schema.validate_output(call.name, value)
+        content = item.model_content(value)
+    except ToolOutputError as exc:
+        text = str(exc)
+        if mask:
+            text = failures.masked_text(call.name)
+        elif redacted:  # the result may be (or quote) a redacted argument
+            text = failures.Scrubber(call)(text)
+        output_hidden = item.transform is not None and item.transform.output is not None
+        failures.log_output_error(call, exc, redacted=redacted or output_hidden)
+        return ToolResult.error(call, text, "invalid_output", type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - a failing to_model_output is reported, not raised
+        return failures.failure(
+            call, "invalid_output", exc, mask=mask, redacted=redacted, what="result could not be shown"
+        )
+    return ToolResult(call_id=call.id, name=call.name, content=content, output=value)

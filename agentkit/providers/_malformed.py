@@ -1,0 +1,98 @@
+"""A vendor response that breaks the vendor's own shape is a `ModelAPIError`, never a raw exception.
+
+Every reading of a response goes through `guarded`: each provider's ``parse_response`` and
+``parse_tool_calls``, and each stream decoder's ``feed`` / ``decode`` / ``flush`` / ``response`` /
+``tool_calls`` (`Provider` and `StreamAccumulator` wrap them in their subclasses, so a third-party
+provider gets the same guarantee). A field of the wrong type (a call that is not an object, content that
+is not a list, a tool name that is a number...) makes the vendor code raise a `TypeError`,
+`AttributeError`, `KeyError` ... somewhere; the guard turns it into one `ModelAPIError` naming the
+vendor and what was wrong.
+
+What can be read is read: a call whose arguments are not an object still reaches the registry (as JSON
+text, which validation answers with an error result the model can act on), and token counts that are
+not integers read as 0, since a turn's text and calls are worth more than its accounting.
+"""
+
+from __future__ import annotations as _annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from .._text import json_text, shorten
+from ..exceptions import AgentkitError, ModelAPIError
+from ..messages import AssistantMessage, ModelResponse, ToolCall, Usage
+from ._messages import token_count
+
+__all__ = ["MALFORMED", "checked_call", "checked_response", "guarded"]
+
+MALFORMED = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, RecursionError)
+"""What reading data of an unexpected shape raises in plain Python."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def guarded(method: _F, vendor: Callable[[Any], str]) -> _F:
+    """`method` with `MALFORMED` exceptions raised as `ModelAPIError` (``vendor(self)`` names the model).
+
+    `ModelResponse` results are checked with `checked_response`. Applied once: a guarded method is
+    returned as it is.
+    """
+    if getattr(method, "_guarded", False):
+        return method
+
+    @functools.wraps(method)
+    def reading(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            out = method(self, *args, **kwargs)
+            return checked_response(out, vendor(self)) if isinstance(out, ModelResponse) else out
+        except AgentkitError:
+            raise
+        except MALFORMED as error:
+            why = f"the response does not have the shape the API documents ({type(error).__name__}: {error})"
+            raise ModelAPIError(vendor(self), shorten(why, 500)) from error
+
+    reading._guarded = True  # type: ignore[attr-defined]
+    return reading  # type: ignore[return-value]
+
+
+def checked_call(call: ToolCall, vendor: str) -> ToolCall:
+    """`call` with a usable id, name and arguments; arguments that are no object or text become JSON text.
+
+    Raises:
+        ModelAPIError: the id or the name is not a string (the call cannot be answered or found).
+    """
+    fields: tuple[tuple[str, Any], ...] = (("name", call.name), ("id", call.id))  # Any: as the vendor sent them
+    for field, value in fields:
+        if not isinstance(value, str):
+            raise ModelAPIError(vendor, f"a tool call whose {field} is not a string: {shorten(value)}")
+    arguments: Any = call.arguments
+    if isinstance(arguments, (str, Mapping)):
+        return call
+    # JSON text that is no object: validation answers it with an error result the model can act on
+    text = "" if arguments is None else json_text(arguments, compact=True)
+    return ToolCall(id=call.id, name=call.name, arguments=text, provider_details=call.provider_details)
+
+
+def checked_response(response: ModelResponse, vendor: str) -> ModelResponse:
+    """`response` with every field of the type `ModelResponse` promises (fixed in place where it can be).
+
+    Raises:
+        ModelAPIError: the text or the calls are not what a turn holds.
+    """
+    message = response.message
+    if not isinstance(message, AssistantMessage) or not isinstance(message.text, str):
+        raise ModelAPIError(vendor, f"a response whose text is not a string: {shorten(message)}")
+    message.tool_calls = [checked_call(call, vendor) for call in message.tool_calls]
+    usage: Any = response.usage
+    counts = {f.name: getattr(usage, f.name, 0) for f in fields(Usage)}
+    if not isinstance(usage, Usage) or not all(type(n) is int and n >= 0 for n in counts.values()):
+        response.usage = Usage(**{name: token_count(n) for name, n in counts.items()})
+    for name in _TEXT_FIELDS:  # ids and names: text or nothing
+        if not isinstance(getattr(response, name), (str, type(None))):
+            setattr(response, name, None)
+    return response
+
+
+_TEXT_FIELDS = ("finish_reason", "model_name", "response_id", "request_id", "provider_name", "provider_url")

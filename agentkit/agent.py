@@ -418,14 +418,14 @@ class Agent(AgentRuns[DepsT, OutputT]):
     async def __aexit__(self, *exc: object) -> None:
         await self._sessions.leave()
 
-    @contextlib.asynccontextmanager
-    async def _session(self) -> AsyncGenerator[None, None]:
+    def _session(self) -> contextlib.AbstractAsyncContextManager[None]:
         # A run holds the MCP sessions open for its own duration (re-entrant: inside `async with agent:`
-        # or beside concurrent runs, they stay open until the last one leaves).
-        if self.mcp_servers:
-            async with self:
-                yield
-        else:
+        # or beside concurrent runs, they stay open until the last one leaves); without servers, nothing.
+        return self._held_sessions() if self.mcp_servers else contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _held_sessions(self) -> AsyncGenerator[None, None]:
+        async with self:
             yield
 
     # ---- running ---------------------------------------------------------------------------------

@@ -4,19 +4,29 @@
     python benchmarks/run.py --quick    # fewer repetitions (CI prints figures, never fails on them)
 
 Machines here are shared and noisy: the ratio to the floor is the figure that means something. Each
-measurement takes the best of several repeats (the least disturbed one).
+measurement takes the best of several repeats (the least disturbed one), as CPU time of this process
+(the import figure excepted: it is the wall time of a fresh interpreter).
+
+Each floor does the same work as what it judges: decorating against reading the signature and
+resolving the annotations; the first schema read against pydantic's schema of the same function with its
+annotations resolved before the timer (as `@tool` resolved them) plus the docstring's descriptions;
+`registry.call` against validating the JSON arguments, calling and serialising with pydantic. For tool
+payloads, a first build, a build from cached entries and a cache hit are reported apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import subprocess
 import sys
 import time
+import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
+import docstring_parser
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_json
 
@@ -34,17 +44,17 @@ def best_of(fn: Callable[[], float], repeats: int) -> float:
 
 
 def per_call(fn: Callable[[], Any], number: int) -> float:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on a shared machine do not inflate it
     for _ in range(number):
         fn()
-    return (time.perf_counter() - start) / number
+    return (time.process_time() - start) / number
 
 
 async def per_await(fn: Callable[[], Awaitable[Any]], number: int) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(number):
         await fn()
-    return (time.perf_counter() - start) / number
+    return (time.process_time() - start) / number
 
 
 def report(name: str, value: float, floor: float, target_key: str, unit: str = "ratio") -> None:
@@ -107,6 +117,27 @@ def bench_import(repeats: int) -> None:
     report("import agentkit  vs  import pydantic BaseModel+TypeAdapter", agentkit, pydantic, "import")
 
 
+def read_definition(fn: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:
+    """What decorating must do at least: read the signature and resolve the (string) annotations."""
+    return inspect.signature(fn), typing.get_type_hints(fn, include_extras=True)
+
+
+def resolved(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` with its annotations resolved, as `@tool` leaves them before the first schema read."""
+    fn.__annotations__ = typing.get_type_hints(fn, include_extras=True)
+    return fn
+
+
+def schema_with_descriptions(fn: Callable[..., Any]) -> dict[str, Any]:
+    """What a first schema read gives, by hand: pydantic's schema of the call, docstring descriptions added."""
+    schema = TypeAdapter(fn).json_schema()
+    documented = {p.arg_name: p.description for p in docstring_parser.parse(fn.__doc__ or "").params}
+    for name, field in schema["properties"].items():
+        if documented.get(name):
+            field["description"] = documented[name]
+    return schema
+
+
 def bench_definition(repeats: int, number: int) -> None:
     from agentkit import Tool
 
@@ -114,14 +145,25 @@ def bench_definition(repeats: int, number: int) -> None:
     it = iter(functions)
     decorate = best_of(lambda: per_call(lambda: Tool(next(it)), number), repeats)
     floor_fns = iter([make_function() for _ in range(number * repeats)])
-    signature_floor = best_of(lambda: per_call(lambda: TypeAdapter(next(floor_fns)), number), repeats)
-    report("@tool on a 6-parameter function (schema unread)", decorate, signature_floor, "decorate_us", unit="us")
+    signature_floor = best_of(lambda: per_call(lambda: read_definition(next(floor_fns)), number), repeats)
+    report(
+        "@tool on a 6-parameter function (schema unread)  vs  signature + get_type_hints",
+        decorate,
+        signature_floor,
+        "decorate_us",
+        unit="us",
+    )
 
     tools = iter([Tool(make_function()) for _ in range(number * repeats)])
     first_read = best_of(lambda: per_call(lambda: next(tools).input_schema, number), repeats)
-    adapters = iter([make_function() for _ in range(number * repeats)])
-    floor = best_of(lambda: per_call(lambda: TypeAdapter(next(adapters)).json_schema(), number), repeats)
-    report("first input_schema read  vs  TypeAdapter(fn).json_schema()", first_read, floor, "first_schema")
+    adapters = iter([resolved(make_function()) for _ in range(number * repeats)])  # resolved before the timer
+    floor = best_of(lambda: per_call(lambda: schema_with_descriptions(next(adapters)), number), repeats)
+    report(
+        "first input_schema read  vs  TypeAdapter(resolved fn).json_schema() + docstring",
+        first_read,
+        floor,
+        "first_schema",
+    )
 
 
 def bench_call(repeats: int, number: int) -> None:
@@ -184,10 +226,20 @@ def bench_format_tools(repeats: int, size: int) -> None:
         provider.format_tools(fresh)
         first = time.perf_counter() - start
         cached = best_of(lambda p=provider: per_call(lambda: p.format_tools(registry), 20), repeats)  # type: ignore[misc]
-        print(f"  first build {name:<17} {first * 1e3:8.1f} ms for {size} tools")
-        report(f"format_tools[{name}] x{size}, repeated  vs  building dicts", cached, floor, "format_tools_cached")
         per_tool = _per_tool_cache_path(provider, registry, repeats)
-        print(f"  new registry, same tools {name:<17} {per_tool * 1e6:10.1f} us  ({per_tool / floor:4.2f}x floor)")
+        print(f"format_tools[{name}] x{size}")
+        print(f"  first build in this process (schemas built, dialect applied)     {first * 1e3:10.1f} ms")
+        print(
+            f"  a new Registry of the same tools (entries cached, list made)    {per_tool * 1e6:10.1f} us"
+            f"   floor (building the {size:,} dicts) {floor * 1e6:8.1f} us   ratio {per_tool / floor:5.2f}x"
+        )
+        # the same registry again is a cache hit: it returns the payload built before, no work a floor
+        # could do the same of; the issue's target compares it with building the dicts
+        ok = "ok" if cached / floor <= TARGETS["format_tools_cached"] else "OVER TARGET"
+        print(
+            f"  the same registry again (cache hit, nothing built)              {cached * 1e6:10.1f} us"
+            f"   ({cached / floor:.3f}x building the dicts; target <= {TARGETS['format_tools_cached']:g}x [{ok}])"
+        )
 
 
 def _per_tool_cache_path(provider: Any, registry: Any, repeats: int) -> float:

@@ -4,8 +4,10 @@
 
 The tests read only ``tests/data``, so a clone passes its tests on its own. What is copied, and how:
 
-* ``specs/jsonschema/*.schema.json``, ``samples/*.json``, ``corpus/mcp_schemas.json`` and
+* ``specs/jsonschema/*.schema.json`` (but Cohere's), ``samples/*.json``, ``corpus/mcp_schemas.json`` and
   ``tools/lint_schema.py``: verbatim;
+* Cohere's ``specs/jsonschema/cohere.*.schema.json`` and ``specs/cohere-sdk.schemas.json``: generated from
+  the installed ``cohere`` SDK's types by ``dev/cohere_schemas.py`` (its OpenAPI document is proprietary);
 * ``specs/<vendor>-openapi.subset.json``: of each vendor's OpenAPI document only what the tests use, the
   `OPENAPI_ROOTS` components and paths with everything they reference (YAML dates become ISO strings);
 * ``corpus/bfcl_definitions.jsonl``: the BFCL function definitions, deduplicated by their JSON text, in the
@@ -26,8 +28,11 @@ import hashlib
 import json
 import shutil
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from dev import cohere_schemas
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -55,7 +60,6 @@ OPENAPI_ROOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         (),
     ),
-    "cohere": (("ChatResponseV2", "SystemMessageV2", "UserMessageV2"), ("/v2/chat",)),
 }
 
 
@@ -175,7 +179,8 @@ def build(source: Path) -> dict[str, str]:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         for file in sorted(folder.glob(pattern)):
-            shutil.copyfile(file, target / file.name)
+            if not (pattern == "*.schema.json" and file.name.startswith("cohere.")):
+                shutil.copyfile(file, target / file.name)
         inputs[f"{folder.relative_to(source)}/{pattern}"] = f"{len(list(folder.glob(pattern)))} files"
     (DATA / "tools").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(vendors / "tools" / "lint_schema.py", DATA / "tools" / "lint_schema.py")
@@ -188,6 +193,8 @@ def build(source: Path) -> dict[str, str]:
         out = DATA / "specs" / f"{vendor}-openapi.subset.json"
         out.write_text(json.dumps(subset, indent=1, ensure_ascii=False) + "\n")
         inputs[str(file.relative_to(source))] = _sha256(file)
+    cohere_schemas.write()
+    inputs["cohere SDK"] = version("cohere")
 
     corpus = DATA / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)

@@ -43,10 +43,21 @@ def sample(name: str) -> Any:
 
 @cache
 def openapi(vendor: str) -> dict[str, Any]:
-    """The part of `vendor`'s OpenAPI document the tests use (``openai``, ``mistral`` or ``cohere``).
+    """The part of `vendor`'s OpenAPI document the tests use (``openai`` or ``mistral``; Cohere: `cohere_sdk`).
 
     Only the components and paths listed in ``dev/make_test_data.py`` (and what they reference) are kept:
     a test that needs another one adds it there and reruns that script.
     """
     document: dict[str, Any] = json.loads((DATA / "specs" / f"{vendor}-openapi.subset.json").read_text())
+    return document
+
+
+@cache
+def cohere_sdk() -> dict[str, Any]:
+    """Cohere's chat request, response, messages and stream events, generated from its SDK's types.
+
+    Made by ``dev/cohere_schemas.py`` (Cohere's OpenAPI document is proprietary; the SDK is MIT): the schemas
+    under ``components/schemas``, the stream events' ``type`` -> ``$ref`` table under ``x-stream-events``.
+    """
+    document: dict[str, Any] = json.loads((DATA / "specs" / "cohere-sdk.schemas.json").read_text())
     return document

@@ -7,8 +7,9 @@ import pickle
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from agentkit import Registry, RunResult, ToolContext, tool
+from agentkit import Output, Registry, RunResult, ToolContext, tool
 from agentkit.agent import Agent, RunContext, StepChanges
 from agentkit.exceptions import AgentSetupError, RegistryError, ToolChoiceError, UnknownToolError
 from agentkit.messages import Message, SystemMessage, ToolResultsMessage, UserMessage
@@ -427,3 +428,104 @@ def test_options_of_the_wrong_kind_fail_at_once_naming_the_option() -> None:
         agent.stream("hi", limits={"max_tool_calls": 1})  # type: ignore[arg-type]
     with pytest.raises(AgentSetupError, match=r"require_approval=...\) is True or False"):
         agent.stream("hi", require_approval="yes")  # type: ignore[arg-type]
+
+
+# ---- plain steps: planned once, the same request as the planned path -----------------------------
+
+
+def _recording_model(seen: list[tuple[list[str], list[str], ModelSettings]]) -> FunctionModel:
+    def turn(messages: list[Message], info: FunctionInfo) -> Any:
+        texts = [type(m).__name__ + ":" + getattr(m, "text", "") for m in messages]
+        seen.append((texts, info.tool_keys, info.settings))
+        if isinstance(messages[-1], ToolResultsMessage):
+            return "done"
+        return calls(call("add", {"a": 1, "b": 2}))
+
+    return FunctionModel(turn)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"tool_choice": "add"},
+        {"active_tools": ["add"]},
+        {"tool_choice": "required", "active_tools": ["shout", "add"]},
+    ],
+)
+async def test_a_plain_step_sends_what_the_planned_path_sends(options: dict[str, Any]) -> None:
+    # no prepare_step, hooks, instruction functions, deferred tools or budgets: the step is planned once
+    # per settings object; a prepare_step that changes nothing takes the per-step path
+    plain: list[tuple[list[str], list[str], ModelSettings]] = []
+    planned: list[tuple[list[str], list[str], ModelSettings]] = []
+    tools = Registry({"add": add, "shout": shout})
+    fast = Agent(model=_recording_model(plain), tools=tools, instructions="Be brief.")
+    slow = Agent(model=_recording_model(planned), tools=tools, instructions="Be brief.", prepare_step=lambda ctx: None)
+    for agent in (fast, slow):
+        for _ in range(2):  # the second run reuses the first run's plans
+            result = await agent.generate("go", **options)
+            assert result.text == "done" and result.steps[0].results[0].output == 3
+
+    assert plain == planned
+    assert [settings.tool_choice for _, _, settings in plain[:2]] == [options.get("tool_choice", "auto"), "auto"]
+
+
+async def test_plain_steps_are_planned_once_per_settings_and_again_when_the_tools_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentkit._agent import _steps
+
+    made: list[ModelSettings] = []
+    original = _steps._plain_plan
+
+    def counting(loop: Any, settings: ModelSettings) -> Any:
+        made.append(settings)
+        return original(loop, settings)
+
+    monkeypatch.setattr(_steps, "_plain_plan", counting)
+    seen: list[tuple[list[str], list[str], ModelSettings]] = []
+    tools = Registry({"add": add})
+    agent = Agent(model=_recording_model(seen), tools=tools)
+    await agent.generate("go")
+    await agent.generate("go")
+    assert len(made) == 1  # two runs of two steps, one plan
+
+    tools.add("shout", shout)
+    await agent.generate("go")
+    assert len(made) == 2
+    assert seen[-1][1] == ["add", "shout"]  # the new tool is sent
+    await agent.generate("go", tool_choice="add")
+    assert len(made) == 4  # a run's own tool choice: its first and later settings, planned once each
+
+
+class _Sum(BaseModel):
+    total: int
+
+
+@pytest.mark.parametrize(("mode", "options"), [("native", {}), ("tool", {}), ("tool", {"active_tools": ["add"]})])
+async def test_a_plain_step_asks_for_a_typed_answer_as_the_planned_path_does(
+    mode: str, options: dict[str, Any]
+) -> None:
+    seen: dict[str, list[Any]] = {"plain": [], "planned": []}
+
+    def model_for(name: str) -> FunctionModel:
+        def turn(messages: list[Message], info: FunctionInfo) -> Any:
+            output = info.output
+            seen[name].append((info.tool_keys, info.settings, output.mode if output else None))
+            if not isinstance(messages[-1], ToolResultsMessage):
+                return calls(call("add", {"a": 1, "b": 2}))
+            if mode == "tool":
+                return calls(call("final_result", {"total": 3}, id="c_answer"))
+            return '{"total": 3}'
+
+        return FunctionModel(turn)
+
+    tools = Registry({"add": add, "shout": shout})
+    for name, extra in (("plain", {}), ("planned", {"prepare_step": lambda ctx: None})):
+        agent = Agent(model=model_for(name), tools=tools, output_type=Output(_Sum, mode=mode), **extra)
+        result = await agent.generate("go", **options)
+        assert result.output == _Sum(total=3)
+
+    assert seen["plain"] == seen["planned"]
+    if mode == "tool":
+        assert all("final_result" in keys for keys, _, _ in seen["plain"])

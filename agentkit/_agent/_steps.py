@@ -10,7 +10,7 @@ import dataclasses
 import difflib
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from .._jsonish import is_mapping, is_sequence
@@ -210,6 +210,32 @@ class RunControl:
     require_approval: bool = False
     extra_keys: frozenset[str] = frozenset()
     """Keys of the tools this run added (its own tools and MCP servers'), not the agent's."""
+    plain: bool = field(init=False)
+    """Nothing changes a step's plan (no prepare_step, hooks, instruction functions, deferred tools or
+    budgets), decided once per run: a step's settings, tools and executor are planned once per settings
+    object and kept with the run's tools (`RunTools.plans`), so later steps and runs reuse them."""
+
+    def __post_init__(self) -> None:
+        self.plain = not (
+            self.prepare
+            or self.hooks
+            or self.instructions.static is None
+            or self.tools.deferred
+            or self.tools.budgeted
+            or self.limits.max_tool_calls is not None
+        )
+
+
+@dataclass
+class _Plan:
+    """What a plain step sends and may run, for one settings object (`RunTools.plans`)."""
+
+    given: ModelSettings
+    settings: ModelSettings
+    tools: Registry
+    executor: Registry
+    version: int
+    """`tools.version` when planned: a tool added or removed meanwhile plans again."""
 
 
 @dataclass
@@ -218,7 +244,8 @@ class StepRequest:
 
     request: ModelRequest
     executor: Registry
-    ctx: RunContext[Any]
+    ctx: RunContext[Any] | None
+    """The context the step was planned with (None for a plain step: nothing reads it)."""
 
 
 def run_context(loop: RunLoop, index: int) -> RunContext[Any]:
@@ -236,6 +263,8 @@ def run_context(loop: RunLoop, index: int) -> RunContext[Any]:
 async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) -> StepRequest:
     """Plan step `index`: prepare_step's changes, the instructions, the tools sent, then the hooks."""
     control = loop.control
+    if control.plain:
+        return _plain_request(loop, settings)
     ctx = run_context(loop, index)
     changes: dict[str, Any] = {}
     for fn in control.prepare:
@@ -266,6 +295,41 @@ async def prepare_request(loop: RunLoop, index: int, settings: ModelSettings) ->
     tools, chosen = request.tools, request.settings.active_tools
     executor = tools.select(k for k in chosen if k in tools) if chosen is not None else tools
     return StepRequest(request, executor, ctx)
+
+
+def _plain_request(loop: RunLoop, settings: ModelSettings) -> StepRequest:
+    """A plain step's request: its plan made once per settings object (and tools version), then reused."""
+    control = loop.control
+    plans = control.tools.plans
+    plan = plans.get(id(settings))
+    if plan is None or plan.given is not settings or plan.version != plan.tools.version:
+        if len(plans) > 16:
+            plans.clear()
+        plan = plans[id(settings)] = _plain_plan(loop, settings)
+    text = control.instructions.static
+    messages = [SystemMessage(text), *loop.convo] if text else list(loop.convo)
+    request = ModelRequest(loop.model, messages, plan.tools, plan.settings)
+    if loop.output is None:
+        return StepRequest(request, plan.executor, None)
+    request = loop.output.prepared(request)  # the output tool, or the native field, as on the planned path
+    tools, chosen = request.tools, request.settings.active_tools
+    if tools is plan.tools and chosen == plan.settings.active_tools:
+        return StepRequest(request, plan.executor, None)
+    return StepRequest(request, tools.select(k for k in chosen if k in tools) if chosen is not None else tools, None)
+
+
+def _plain_plan(loop: RunLoop, settings: ModelSettings) -> _Plan:
+    """The plan of a step that nothing changes: the slow path's checks and results, made once."""
+    registry, active = loop.registry, settings.active_tools
+    for key in active or ():
+        registry[key]  # raises UnknownToolError with a "did you mean"
+    active, choice = _budgeted(loop, active, settings.tool_choice, False, False)
+    step_settings = settings
+    if (settings.tool_choice, settings.active_tools, settings.deferred_tools) != (choice, active, ()):
+        step_settings = dataclasses.replace(settings, tool_choice=choice, active_tools=active, deferred_tools=())
+    tools = loop.control.tools.registry  # what the slow path sends when no tool is deferred
+    executor = tools.select(k for k in active if k in tools) if active is not None else tools
+    return _Plan(settings, step_settings, tools, executor, tools.version)
 
 
 def _budgeted(

@@ -65,19 +65,26 @@ def _label(item: Any) -> str:
     return str(getattr(schema, "qualname", None) or getattr(item, "__qualname__", None) or repr(item))
 
 
-@contextlib.asynccontextmanager
-async def open_run_tools(
+def open_run_tools(
     base: Registry,
     tools: Registry | Mapping[str, Any] | Iterable[Any] | None,
     servers: Sequence[MCPServerLike],
-) -> AsyncGenerator[tuple[Registry, frozenset[str]], None]:
+) -> contextlib.AbstractAsyncContextManager[tuple[Registry, frozenset[str]]]:
     """The run's registry and the keys the run added.
 
     The registry is `base` plus the run's own tools and servers (opened here, closed on exit).
     """
     if tools is None and not servers:
-        yield base, frozenset()
-        return
+        return contextlib.nullcontext((base, frozenset()))  # most runs: nothing to open or merge
+    return _opened_run_tools(base, tools, servers)
+
+
+@contextlib.asynccontextmanager
+async def _opened_run_tools(
+    base: Registry,
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None,
+    servers: Sequence[MCPServerLike],
+) -> AsyncGenerator[tuple[Registry, frozenset[str]], None]:
     own = tools if isinstance(tools, Registry) else Registry(tools)
     registry = merge_registries(base, own, "The run's tool")
     async with contextlib.AsyncExitStack() as stack:
@@ -113,6 +120,8 @@ class RunTools:
     """The keys sent in every step: all but the deferred ones (the search tool among them)."""
     plain: Registry | None = None
     """The run's tools without agentkit's search tool: what a model with native tool search is sent."""
+    plans: dict[int, Any] = field(default_factory=lambda: {}, repr=False)
+    """Plain steps' plans by settings object (see `agentkit._agent._steps`), shared by the runs of these tools."""
 
     @classmethod
     def build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:

@@ -191,6 +191,7 @@ class RunLoop:
             self.usage = self.usage + response.usage
             response = self._with_unique_ids(response)
             if self.control.hooks:
+                assert step.ctx is not None  # a step with hooks is never plain
                 await after_model_response(self.control.hooks, step.ctx, request, response)
             message = response.message
             self.convo.append(message)

@@ -295,8 +295,11 @@ class Provider(ABC):
         With `registry`, result names are sent as wire names (the alias where `aliases` is on), for the
         vendors whose result messages carry the tool's name (Gemini, Mistral, Ollama).
         """
-        if registry is not None:
-            names = self.names(registry, aliases=aliases)
+        return self._named_results(results, self.names(registry, aliases=aliases) if registry is not None else None)
+
+    def _named_results(self, results: Sequence[ToolResult], names: NameMap | None) -> list[dict[str, Any]]:
+        """`format_tool_results` with the names already resolved (once per history, not once per message)."""
+        if names is not None:
             results = [
                 r if names.name_for(r.name) == r.name else replace(r, name=names.name_for(r.name)) for r in results
             ]

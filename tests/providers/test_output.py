@@ -70,7 +70,7 @@ NATIVE: dict[str, tuple[tuple[str, ...], str | None]] = {
     "gemini": (("generationConfig",), None),
     "bedrock": (("outputConfig",), "bedrock.converse.output_config"),
     "mistral": (("response_format",), "mistral.chat.response_format"),
-    "cohere": (("response_format",), "cohere.v2.response_format#JsonResponseFormatV2"),
+    "cohere": (("response_format",), "cohere.v2.response_format#JsonObjectResponseFormatV2"),
     "ollama": (("format",), None),
 }
 

@@ -222,7 +222,7 @@ class OpenAIChatProvider(Provider):
         out = chat_messages(
             messages,
             lambda message: self._assistant(message, names),
-            lambda results: self.format_tool_results(results, registry=registry, aliases=aliases),
+            lambda results: self._named_results(results, names),
         )
         return {"messages": out}
 

@@ -153,7 +153,7 @@ class OpenAIResponsesProvider(Provider):
             elif isinstance(message, AssistantMessage):
                 items.extend(self._assistant_items(message, names))
             elif isinstance(message, ToolResultsMessage):
-                items.extend(self.format_tool_results(message.results, registry=registry, aliases=aliases))
+                items.extend(self._named_results(message.results, names))
             else:
                 raise TypeError(f"not a conversation message: {message!r}")
         fragment: dict[str, Any] = {}

@@ -2,7 +2,8 @@
 
 Every request goes through ``cohere.AsyncClientV2`` with an ``httpx.MockTransport`` that records what the
 SDK put on the wire and answers with a recorded response from ``fixtures/cohere``. Both directions are
-checked: the body against our payload and Cohere's OpenAPI spec, the answer as neutral types/events.
+checked: the body against our payload and Cohere's wire format (schemas made from its SDK's types), the
+answer as neutral types/events.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from agentkit.models import (
 )
 from agentkit.providers.cohere import CohereModel
 from agentkit.providers.cohere._codec import CohereProvider, normalise_finish_reason
-from tests.spec import assert_spec_valid, openapi
+from tests.spec import assert_spec_valid, cohere_sdk
 
 from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
 from ..client_common import history as common_history
@@ -98,12 +99,12 @@ def without_stream_flag(wire: dict[str, Any], *, stream: bool = False) -> dict[s
     return body
 
 
-# ---- Cohere's own OpenAPI spec, for whole bodies ----------------------------------------------------
+# ---- Cohere's wire format (dev/cohere_schemas.py, from its SDK's types), for whole bodies ----------------------
 
 
 @cache
 def _spec() -> dict[str, Any]:
-    return openapi("cohere")
+    return cohere_sdk()
 
 
 def assert_openapi_valid(schema: dict[str, Any], payload: Any) -> None:
@@ -116,10 +117,7 @@ def assert_openapi_valid(schema: dict[str, Any], payload: Any) -> None:
 
 
 def chat_request_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = _spec()["paths"]["/v2/chat"]["post"]["requestBody"]["content"]["application/json"][
-        "schema"
-    ]
-    return schema
+    return component("V2ChatRequest")
 
 
 def component(name: str) -> dict[str, Any]:
@@ -178,8 +176,8 @@ def test_format_messages_maps_every_role(registry: Registry) -> None:
         assert_spec_valid("cohere.v2.assistant_message", message)
     for message in (ok, failed):
         assert_spec_valid("cohere.v2.tool_message", message)
-    assert_openapi_valid(component("UserMessageV2"), messages[1])
-    assert_openapi_valid(component("SystemMessageV2"), messages[0])
+    assert_openapi_valid(component("UserChatMessageV2"), messages[1])
+    assert_openapi_valid(component("SystemChatMessageV2"), messages[0])
     assert_openapi_valid(chat_request_schema(), {"model": "m", **provider.build_request(history(), registry)})
 
 
@@ -243,7 +241,7 @@ def test_usage_falls_back_to_billed_units() -> None:
 @pytest.mark.parametrize("name", ["text", "tool_call", "parallel_tool_calls", "thinking", "max_tokens"])
 def test_fixtures_are_spec_valid_responses(name: str) -> None:
     # the recorded answers themselves follow Cohere's spec, so the tests read what Cohere would send
-    assert_openapi_valid(component("ChatResponseV2"), json.loads((FIXTURES / f"{name}.json").read_text()))
+    assert_openapi_valid(component("V2ChatResponse"), json.loads((FIXTURES / f"{name}.json").read_text()))
 
 
 # ---- CohereModel through the SDK --------------------------------------------------------------------
@@ -367,7 +365,7 @@ async def test_stream_of_text(registry: Registry) -> None:
 
 def test_stream_fixtures_are_spec_valid_events() -> None:
     # the event union's members overlap, so each event is checked against the member its type names
-    mapping = _spec()["paths"]["/v2/chat"]["post"]["x-fern-streaming"]["response-stream"]["discriminator"]["mapping"]
+    mapping = _spec()["x-stream-events"]
     for name in ("stream_text.sse", "stream_tool_calls.sse"):
         for line in (FIXTURES / name).read_text().splitlines():
             if line.startswith("data: "):

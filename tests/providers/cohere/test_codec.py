@@ -1,4 +1,4 @@
-"""CohereProvider: payloads checked against Cohere's OpenAPI-derived schemas, recorded responses parsed."""
+"""CohereProvider: payloads checked against schemas generated from Cohere's SDK types, recorded responses parsed."""
 
 from __future__ import annotations
 
@@ -119,6 +119,32 @@ def test_invalid_samples_fail_the_spec_check() -> None:
     for name in ("cohere_tool", "cohere_tool_choice", "cohere_tool_message_documents", "cohere_assistant_tool_calls"):
         valid = sample(name)
         assert_spec_valid(valid["schema"], valid["payload"])
+
+
+@pytest.mark.parametrize(
+    ("schema", "payload"),
+    [
+        # Fern's forward-compatible enums keep only the documented values
+        ("cohere.v2.tool_choice", "AUTO"),
+        ("cohere.v2.tool_choice", None),
+        # a field the SDK types as Optional may be left out, never sent as null
+        ("cohere.v2.tool", {"type": "function", "function": None}),
+        ("cohere.v2.assistant_message", {"role": "assistant", "content": None}),
+        ("cohere.v2.tool_call", {"id": "a", "type": "function", "function": {"name": None, "arguments": "{}"}}),
+        # the unions' discriminants (type, role) are required, as the API reads them
+        ("cohere.v2.tool", {"function": {"name": "x", "parameters": {}}}),
+        ("cohere.v2.tool_message", {"role": "tool", "tool_call_id": "a", "content": [{"text": "x"}]}),
+        ("cohere.v2.tool_message", {"tool_call_id": "a", "content": "x"}),
+        ("cohere.v2.tool_call", {"id": "a", "function": {}}),
+        # and what the SDK itself requires
+        ("cohere.v2.tool", {"type": "function", "function": {"name": "x"}}),
+        ("cohere.v2.tool_message", {"role": "tool", "content": "x"}),
+        ("cohere.v2.assistant_message", {"role": "user", "content": "x"}),
+    ],
+)
+def test_the_sdk_generated_schemas_reject_what_the_api_rejects(schema: str, payload: Any) -> None:
+    # each was rejected by the schemas formerly extracted from Cohere's (proprietary) OpenAPI document
+    assert spec_errors(schema, payload)
 
 
 def test_active_tools_filter_and_parallel_is_ignored(provider: CohereProvider, registry: Registry) -> None:

@@ -19,12 +19,13 @@ import asyncio
 import base64
 import importlib
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
+from ..._jsonish import is_array, is_object
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
 from ...models._base import (
@@ -178,8 +179,8 @@ class BedrockModel(SDKModel):
     def _not_json(self, raw: Any) -> None:
         # botocore reads a body that is not JSON as an empty answer: a Converse response always has output
         super()._not_json(raw)
-        if isinstance(raw, dict) and "output" not in raw:
-            meta = raw.get("ResponseMetadata") or {}
+        if is_object(raw) and "output" not in raw:
+            meta: Mapping[str, Any] = raw.get("ResponseMetadata") or {}
             status = meta.get("HTTPStatusCode")
             raise ModelAPIError(self.name, f"unreadable Converse response (HTTP {status}, no output): {raw!r:.200}")
 
@@ -191,8 +192,8 @@ class BedrockModel(SDKModel):
 
     def _stream_request_id(self, stream: Any) -> str | None:
         # boto3 puts the x-amzn-requestid header in the answer's ResponseMetadata (streamed or not)
-        metadata = stream.get("ResponseMetadata") if isinstance(stream, dict) else None
-        found = metadata.get("RequestId") if isinstance(metadata, dict) else None
+        metadata = stream.get("ResponseMetadata") if is_object(stream) else None
+        found = metadata.get("RequestId") if is_object(metadata) else None
         return found if isinstance(found, str) and found else None
 
     async def _close_client(self) -> None:
@@ -202,19 +203,22 @@ class BedrockModel(SDKModel):
         """boto3 ``converse`` arguments: the payload with blobs as bytes, plus ``modelId``."""
         return {"modelId": self.model_name, **_boto_form(self._body(messages, tools, settings))}
 
-    def _map_error(self, exc: Exception) -> Exception | None:
+    def _map_error(self, error: Exception) -> Exception | None:
         """The agentkit error for a botocore error: HTTP errors keep status, body and headers."""
         errors = _botocore_errors()
-        if isinstance(exc, errors.ClientError):
-            response = exc.response
-            meta = response.get("ResponseMetadata") or {}
-            code = str((response.get("Error") or {}).get("Code") or "")
-            status = meta.get("HTTPStatusCode") or _STATUS_BY_CODE.get(code.lower(), 500)
+        if isinstance(error, errors.ClientError):
+            # botocore is imported lazily, so ClientError is Any here and does not narrow `error`
+            response: Mapping[str, Any] = cast(Any, error).response
+            meta: Mapping[str, Any] = response.get("ResponseMetadata") or {}
+            details: Mapping[str, Any] = response.get("Error") or {}
+            code = str(details.get("Code") or "")
+            status: Any = meta.get("HTTPStatusCode") or _STATUS_BY_CODE.get(code.lower(), 500)
             body = {k: v for k, v in response.items() if k != "ResponseMetadata"}
-            return ModelHTTPError(self.name, status, body, dict(meta.get("HTTPHeaders") or {}))
-        if isinstance(exc, (errors.NoCredentialsError, errors.PartialCredentialsError)):
+            headers: Mapping[str, str] = meta.get("HTTPHeaders") or {}
+            return ModelHTTPError(self.name, status, body, dict(headers))
+        if isinstance(error, (errors.NoCredentialsError, errors.PartialCredentialsError)):
             return ModelSetupError(_NO_CREDENTIALS)
-        if isinstance(exc, errors.NoRegionError):
+        if isinstance(error, errors.NoRegionError):
             return ModelSetupError(_NO_REGION)
         return None
 
@@ -260,9 +264,9 @@ def _add_bearer(api_key: str, request: Any, **_: Any) -> None:
 
 def _boto_form(value: Any, key: str = "") -> Any:
     """The JSON form with blob members (base64 text) decoded to the bytes boto3 serialises itself."""
-    if isinstance(value, dict):
+    if is_object(value):
         return {k: v if k in _DOCUMENT_KEYS else _boto_form(v, k) for k, v in value.items()}
-    if isinstance(value, list):
+    if is_array(value):
         return [_boto_form(v) for v in value]
     if key in _BLOB_KEYS and isinstance(value, str):
         return base64.b64decode(value)

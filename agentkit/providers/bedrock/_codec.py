@@ -48,6 +48,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..._jsonish import is_array, is_object
 from ...definitions import ToolDefinition
 from ...messages import (
     AssistantMessage,
@@ -114,9 +115,7 @@ class BedrockProvider(Provider):
 
     def _merge_output(self, body: dict[str, Any], fragment: dict[str, Any]) -> None:
         config = body.get("outputConfig")
-        body["outputConfig"] = (
-            {**config, **fragment["outputConfig"]} if isinstance(config, dict) else fragment["outputConfig"]
-        )
+        body["outputConfig"] = {**config, **fragment["outputConfig"]} if is_object(config) else fragment["outputConfig"]
 
     def format_messages(
         self, messages: Sequence[Message], *, registry: Tools | None = None, aliases: bool = False
@@ -129,6 +128,8 @@ class BedrockProvider(Provider):
         system: list[dict[str, Any]] = []
         turns: list[dict[str, Any]] = []
         for message in messages:
+            role: str
+            blocks: list[dict[str, Any]]
             if isinstance(message, SystemMessage):
                 if message.text.strip():
                     system.append({"text": message.text})
@@ -137,7 +138,7 @@ class BedrockProvider(Provider):
                 role, blocks = "user", [_part(p, _USER_NOTE) for p in message.parts]
             elif isinstance(message, AssistantMessage):
                 role, blocks = "assistant", self._assistant_blocks(message, names)
-            elif isinstance(message, ToolResultsMessage):
+            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 role, blocks = "user", [{"toolResult": self._result_block(r)} for r in message.results]
             else:
                 raise TypeError(f"not a conversation message: {message!r}")
@@ -151,7 +152,8 @@ class BedrockProvider(Provider):
         for turn in turns:
             if turn["role"] == "user":
                 # results first: Claude models behind Converse demand it, the others do not mind
-                turn["content"].sort(key=lambda block: "toolResult" not in block)
+                content: list[dict[str, Any]] = turn["content"]
+                content.sort(key=lambda block: "toolResult" not in block)
         fragment: dict[str, Any] = {}
         if system:
             fragment["system"] = system
@@ -160,9 +162,9 @@ class BedrockProvider(Provider):
 
     def _assistant_blocks(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
         mine = (message.provider_details or {}).get(self.name)
-        kept = mine.get("blocks") if isinstance(mine, dict) else None
+        kept = mine.get("blocks") if is_object(mine) else None
         # reasoning blocks go back unmodified, before the text and the calls
-        blocks = [dict(b) for b in kept if isinstance(b, dict)] if isinstance(kept, list) else []
+        blocks = [dict(b) for b in kept if is_object(b)] if is_array(kept) else []
         if message.text:
             blocks.append({"text": message.text})
         for call in message.tool_calls:
@@ -177,13 +179,13 @@ class BedrockProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A Converse response (dict, as boto3 returns it) as a `ModelResponse`; see `Provider.parse_response`."""
         data = as_dict(response)
-        if not isinstance(data, dict):
+        if not is_object(data):
             raise TypeError(f"not a Converse response: {response!r}")
-        content = [b for b in _content_of(data) if isinstance(b, dict)]
+        content = [b for b in _content_of(data) if is_object(b)]
         text = "".join(b["text"] for b in content if isinstance(b.get("text"), str))
         kept = [b for b in content if "text" not in b and not _is_client_call(b)]
         usage = data.get("usage")
-        usage = usage if isinstance(usage, dict) else {}
+        usage = usage if is_object(usage) else {}
         # Converse counts cache reads and writes apart from inputTokens; Usage.input_tokens holds them all
         cache_read = token_count(usage.get("cacheReadInputTokens"))
         cache_write = token_count(usage.get("cacheWriteInputTokens"))
@@ -204,7 +206,7 @@ class BedrockProvider(Provider):
             finish_reason=mapped_reason(data.get("stopReason"), _FINISH),
             raw=response,
             # boto3 puts the x-amzn-requestid header here, for converse and converse_stream alike
-            request_id=response_id(metadata.get("RequestId")) if isinstance(metadata, dict) else None,
+            request_id=response_id(metadata.get("RequestId")) if is_object(metadata) else None,
         )
 
     def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -234,22 +236,22 @@ class BedrockProvider(Provider):
 
     def _tools_payload(
         self,
-        definitions: list[dict[str, Any]],
-        by_key: Mapping[str, ToolDefinition],
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
         names: NameMap,
         options: FormatOptions,
     ) -> dict[str, Any]:
-        if not definitions:
+        if not entries:
             return {}  # toolConfig.tools needs at least one tool
-        entries = dict(zip(names.to_wire, definitions, strict=True))  # registry order, as the definitions
+        by_wire = dict(zip(names.to_wire, entries, strict=True))  # registry order, as the entries
         choice = options.tool_choice
-        sent = list(entries)
+        sent = list(by_wire)
         if options.active_tools is not None:
             allowed = set(options.active_tools)
             sent = [k for k in sent if k in allowed] or sent
             if not allowed:
                 choice = "none"
-        config: dict[str, Any] = {"tools": [entries[k] for k in sent]}
+        config: dict[str, Any] = {"tools": [by_wire[k] for k in sent]}
         if choice == "required":
             config["toolChoice"] = {"any": {}}
         elif choice not in ("auto", "none"):
@@ -257,17 +259,17 @@ class BedrockProvider(Provider):
         return {"toolConfig": config}
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
-        calls = []
+        calls: list[ToolCall] = []
         for block in _content_of(response):
-            use = block.get("toolUse") if isinstance(block, dict) else None
-            if not isinstance(use, dict) or use.get("type") == "server_tool_use":
+            use = block.get("toolUse") if is_object(block) else None
+            if not is_object(use) or use.get("type") == "server_tool_use":
                 continue
-            arguments = use.get("input")
+            arguments: object = use.get("input")
             calls.append(
                 ToolCall(
                     id=use.get("toolUseId") or "",
                     name=use.get("name") or "",
-                    arguments=arguments if isinstance(arguments, (dict, str)) else {},
+                    arguments=arguments if is_object(arguments) or isinstance(arguments, str) else {},
                 )
             )
         return calls
@@ -297,15 +299,15 @@ class BedrockProvider(Provider):
 
 def _content_of(response: Any) -> list[Any]:
     """The content blocks of a Converse response, of its ``output.message``, or of a message."""
-    if isinstance(response, list):
+    if is_array(response):
         return response
-    if not isinstance(response, dict):
+    if not is_object(response):
         return []
     output = response.get("output")
-    if isinstance(output, dict):
+    if is_object(output):
         response = output.get("message") or {}
-    content = response.get("content") if isinstance(response, dict) else None
-    return content if isinstance(content, list) else []
+    content = response.get("content") if is_object(response) else None
+    return content if is_array(content) else []
 
 
 _RESULT_NOTE = "Bedrock tool results take image bytes or s3:// locations"
@@ -331,7 +333,7 @@ def _part(part: TextPart | ImagePart, note: str = _RESULT_NOTE) -> dict[str, Any
 
 def _is_client_call(block: dict[str, Any]) -> bool:
     use = block.get("toolUse")
-    return isinstance(use, dict) and use.get("type") != "server_tool_use"
+    return is_object(use) and use.get("type") != "server_tool_use"
 
 
 def _history_tool_names(turns: list[dict[str, Any]]) -> list[str]:
@@ -360,9 +362,9 @@ class BedrockStream(StreamDecoder):
         self._converse = _Snapshot()
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
-        if not isinstance(event, dict):
+        if not is_object(event):
             event = as_dict(event)
-            if not isinstance(event, dict):
+            if not is_object(event):
                 return []
         out: list[ModelStreamEvent] = []
         started = self._converse.feed(event)
@@ -382,26 +384,28 @@ class BedrockStream(StreamDecoder):
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one stream event; return its argument deltas."""
         data = as_dict(event)
-        if not isinstance(data, dict):
+        if not is_object(data):
             return []
         start = data.get("contentBlockStart")
-        if isinstance(start, dict):
-            use = (start.get("start") or {}).get("toolUse")
+        if is_object(start):
+            start_block: Mapping[str, Any] = start.get("start") or {}
+            use = start_block.get("toolUse")
             block_index = start.get("contentBlockIndex")
-            if isinstance(use, dict) and isinstance(block_index, int):
+            if is_object(use) and isinstance(block_index, int):
                 started = self._blocks.setdefault(block_index, len(self._blocks))
                 self._start(started, use.get("toolUseId"), use.get("name"))
             return []
         delta = data.get("contentBlockDelta")
-        if isinstance(delta, dict):
+        if is_object(delta):
             growing = self._blocks.get(delta.get("contentBlockIndex", -1))
-            use = (delta.get("delta") or {}).get("toolUse")
-            fragment = use.get("input") if isinstance(use, dict) else None
+            inner: Mapping[str, Any] = delta.get("delta") or {}
+            use = inner.get("toolUse")
+            fragment = use.get("input") if is_object(use) else None
             if growing is None or not isinstance(fragment, str) or not fragment:
                 return []
             return [self._append(growing, fragment)]
         stop = data.get("contentBlockStop")
-        if isinstance(stop, dict):
+        if is_object(stop):
             done = self._blocks.get(stop.get("contentBlockIndex", -1))
             if done is not None:
                 self._parse_arguments(done)
@@ -410,9 +414,9 @@ class BedrockStream(StreamDecoder):
 
 def json_form(value: Any) -> Any:
     """A boto3 response in the service's JSON form: bytes as base64 text, ``ResponseMetadata`` dropped."""
-    if isinstance(value, dict):
+    if is_object(value):
         return {k: json_form(v) for k, v in value.items() if k != "ResponseMetadata"}
-    if isinstance(value, list):
+    if is_array(value):
         return [json_form(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(value).decode("ascii")
@@ -420,7 +424,8 @@ def json_form(value: Any) -> Any:
 
 
 def _text_delta(event: dict[str, Any]) -> str:
-    delta = (event.get("contentBlockDelta") or {}).get("delta") or {}
+    block_delta: Mapping[str, Any] = event.get("contentBlockDelta") or {}
+    delta: Mapping[str, Any] = block_delta.get("delta") or {}
     text = delta.get("text")
     return text if isinstance(text, str) else ""
 
@@ -444,9 +449,10 @@ class _Snapshot:
         """Apply one event; return (call index, id, wire name) when it starts a tool call."""
         if "contentBlockStart" in event:
             start = event["contentBlockStart"]
-            use = (start.get("start") or {}).get("toolUse")
+            start_block: Mapping[str, Any] = start.get("start") or {}
+            use = start_block.get("toolUse")
             index = start.get("contentBlockIndex")
-            if isinstance(use, dict) and isinstance(index, int):
+            if is_object(use) and isinstance(index, int):
                 self._blocks[index] = {"toolUse": {**use, "input": {}}}
                 self._json[index] = ""
                 self._calls += 1
@@ -471,14 +477,14 @@ class _Snapshot:
         return None
 
     def _delta(self, index: Any, delta: Any) -> None:
-        if not isinstance(index, int) or not isinstance(delta, dict):
+        if not isinstance(index, int) or not is_object(delta):
             return
         if isinstance(delta.get("text"), str):
             block = self._blocks.setdefault(index, {"text": ""})
             block["text"] = block.get("text", "") + delta["text"]
-        elif isinstance(delta.get("toolUse"), dict) and index in self._json:
+        elif is_object(delta.get("toolUse")) and index in self._json:
             self._json[index] += delta["toolUse"].get("input") or ""
-        elif isinstance(delta.get("reasoningContent"), dict):
+        elif is_object(delta.get("reasoningContent")):
             reasoning = self._blocks.setdefault(index, {"reasoningContent": {}}).setdefault("reasoningContent", {})
             piece = delta["reasoningContent"]
             if "text" in piece or "signature" in piece:

@@ -168,7 +168,7 @@ def _arguments(client: Any, method: str, body: Mapping[str, Any]) -> dict[str, A
     return known
 
 
-def _parameters(client: Any, method: str) -> set[str] | None:
+def _parameters(client: object, method: str) -> set[str] | None:
     # The SDK wraps the instance's chat methods in decorators that hide the signature (*args, **kwargs);
     # the class attribute keeps the generated one.
     named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

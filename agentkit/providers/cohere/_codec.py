@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..._jsonish import is_array, is_mapping, is_object
 from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
@@ -51,7 +52,15 @@ from ...messages import (
     Usage,
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
-from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, _ToolSet, as_dict
+from .._codec import (
+    FormatOptions,
+    Provider,
+    StreamDecoder,
+    ToolCallDelta,
+    Tools,
+    _ToolSet,  # pyright: ignore[reportPrivateUsage]  # the base class's tool set, for the hooks overridden here
+    as_dict,
+)
 from .._dialect import DialectResult, Loss, per_result
 from .._messages import chat_messages, message_of, replayed_content, response_id, token_count
 from .._names import NameMap, NameRule
@@ -74,12 +83,12 @@ def _json_text(arguments: str | Mapping[str, Any]) -> str:
 def _text_blocks(text: str) -> list[dict[str, Any]]:
     """Document blocks for JSON objects (or arrays of them), else one text block."""
     try:
-        value = json.loads(text)
+        value: object = json.loads(text)
     except ValueError:
         value = None
-    if isinstance(value, dict):
+    if is_object(value):
         return [{"type": "document", "document": {"data": value}}]
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+    if is_array(value) and value and all(is_object(v) for v in value):
         return [{"type": "document", "document": {"data": v}} for v in value]
     return [{"type": "text", "text": text}]
 
@@ -162,8 +171,8 @@ class CohereProvider(Provider):
 
     def _tools_payload(
         self,
-        definitions: list[dict[str, Any]],
-        by_key: Mapping[str, ToolDefinition],
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
         names: NameMap,
         options: FormatOptions,
     ) -> dict[str, Any]:
@@ -175,8 +184,8 @@ class CohereProvider(Provider):
             keep = {names.name_for(choice)}  # no specific-tool form: offer only that tool, and require a call
         elif options.active_tools is not None:
             keep = {names.name_for(key) for key in options.active_tools}
-        tools = definitions if keep is None else [d for d in definitions if d["function"]["name"] in keep]
-        payload: dict[str, Any] = {"tools": tools}
+        kept = entries if keep is None else [d for d in entries if d["function"]["name"] in keep]
+        payload: dict[str, Any] = {"tools": kept}
         if choice == "none":
             payload["tool_choice"] = "NONE"
         elif choice != "auto":
@@ -191,9 +200,10 @@ class CohereProvider(Provider):
         message = message_of(response)
         plan = message.get("tool_plan")
         details = {"tool_plan": plan} if isinstance(plan, str) and plan else None
-        calls = []
-        for index, raw in enumerate(message.get("tool_calls") or ()):
-            function = raw.get("function") or {}
+        calls: list[ToolCall] = []
+        raw_calls: Iterable[Any] = message.get("tool_calls") or ()
+        for index, raw in enumerate(raw_calls):
+            function: Mapping[str, Any] = raw.get("function") or {}
             calls.append(
                 ToolCall(
                     id=raw.get("id") or f"call_{index}",
@@ -284,12 +294,10 @@ class CohereProvider(Provider):
 
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A v2 chat response (dict or SDK ``V2ChatResponse``) as a `ModelResponse`."""
-        data = as_dict(response)
-        if not isinstance(data, Mapping):
-            data = {}
+        data = _mapping(as_dict(response))
         content = message_of(data).get("content")
         details = None
-        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") != "text" for c in content):
+        if is_array(content) and any(is_mapping(c) and c.get("type") != "text" for c in content):
             details = {self.name: {"content": content}}
         return ModelResponse(
             message=AssistantMessage(
@@ -309,8 +317,8 @@ def content_text(content: Any) -> str:
     """The text of a Cohere message ``content`` (a string, or blocks of which only ``text`` ones count)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(c.get("text") or "" for c in content if isinstance(c, Mapping) and c.get("type") == "text")
+    if is_array(content):
+        return "".join(c.get("text") or "" for c in content if is_mapping(c) and c.get("type") == "text")
     return ""
 
 
@@ -334,9 +342,8 @@ def usage_of(usage: Any) -> Usage:
 
     ``cached_tokens`` (prompt tokens that hit the cache) is a part of the input tokens.
     """
-    usage = usage if isinstance(usage, Mapping) else {}
-    counts = usage.get("tokens") if isinstance(usage.get("tokens"), Mapping) else usage.get("billed_units")
-    counts = counts if isinstance(counts, Mapping) else {}
+    usage = _mapping(usage)
+    counts = _mapping(usage.get("tokens") if is_mapping(usage.get("tokens")) else usage.get("billed_units"))
     return Usage(
         input_tokens=token_count(counts.get("input_tokens")),
         output_tokens=token_count(counts.get("output_tokens")),
@@ -427,12 +434,13 @@ class CohereStreamAccumulator(StreamDecoder):
         data = _event(event)
         kind = data.get("type")
         index: int = data["index"] if isinstance(data.get("index"), int) else 0
-        message = (data.get("delta") or {}).get("message") or {}
+        delta: Mapping[str, Any] = data.get("delta") or {}
+        message: Mapping[str, Any] = delta.get("message") or {}
         if kind == "tool-plan-delta":
             self.tool_plan += message.get("tool_plan") or ""
             return []
-        raw = message.get("tool_calls") or {}
-        function = raw.get("function") or {}
+        raw: Mapping[str, Any] = message.get("tool_calls") or {}
+        function: Mapping[str, Any] = raw.get("function") or {}
         if kind == "tool-call-start":
             self._start(index, raw.get("id"), function.get("name"))
         elif kind != "tool-call-delta":
@@ -459,9 +467,8 @@ def _event(event: Any) -> Mapping[str, Any]:
             event = json.loads(text) if text else {}
         except ValueError:
             return {}
-    data = as_dict(event)
-    return data if isinstance(data, Mapping) else {}
+    return _mapping(as_dict(event))
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if is_mapping(value) else {}

@@ -25,6 +25,7 @@ when every tool sent comes out strict.
 from __future__ import annotations as _annotations
 
 from ..._json_schema import JsonSchema
+from ..._jsonish import is_object
 from .._dialect import Dialect, DialectResult, LossLog, fallback, move_to_description, object_root, walk_schemas
 from .._regex import ANCHOR, LOOKAROUND
 from .._strict import StrictRules, make_strict
@@ -65,7 +66,7 @@ def count_fields(schema: JsonSchema) -> int:
     def visit(node: JsonSchema, _path: str) -> None:
         nonlocal total
         props = node.get("properties")
-        if isinstance(props, dict):
+        if is_object(props):
             total += len(props)
 
     walk_schemas(schema, visit)

@@ -17,7 +17,7 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
@@ -47,7 +47,7 @@ def _sdk_client_class() -> Any:
             raise ImportError(
                 "MistralModel needs the official Mistral SDK: pip install 'agentkit-tools[mistral]'"
             ) from error
-    return Mistral
+    return cast(Any, Mistral)  # the mistralai 1.x fallback import above is untyped
 
 
 class MistralModel(SDKModel):
@@ -153,7 +153,9 @@ class MistralModel(SDKModel):
         raw_response = getattr(error, "raw_response", None)
         if isinstance(status, int) and raw_response is not None:
             if status >= 400:  # MistralError / SDKError / HTTPValidationError: the API said no
-                headers = getattr(error, "headers", None) or getattr(raw_response, "headers", None) or {}
+                headers: Mapping[str, Any] = (
+                    getattr(error, "headers", None) or getattr(raw_response, "headers", None) or {}
+                )
                 return ModelHTTPError(self.name, status, error_body(getattr(error, "body", None)), dict(headers))
             # ResponseValidationError: a 2xx the SDK could not read
             return ModelAPIError(self.name, f"unexpected response: {error}")

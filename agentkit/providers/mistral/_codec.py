@@ -31,10 +31,11 @@ Whole conversations (what `agentkit.providers.mistral.MistralModel` sends and re
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..._jsonish import is_array, is_mapping
 from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
@@ -60,13 +61,13 @@ __all__ = ["MistralProvider", "MistralStreamAccumulator", "content_text", "norma
 
 def _message(response: Any) -> Mapping[str, Any]:
     """The assistant message of a chat completion (or the message itself when given one)."""
-    if not isinstance(response, Mapping):
+    if not is_mapping(response):
         return {}
     choices = response.get("choices")
-    if isinstance(choices, list):
+    if is_array(choices):
         return (choices[0].get("message") or {}) if choices else {}
     message = response.get("message")
-    return message if isinstance(message, Mapping) else response
+    return message if is_mapping(message) else response
 
 
 def _call_id(raw: Any, index: int) -> str:
@@ -118,18 +119,18 @@ class MistralProvider(Provider):
 
     def _tools_payload(
         self,
-        definitions: list[dict[str, Any]],
-        by_key: Mapping[str, ToolDefinition],
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
         names: NameMap,
         options: FormatOptions,
     ) -> dict[str, Any]:
-        tools = definitions
+        kept = entries
         if options.active_tools == ():
             # Nothing may be called: keep the tools (a history with tool calls needs them) and say "none".
             options = replace(options, tool_choice="none") if options.tool_choice != "required" else options
         elif options.active_tools is not None:
             allowed = {names.name_for(key) for key in options.active_tools}
-            tools = [d for d in definitions if d["function"]["name"] in allowed]
+            kept = [d for d in entries if d["function"]["name"] in allowed]
         choice: str | dict[str, Any]
         if options.tool_choice in ("auto", "none"):
             choice = options.tool_choice
@@ -137,7 +138,7 @@ class MistralProvider(Provider):
             choice = "any"
         else:
             choice = {"type": "function", "function": {"name": names.name_for(options.tool_choice)}}
-        payload: dict[str, Any] = {"tools": tools, "tool_choice": choice}
+        payload: dict[str, Any] = {"tools": kept, "tool_choice": choice}
         if options.parallel_tool_calls is not None:
             payload["parallel_tool_calls"] = options.parallel_tool_calls
         return payload
@@ -145,9 +146,10 @@ class MistralProvider(Provider):
     # ---- calls -----------------------------------------------------------------------------------
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
-        calls = []
-        for position, raw in enumerate(_message(response).get("tool_calls") or ()):
-            function = raw.get("function") or {}
+        calls: list[ToolCall] = []
+        raw_calls: Iterable[Any] = _message(response).get("tool_calls") or ()
+        for position, raw in enumerate(raw_calls):
+            function: Mapping[str, Any] = raw.get("function") or {}
             index = raw.get("index", position) if isinstance(raw.get("index"), int) else position
             calls.append(
                 ToolCall(
@@ -178,7 +180,7 @@ class MistralProvider(Provider):
         (aliases where `aliases` is on).
         """
         names = self.names(registry, aliases=aliases) if registry is not None else None
-        tool_calls = []
+        tool_calls: list[dict[str, Any]] = []
         for call in calls:
             arguments = call.arguments if isinstance(call.arguments, str) else json_text(dict(call.arguments))
             tool_calls.append(
@@ -243,15 +245,13 @@ class MistralProvider(Provider):
 
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletionResponse``) as a `ModelResponse` (first choice only)."""
-        data = as_dict(response)
-        if not isinstance(data, Mapping):
-            data = {}
+        data = _mapping(as_dict(response))
         choices = data.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) else {}
+        choice: Mapping[str, Any] = choices[0] if is_array(choices) and choices and is_mapping(choices[0]) else {}
         message = _message(data)
         content = message.get("content")
         details = None
-        if isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") != "text" for c in content):
+        if is_array(content) and any(is_mapping(c) and c.get("type") != "text" for c in content):
             details = {self.name: {"content": content}}
         return ModelResponse(
             message=AssistantMessage(
@@ -271,10 +271,8 @@ def content_text(content: Any) -> str:
     """The text of a Mistral ``content`` (a string, or chunks of which only ``text`` ones count)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(
-            c.get("text") or "" for c in content if isinstance(c, Mapping) and c.get("type", "text") == "text"
-        )
+    if is_array(content):
+        return "".join(c.get("text") or "" for c in content if is_mapping(c) and c.get("type", "text") == "text")
     return ""
 
 
@@ -312,30 +310,32 @@ class MistralStreamAccumulator(StreamDecoder):
         self._announced: dict[int, str | None] = {}
 
     def _decode(self, event: Any) -> list[ModelStreamEvent]:
-        chunk = as_dict(event)
-        if not isinstance(chunk, Mapping):
+        data: object = as_dict(event)
+        if not is_mapping(data):
             return []
-        if isinstance(chunk.get("data"), Mapping) and "choices" not in chunk:  # the SDK's CompletionEvent
+        chunk: Mapping[str, Any] = data
+        if is_mapping(chunk.get("data")) and "choices" not in chunk:  # the SDK's CompletionEvent
             chunk = chunk["data"]
         if isinstance(chunk.get("model"), str):
             self._model = chunk["model"]
         if isinstance(chunk.get("id"), str):
             self._id = chunk["id"]
-        if isinstance(chunk.get("usage"), Mapping):
+        if is_mapping(chunk.get("usage")):
             self._usage = chunk["usage"]
-        choices = chunk.get("choices") or []
-        choice = choices[0] if choices and isinstance(choices[0], Mapping) else {}
+        choices: Sequence[Any] = chunk.get("choices") or []
+        choice: Mapping[str, Any] = choices[0] if choices and is_mapping(choices[0]) else {}
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
             self.finished = True
         out: list[ModelStreamEvent] = []
-        content = (choice.get("delta") or {}).get("content")
+        choice_delta: Mapping[str, Any] = choice.get("delta") or {}
+        content = choice_delta.get("content")
         text = content_text(content)
         if text:
             self._text.append(text)
             out.append(TextDelta(text))
-        if isinstance(content, list):
-            self._thinking.extend(_thinking_text(c) for c in content if isinstance(c, Mapping))
+        if is_array(content):
+            self._thinking.extend(_thinking_text(c) for c in content if is_mapping(c))
         for delta in self.feed(chunk):
             if delta.index not in self._announced and delta.name:
                 self._announced[delta.index] = delta.id
@@ -389,21 +389,23 @@ class MistralStreamAccumulator(StreamDecoder):
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict or SDK object); return the argument fragments it carried."""
-        chunk = as_dict(event)
-        if not isinstance(chunk, Mapping):
+        data: object = as_dict(event)
+        if not is_mapping(data):
             return []
+        chunk: Mapping[str, Any] = data
         if "data" in chunk and "choices" not in chunk:  # the SDK's CompletionEvent wrapper
             chunk = chunk["data"]
-        choices = chunk.get("choices") or []
-        delta = (choices[0].get("delta") or {}) if choices else chunk.get("delta") or {}
-        out = []
-        for position, raw in enumerate(delta.get("tool_calls") or ()):
+        choices: Sequence[Any] = chunk.get("choices") or []
+        delta: Mapping[str, Any] = (choices[0].get("delta") or {}) if choices else chunk.get("delta") or {}
+        out: list[ToolCallDelta] = []
+        raw_calls: Iterable[Any] = delta.get("tool_calls") or ()
+        for position, raw in enumerate(raw_calls):
             index = raw["index"] if isinstance(raw.get("index"), int) else position
-            function = raw.get("function") or {}
+            function: Mapping[str, Any] = raw.get("function") or {}
             raw_id = raw.get("id")
             self._start(index, raw_id if raw_id not in (None, "", "null") else None, function.get("name"))
-            arguments = function.get("arguments")
-            if isinstance(arguments, Mapping):
+            arguments: object = function.get("arguments")
+            if is_mapping(arguments):
                 self._set_args(index, arguments)
                 arguments = json_text(dict(arguments))
             if isinstance(arguments, str) and arguments:
@@ -417,4 +419,8 @@ def _thinking_text(chunk: Mapping[str, Any]) -> str:
     inner = chunk.get("thinking")
     if isinstance(inner, str):
         return inner
-    return content_text(inner) if isinstance(inner, list) else ""
+    return content_text(inner) if is_array(inner) else ""
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if is_mapping(value) else {}

@@ -18,7 +18,7 @@ import importlib
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import Any, cast
 
 from ...exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ...messages import Message, ModelResponse
@@ -146,17 +146,20 @@ class OllamaModel(SDKModel):
     async def _close_client(self) -> None:
         await self.client.close()
 
-    def _map_error(self, exc: Exception) -> Exception | None:
+    def _map_error(self, error: Exception) -> Exception | None:
         """The agentkit error for an ollama-python / httpx exception."""
+        exc = error
         ollama = importlib.import_module("ollama")
         if isinstance(exc, ollama.ResponseError):
+            # ollama is imported lazily, so ResponseError is Any here and does not narrow `exc`
+            message: Any = cast(Any, exc).error
             status = getattr(exc, "status_code", -1)
             if not isinstance(status, int) or status < 400:
                 # an {"error": ...} line inside a 200 stream: the server failed after it started answering
-                return ModelAPIError(self.name, f"Ollama reported an error: {exc.error}")
+                return ModelAPIError(self.name, f"Ollama reported an error: {message}")
             # ResponseError keeps only the message; the httpx error it replaced has the full response
             response = getattr(exc.__context__, "response", None)
-            body: Any = {"error": exc.error}
+            body: Any = {"error": message}
             headers: dict[str, str] = {}
             if response is not None:
                 headers = header_dict(response.headers)

@@ -23,10 +23,11 @@ What maps to what:
 from __future__ import annotations as _annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..._jsonish import is_mapping
 from ..._text import json_text
 from ...definitions import ToolDefinition
 from ...messages import (
@@ -61,8 +62,8 @@ def _chunk(event: Any) -> Mapping[str, Any]:
             event = json.loads(event) if event.strip() else {}
         except ValueError:
             return {}
-    data = as_dict(event)
-    return data if isinstance(data, Mapping) else {}
+    data: object = as_dict(event)
+    return data if is_mapping(data) else {}
 
 
 class OllamaProvider(Provider):
@@ -95,8 +96,8 @@ class OllamaProvider(Provider):
 
     def _tools_payload(
         self,
-        definitions: list[dict[str, Any]],
-        by_key: Mapping[str, ToolDefinition],
+        entries: list[dict[str, Any]],
+        tools: Mapping[str, ToolDefinition],
         names: NameMap,
         options: FormatOptions,
     ) -> dict[str, Any]:
@@ -108,15 +109,16 @@ class OllamaProvider(Provider):
             keep = {names.name_for(choice)}
         elif options.active_tools is not None:
             keep = {names.name_for(key) for key in options.active_tools}
-        tools = definitions if keep is None else [d for d in definitions if d["function"]["name"] in keep]
-        return {"tools": tools}
+        kept = entries if keep is None else [d for d in entries if d["function"]["name"] in keep]
+        return {"tools": kept}
 
     # ---- calls -----------------------------------------------------------------------------------
 
     def _parse_calls(self, response: Any) -> list[ToolCall]:
-        calls = []
-        for position, raw in enumerate(message_of(response).get("tool_calls") or ()):
-            function = raw.get("function") or {}
+        calls: list[ToolCall] = []
+        raw_calls: Iterable[Any] = message_of(response).get("tool_calls") or ()
+        for position, raw in enumerate(raw_calls):
+            function: Mapping[str, Any] = raw.get("function") or {}
             index = function["index"] if isinstance(function.get("index"), int) else position
             calls.append(
                 ToolCall(
@@ -183,12 +185,12 @@ class OllamaProvider(Provider):
                 )
                 if not entry["tool_calls"]:
                     del entry["tool_calls"]
-                details = (message.provider_details or {}).get(self.name)
-                thinking = details.get("thinking") if isinstance(details, Mapping) else None
+                details: object = (message.provider_details or {}).get(self.name)
+                thinking = details.get("thinking") if is_mapping(details) else None
                 if isinstance(thinking, str) and thinking:
                     entry["thinking"] = thinking
                 out.append(entry)
-            elif isinstance(message, ToolResultsMessage):
+            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 out += self.format_tool_results(message.results, registry=registry, aliases=aliases)
             else:  # pragma: no cover - the Message union is closed
                 raise TypeError(f"not a conversation message: {message!r}")
@@ -336,15 +338,16 @@ class OllamaStreamAccumulator(StreamDecoder):
 
     def feed(self, event: Any) -> list[ToolCallDelta]:
         """Consume one chunk (dict, SDK object, or NDJSON line); each call arrives whole, as one delta."""
-        out = []
-        for raw in message_of(_chunk(event)).get("tool_calls") or ():
-            function = raw.get("function") or {}
+        out: list[ToolCallDelta] = []
+        raw_calls: Iterable[Any] = message_of(_chunk(event)).get("tool_calls") or ()
+        for raw in raw_calls:
+            function: Mapping[str, Any] = raw.get("function") or {}
             index = function.get("index")
             if not isinstance(index, int) or index in self._calls:
                 index = max(self._calls, default=-1) + 1  # a call never seen before gets the next slot
             self._start(index, raw.get("id"), function.get("name"))
             arguments = function.get("arguments")
-            if isinstance(arguments, Mapping):
+            if is_mapping(arguments):
                 self._set_args(index, arguments)
                 arguments = json_text(dict(arguments))
             out.append(self._append(index, arguments if isinstance(arguments, str) else ""))

@@ -21,7 +21,7 @@ import os
 import time
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from .._jsonish import is_mapping, is_object
 from ..definitions import ToolDefinition
@@ -347,9 +347,8 @@ class SDKModel(OwnedClient, Model):
 
     def output_plan(self, definition: ToolDefinition, mode: OutputMode, *, with_tools: bool) -> OutputPlan:
         """How this model is asked for structured output: as its provider decides for it (`Provider.output_plan`)."""
-        return self.provider.output_plan(  # type: ignore[no-any-return]
-            definition, mode=mode, with_tools=with_tools, model_name=self.model_name
-        )
+        plan = self.provider.output_plan(definition, mode=mode, with_tools=with_tools, model_name=self.model_name)
+        return cast("OutputPlan", plan)
 
     def _finished(self, response: ModelResponse, request_id: str | None = None) -> ModelResponse:
         """A parsed turn as the model returns it: named by vendor and endpoint, with the request id found.

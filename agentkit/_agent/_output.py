@@ -21,6 +21,7 @@ from ..messages import ModelResponse, TextPart, ToolCall, ToolResult, UserMessag
 from ..models import Model, ModelSettings, OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
 from . import observe
+from .results import Step
 
 if TYPE_CHECKING:
     from ..hooks import ModelRequest
@@ -204,15 +205,15 @@ class RunOutput:
         In ``tool`` mode a text answer that is valid JSON for the output is taken as well (some models
         answer in text although a call was required); otherwise the model is told to call the tool.
         """
-        from .results import Step
-
         assert self.schema is not None
         text = response.message.text
         loop.steps.append(Step(index, response, [], []))
         loop._step_finish(index, response, 0)  # pyright: ignore[reportPrivateUsage]  # the loop's own helper
         try:
             # null for an optional field means its default, as for tool arguments (strict dialects force it)
-            value = await self._accepted(self.schema.validate_text(text, restore=True))
+            value = self.schema.validate_text(text, restore=True)
+            if self.config.validators:
+                value = await self._accepted(value)
         except ToolInputError as exc:
             self._failed(loop, text, exc.errors)
             if self.key is not None:
@@ -231,7 +232,9 @@ class RunOutput:
         """The result of an output-tool call: accepted (its value is the output) or an error the model can fix."""
         assert self.schema is not None
         try:
-            value = await self._accepted(self.schema.validate_arguments(call.arguments))
+            value = self.schema.validate_arguments(call.arguments)
+            if self.config.validators:
+                value = await self._accepted(value)
         except ToolInputError as exc:
             self.raw, self.errors = self.schema.raw_of(call.arguments), exc.errors
             lines = "\n".join(f"- {e}" for e in exc.errors)

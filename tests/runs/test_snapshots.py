@@ -228,24 +228,33 @@ async def test_the_sqlite_store_keeps_snapshots_and_histories_for_other_processe
     reader.close()
 
 
-async def test_a_dropped_sqlite_store_closes_its_connection(tmp_path: Path) -> None:
+async def test_a_dropped_sqlite_store_closes_its_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
-    import sqlite3
 
+    from agentkit.runs import _stores
+
+    closed: list[object] = []
+    real_close = _stores._close_if_owner
+
+    def recording_close(connection: Any, pid: int) -> None:
+        closed.append(connection)
+        real_close(connection, pid)
+
+    # Observed through the close call: using a closed sqlite3 connection can crash CPython 3.12.1.
+    monkeypatch.setattr(_stores, "_close_if_owner", recording_close)
     store = SQLiteRunStore(tmp_path / "runs.db")
     assert await store.claim("p1")
     connection = store._connect()
     del store
     gc.collect()
-    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
-        connection.execute("SELECT 1")
+    assert closed == [connection]
     with SQLiteRunStore(tmp_path / "runs.db") as again:  # a with block closes it too, and the claim persisted
         assert not await again.claim("p1")
         connection = again._connect()
-    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
-        connection.execute("SELECT 1")
+    assert closed[1:] == [connection]
     assert await again.claim("p2")  # a closed store opens a new connection on its next call
     again.close()
+    assert len(closed) == 3
 
 
 def test_a_store_that_cannot_be_opened_says_how_to_fix_it(tmp_path: Path) -> None:

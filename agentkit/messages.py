@@ -121,7 +121,11 @@ class ToolResult:
     @property
     def text(self) -> str:
         """The text parts of `content`, joined by newlines."""
-        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+        content = self.content
+        if len(content) == 1:  # the usual result: one text part (re-read for every message of a history)
+            part = content[0]
+            return part.text if isinstance(part, TextPart) else ""
+        return "\n".join([p.text for p in content if isinstance(p, TextPart)])
 
     @classmethod
     def error(cls, call: ToolCall, message: str, kind: str, exception_type: str | None = None) -> ToolResult:

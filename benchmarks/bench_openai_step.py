@@ -6,7 +6,8 @@
 A step is `OpenAIChatModel.request` (and `OpenAIResponsesModel.request`): build the body from a neutral
 history and a registry, send it through ``AsyncOpenAI`` (auth, retries, response parsing), and parse the
 recorded tool-call answer into a `ModelResponse`. The HTTP transport is in-process (``MockTransport``), so
-only client-side work is measured. At turn 100 the history holds 99 earlier tool calls and their results.
+only client-side work is measured. At turn 100 the history holds 99 earlier tool calls and their results,
+each turn with the output items a Responses answer leaves on it (a reasoning item and the call).
 
 Beside each step, measured in the same run, the floor it is judged against: the SDK's own ``post`` of the
 very bytes the step sent (captured from the transport), through the same client with the same request
@@ -150,7 +151,20 @@ def history_at(turn: int) -> list[Any]:
     history: list[Any] = [SystemMessage("You find documents."), UserMessage("Find the 2025 invoices, five of them.")]
     for i in range(turn - 1):
         call = ToolCall(id=f"call_{i:04d}", name=f"tool_{i % 50}", arguments='{"q":"invoices","n":5}')
-        history.append(AssistantMessage(text="", tool_calls=[call]))
+        # what parsing a Responses answer keeps on the turn (replayed on that API, ignored by Chat)
+        output = [
+            {"type": "reasoning", "id": f"rs_{i:04d}", "summary": []},
+            {
+                "type": "function_call",
+                "id": f"fc_{i:04d}",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+                "status": "completed",
+            },
+        ]
+        details = {"openai-responses": {"output": output}}
+        history.append(AssistantMessage(text="", tool_calls=[call], provider_details=details))
         history.append(ToolResultsMessage([ToolResult(call.id, call.name, [TextPart(f"result {i}")])]))
     return history
 

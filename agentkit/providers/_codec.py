@@ -78,8 +78,8 @@ def as_dict(obj: Any, _depth: int = 0) -> Any:
         items = cast("Sequence[Any]", obj)  # an SDK's untyped list
         return [as_dict(v, deeper) for v in items]
     dump = getattr(obj, "model_dump", None)
-    if callable(dump):
-        return as_dict(dump(mode="json", by_alias=True, exclude_none=True), deeper)
+    if callable(dump):  # JSON mode gives plain data already: nothing below needs converting
+        return dump(mode="json", by_alias=True, exclude_none=True)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
         return as_dict(to_dict(), deeper)
@@ -279,8 +279,12 @@ class Provider(ABC):
         With `registry`, aliases are mapped back to keys and a ``null`` sent for an optional
         parameter (as strict dialects force) is dropped so the Python default applies.
         """
+        return self._calls_of(as_dict(response), registry=registry, aliases=aliases)
+
+    def _calls_of(self, data: Any, *, registry: Tools | None, aliases: bool) -> list[ToolCall]:
+        """`parse_tool_calls` of a response already converted by `as_dict` (as `parse_response` has it)."""
         names, by_key = self._lookup(registry, aliases)
-        return [self._finish_call(c, names, by_key) for c in self._parse_calls(as_dict(response))]
+        return [self._finish_call(c, names, by_key) for c in self._parse_calls(data)]
 
     def _lookup(
         self, registry: Tools | None, aliases: bool
@@ -302,7 +306,7 @@ class Provider(ABC):
 
     def _named_results(self, results: Sequence[ToolResult], names: NameMap | None) -> list[dict[str, Any]]:
         """`format_tool_results` with the names already resolved (once per history, not once per message)."""
-        if names is not None:
+        if names is not None and names.renames:
             results = [
                 r if names.name_for(r.name) == r.name else replace(r, name=names.name_for(r.name)) for r in results
             ]

@@ -5,7 +5,8 @@ from __future__ import annotations as _annotations
 import hashlib
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["IdRule"]
 
@@ -28,26 +29,38 @@ class IdRule:
     exact_length: int | None = None
     """For vendors that demand a fixed length (Mistral: 9 alphanumerics): ids are hashed to it."""
 
+    _match: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # compiled once: every call id of every re-sent history is checked against it
+        object.__setattr__(self, "_match", re.compile(self.pattern))
+
     def accepts(self, call_id: str) -> bool:
         """Whether the vendor accepts `call_id` as it is."""
-        return re.fullmatch(self.pattern, call_id) is not None
+        return self._match.fullmatch(call_id) is not None
 
     def apply(self, call_id: str) -> str:
         """`call_id` unchanged when accepted, else a deterministic accepted id derived from it."""
-        if self.accepts(call_id):
+        if self._match.fullmatch(call_id) is not None:
             return call_id
-        digest = hashlib.sha256(call_id.encode()).digest()
-        if self.exact_length is not None:
-            number = int.from_bytes(digest, "big")
-            chars: list[str] = []
-            for _ in range(self.exact_length):
-                number, rem = divmod(number, len(_ALNUM))
-                chars.append(_ALNUM[rem])
-            return "".join(chars)
-        allowed = re.compile(self.allowed)
-        repaired = "".join(ch if allowed.fullmatch(ch) else "_" for ch in call_id) or "call"
-        suffix = "_" + digest.hex()[:8]
-        limit = self.max_length
-        if limit is not None and len(repaired) + len(suffix) > limit:
-            repaired = repaired[: limit - len(suffix)]
-        return repaired + suffix
+        return _repaired(self, call_id)
+
+
+@lru_cache(maxsize=4096)  # a history re-sends the same rejected ids on every turn; the hash is not free
+def _repaired(rule: IdRule, call_id: str) -> str:
+    """An id `rule` accepts, derived from `call_id` alone."""
+    digest = hashlib.sha256(call_id.encode()).digest()
+    if rule.exact_length is not None:
+        number = int.from_bytes(digest, "big")
+        chars: list[str] = []
+        for _ in range(rule.exact_length):
+            number, rem = divmod(number, len(_ALNUM))
+            chars.append(_ALNUM[rem])
+        return "".join(chars)
+    allowed = re.compile(rule.allowed)
+    repaired = "".join(ch if allowed.fullmatch(ch) else "_" for ch in call_id) or "call"
+    suffix = "_" + digest.hex()[:8]
+    limit = rule.max_length
+    if limit is not None and len(repaired) + len(suffix) > limit:
+        repaired = repaired[: limit - len(suffix)]
+    return repaired + suffix

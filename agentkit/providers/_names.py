@@ -62,6 +62,8 @@ class NameMap:
 
     to_wire: dict[str, str]
     to_key: dict[str, str]
+    renames: bool = True
+    """Whether any key has another wire name (False: every name is its key, nothing to map)."""
 
     def name_for(self, key: str) -> str:
         """The wire name of `key`."""
@@ -96,4 +98,5 @@ def resolve_names(keys: tuple[str, ...], vendor: str, rule: NameRule, *, aliases
             raise InvalidToolNameError(key, vendor, rule.pattern)
         taken.add(alias)
         to_wire[key] = alias
-    return NameMap(to_wire=to_wire, to_key={wire: key for key, wire in to_wire.items()})
+    renames = any(key != wire for key, wire in to_wire.items())
+    return NameMap(to_wire=to_wire, to_key={wire: key for key, wire in to_wire.items()}, renames=renames)

@@ -193,7 +193,7 @@ class BedrockProvider(Provider):
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
-                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                tool_calls=self._calls_of(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
             usage=Usage(

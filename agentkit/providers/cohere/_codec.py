@@ -302,7 +302,7 @@ class CohereProvider(Provider):
         return ModelResponse(
             message=AssistantMessage(
                 text=content_text(content),
-                tool_calls=self.parse_tool_calls(data, registry=registry, aliases=aliases),
+                tool_calls=self._calls_of(data, registry=registry, aliases=aliases),
                 provider_details=details,
             ),
             usage=usage_of(data.get("usage")),

@@ -370,7 +370,7 @@ class GeminiProvider(Provider):
         data: Mapping[str, Any] = decoded if is_mapping(decoded) else {}
         parts = [_camel_part(part) for part in _parts(data)]
         text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
-        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        calls = self._calls_of(data, registry=registry, aliases=aliases)
         details = {self.name: {"parts": parts}} if any(set(p) - {"text", "functionCall"} for p in parts) else None
         return ModelResponse(
             message=AssistantMessage(text=text, tool_calls=calls, provider_details=details),

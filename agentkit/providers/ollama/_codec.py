@@ -206,7 +206,7 @@ class OllamaProvider(Provider):
         """
         data = _chunk(response)
         message = message_of(data)
-        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        calls = self._calls_of(data, registry=registry, aliases=aliases)
         thinking = message.get("thinking")
         details = {self.name: {"thinking": thinking}} if isinstance(thinking, str) and thinking else None
         content = message.get("content")

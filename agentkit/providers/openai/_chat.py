@@ -256,7 +256,7 @@ class OpenAIChatProvider(Provider):
         choice = choices[0] if is_array(choices) and choices and is_object(choices[0]) else {}
         message = choice.get("message")
         message = message if is_object(message) else {}
-        calls = self.parse_tool_calls(data, registry=registry, aliases=aliases)
+        calls = self._calls_of(data, registry=registry, aliases=aliases)
         return ModelResponse(
             message=AssistantMessage(text=_text_of(message), tool_calls=calls),
             usage=chat_usage(data.get("usage")),

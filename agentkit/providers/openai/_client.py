@@ -35,6 +35,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from urllib.parse import urlparse
 
+from pydantic_core import to_json
+
 from ..._jsonish import is_array
 from ...exceptions import ModelAPIError, ModelHTTPError
 from ...messages import Message, ModelResponse
@@ -88,13 +90,31 @@ def _dumps(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default).encode()
 
 
+_HISTORY_KEYS = ("messages", "input")  # Chat's and Responses' conversation
+_NOT_JSON = (b"NaN", b"Infinity")
+
+
+def _history_json(history: list[Any]) -> bytes:
+    """The conversation's JSON, with pydantic-core's encoder (about 3x ``json.dumps`` on such lists).
+
+    The codec builds the conversation from text, ids and parsed vendor JSON only, so both encoders give
+    the same JSON; pydantic-core writes NaN where ``json.dumps(allow_nan=False)`` raises, so a body
+    that may hold one (the words appear anywhere) is encoded again the strict way.
+    """
+    encoded = to_json(history, fallback=_json_default)
+    if _NOT_JSON[0] in encoded or _NOT_JSON[1] in encoded:
+        return _dumps(history)
+    return encoded
+
+
 class _BodyEncoder:
     """Request bodies as JSON bytes, reusing the text of an unchanged ``tools`` list.
 
     Model clients get the provider's cached tool list itself (`provider_request`): the same list object
     while the registry and the options stay the same. Its JSON is kept while the body holds that very
-    list (held here, so its identity cannot be reused) and joined into each body in one copy. Key order
-    differs from ``json.dumps(body)`` only in ``tools`` coming last, which JSON objects do not care about.
+    list (held here, so its identity cannot be reused) and joined into each body in one copy. The
+    conversation is encoded on its own (`_history_json`). Key order differs from ``json.dumps(body)``
+    only in the conversation and ``tools`` coming last, which JSON objects do not care about.
     """
 
     __slots__ = ("_tools",)
@@ -103,15 +123,27 @@ class _BodyEncoder:
         self._tools: tuple[list[Any], bytes] | None = None
 
     def encode(self, body: Mapping[str, Any]) -> bytes:
-        tools = body.get("tools")
-        if not is_array(tools) or not tools:
-            return _dumps(body)
-        cached = self._tools
-        if cached is None or cached[0] is not tools:
-            cached = self._tools = (tools, _dumps(tools))
-        rest = _dumps({k: v for k, v in body.items() if k != "tools"})
-        separator = b',"tools":' if len(rest) > 2 else b'"tools":'
-        return b"".join((rest[:-1], separator, cached[1], b"}"))
+        parts: list[bytes] = []
+        rest = dict(body)
+        for key in _HISTORY_KEYS:
+            history = rest.get(key)
+            if is_array(history):
+                del rest[key]
+                parts += (b',"', key.encode(), b'":', _history_json(history))
+        tools = rest.pop("tools", None)
+        if is_array(tools) and tools:
+            cached = self._tools
+            if cached is None or cached[0] is not tools:
+                cached = self._tools = (tools, _dumps(tools))
+            parts += (b',"tools":', cached[1])
+        elif tools is not None:
+            rest["tools"] = tools
+        head = _dumps(rest)
+        if not parts:
+            return head
+        if len(head) == 2:  # "{}": the first part's comma goes
+            parts[0] = parts[0][1:]
+        return b"".join((head[:-1], *parts, b"}"))
 
 
 _SUPPORT: dict[type, tuple[bool, Any]] = {}

@@ -171,8 +171,14 @@ class OpenAIResponsesProvider(Provider):
         rebuilt from the neutral message, so edits to the text or the calls are what is sent.
         """
         stored = _stored_output(message)
+        if not stored:  # a turn from another vendor (or built by hand): its text, then its calls
+            plain = [_assistant_text(message.text)] if message.text else []
+            plain.extend([self._call_item(call, names) for call in message.tool_calls])
+            return plain
         calls = {call.id: call for call in message.tool_calls}
-        stored_text = "".join(_item_text(i) for i in stored if i.get("type") == "message")
+        text = message.text
+        # stored message items are replayed only while they still say the message's text
+        stored_text = "".join([_item_text(i) for i in stored if i.get("type") == "message"]) if text else ""
         items: list[dict[str, Any]] = []
         sent: set[str] = set()
         text_sent = False
@@ -184,17 +190,18 @@ class OpenAIResponsesProvider(Provider):
                     items.append(self._call_item(call, names))
                     sent.add(call.id)
             elif kind == "message":
-                if stored_text == message.text and message.text:
+                if text and stored_text == text:
                     items.append(item)  # unchanged: replayed with its id, which a reasoning item may point to
                     text_sent = True
-                elif message.text and not text_sent:
-                    items.append(_assistant_text(message.text))
+                elif text and not text_sent:
+                    items.append(_assistant_text(text))
                     text_sent = True
             else:
                 items.append(item)
-        if message.text and not text_sent:
-            items.append(_assistant_text(message.text))
-        items.extend(self._call_item(call, names) for call in message.tool_calls if call.id not in sent)
+        if text and not text_sent:
+            items.append(_assistant_text(text))
+        if len(sent) < len(calls):
+            items.extend([self._call_item(call, names) for call in message.tool_calls if call.id not in sent])
         return items
 
     def _call_item(self, call: ToolCall, names: NameMap | None) -> dict[str, Any]:
@@ -215,7 +222,7 @@ class OpenAIResponsesProvider(Provider):
         if not is_object(data):
             data = {}
         output = [item for item in data.get("output") or () if is_object(item)]
-        calls = self.parse_tool_calls({"output": output}, registry=registry, aliases=aliases)
+        calls = self._calls_of({"output": output}, registry=registry, aliases=aliases)
         text = "".join(_item_text(item) for item in output if item.get("type") == "message")
         sent_usage = data.get("usage")
         usage: Mapping[str, Any] = sent_usage if is_mapping(sent_usage) else {}

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentkit import Registry, Tool
 from agentkit.exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
@@ -565,6 +567,44 @@ async def test_the_tools_json_is_encoded_once_for_repeated_requests(monkeypatch:
         await model.request([UserMessage("find x")], registry, SETTINGS)
     assert encoded_tool_lists == [50]  # the cached payload's JSON is reused, not rebuilt per request
     assert all(len(body["tools"]) == 50 for body in server.bodies)
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    history=st.lists(st.dictionaries(st.text(max_size=6), _JSON_VALUES, max_size=3), max_size=4),
+    rest=st.dictionaries(st.sampled_from(["model", "temperature", "user", "store"]), _JSON_VALUES, max_size=3),
+    key=st.sampled_from(["messages", "input"]),
+    tools=st.lists(st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=2), max_size=2),
+)
+def test_the_body_encoder_writes_the_body_itself(
+    history: list[Any], rest: dict[str, Any], key: str, tools: list[Any]
+) -> None:
+    from agentkit.providers.openai._client import _BodyEncoder
+
+    body: dict[str, Any] = {**rest, key: history, "tools": tools}
+    assert json.loads(_BodyEncoder().encode(body)) == json.loads(json.dumps(body))
+
+
+def test_a_nan_in_the_history_is_refused_as_json_dumps_refuses_it() -> None:
+    from agentkit.providers.openai._client import _BodyEncoder
+
+    encoder = _BodyEncoder()
+    text = encoder.encode({"model": "m", "input": [{"type": "message", "content": "NaN and Infinity as words"}]})
+    assert json.loads(text)["input"][0]["content"] == "NaN and Infinity as words"
+    for number in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="JSON compliant"):
+            encoder.encode({"model": "m", "messages": [{"role": "user", "score": number}]})
 
 
 async def test_a_failed_response_raises(registry: Registry) -> None:

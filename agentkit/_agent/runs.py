@@ -79,6 +79,9 @@ class AgentRuns(Generic[DepsT, OutputT]):
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
+            output_type: this run's output type instead of the agent's (the result is typed by it).
+
+        Keyword Args:
             tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool key. ``"required"`` and a key
                 apply to the first model turn only (then ``"auto"``), or the model could never answer.
             active_tools: the keys the model may call in this run (others are neither shown nor run).
@@ -101,7 +104,6 @@ class AgentRuns(Generic[DepsT, OutputT]):
             require_approval: every tool call of this run needs approval (besides the tools' own policies).
             deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
                 tools' own ``deferred=True`` (see `agentkit.search`).
-            output_type: this run's output type instead of the agent's (the result is typed by it).
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).

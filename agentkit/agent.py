@@ -36,7 +36,7 @@ from contextvars import ContextVar
 from typing import Any, overload
 
 from ._agent._deps import check_deps
-from ._agent._options import RunOptions, check_hooks
+from ._agent._options import ResumeKwargs, RunKwargs, RunOptions, check_hooks
 from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
 from ._agent._toolset import DeferredTools, RunTools, check_deferred, open_run_tools
@@ -86,8 +86,10 @@ __all__ = [
     "PendingItem",
     "PendingSuspension",
     "ResumeError",
+    "ResumeKwargs",
     "RetryLimitExceeded",
     "RunContext",
+    "RunKwargs",
     "RunResult",
     "RunSnapshot",
     "RunStatus",

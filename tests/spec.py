@@ -61,3 +61,28 @@ def cohere_sdk() -> dict[str, Any]:
     """
     document: dict[str, Any] = json.loads((DATA / "specs" / "cohere-sdk.schemas.json").read_text())
     return document
+
+
+_OPENAPI_DOCUMENTS = {"openai": lambda: openapi("openai"), "mistral": lambda: openapi("mistral"), "cohere": cohere_sdk}
+
+
+@cache
+def _openapi_validator(vendor: str, component: str) -> jsonschema.Draft202012Validator:
+    components = _OPENAPI_DOCUMENTS[vendor]()["components"]
+    return jsonschema.Draft202012Validator({"$ref": f"#/components/schemas/{component}", "components": components})
+
+
+def openapi_errors(vendor: str, component: str, payload: Any) -> list[str]:
+    """Every way `payload` breaks schema `component` of `vendor`'s OpenAPI components (``openai``, ``mistral``,
+    ``cohere``: `openapi` / `cohere_sdk`); a ``#/components/schemas/...`` reference works as a name too."""
+    name = component.removeprefix("#/components/schemas/")
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:300]}"
+        for e in _openapi_validator(vendor, name).iter_errors(payload)
+    ]
+
+
+def assert_openapi_valid(vendor: str, component: str, payload: Any) -> None:
+    """Fail with every problem if `payload` breaks `vendor`'s OpenAPI schema `component`."""
+    errors = openapi_errors(vendor, component, payload)
+    assert not errors, f"{vendor} {component}: " + "\n".join(errors)

@@ -1,11 +1,20 @@
-"""The options of one run, as `Agent.generate`, `stream` and `resume` take them, checked before it starts."""
+"""The options of one run, as `Agent.generate`, `stream` and `resume` take them, checked before it starts.
+
+The keywords are declared once, as the `RunKwargs` / `ResumeKwargs` typed dicts that the entry points take
+as ``**options: Unpack[...]`` (PEP 692): type checkers and IDEs see each keyword with its type, and
+`run_options` turns them into a `RunOptions` at run time, refusing a keyword the entry point does not take.
+"""
 
 from __future__ import annotations as _annotations
 
 import asyncio
+import dataclasses
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypedDict, TypeVar
 
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
@@ -13,11 +22,49 @@ from ..hooks import PrepareStep, RunHooks
 from ..limits import RunLimits
 from ..models import ModelSettings
 from ..registry import Registry
+from ._output import OutputValidatorFn
 from ._steps import check_prepare
 from ._toolset import DeferredTools, check_deferred
 from .sessions import MCPServerLike
 
-__all__ = ["RunOptions", "check_hooks"]
+__all__ = ["DepsT", "ResumeKwargs", "RunKwargs", "RunOptions", "check_hooks", "run_options"]
+
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
+
+
+class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
+    """The keywords `Agent.resume` and `Agent.resume_stream` take (see `Agent.resume` for their meaning).
+
+    Every key is optional. Annotate a wrapper's ``**kwargs: Unpack[ResumeKwargs[MyDeps]]`` to pass them on
+    typed.
+    """
+
+    deps: DepsT | None
+    context: ToolContext[DepsT] | None
+    cancel: asyncio.Event | None
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None
+    mcp_servers: Sequence[MCPServerLike]
+    prepare_step: PrepareStep | None
+    hooks: Sequence[RunHooks[Any]]
+
+
+class RunKwargs(ResumeKwargs[DepsT], total=False):
+    """The keywords `Agent.generate`, `generate_sync` and `stream` take besides ``output_type=``.
+
+    See `Agent.generate` for their meaning and defaults. Every key is optional. Annotate a wrapper's
+    ``**kwargs: Unpack[RunKwargs[MyDeps]]`` to pass them on typed.
+    """
+
+    tool_choice: str | None
+    active_tools: Iterable[str] | None
+    max_steps: int | None
+    model_settings: ModelSettings | None
+    limits: RunLimits | None
+    require_approval: bool
+    deferred_tools: DeferredTools | None
+    output_validators: Sequence[OutputValidatorFn] | None
+    stop_at_tools: Sequence[str] | None
 
 
 @dataclass(frozen=True)
@@ -74,3 +121,26 @@ def check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any
     if bad:
         raise AgentSetupError(f"{where} takes RunHooks objects (subclass RunHooks, or use Hooks(...)), got {bad[0]!r}")
     return list(hooks)
+
+
+_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))
+
+
+def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -> RunOptions:
+    """The checked `RunOptions` of the keywords `where` got; a ``TypeError`` names one it does not take.
+
+    Callers without a type checker can pass any keyword through ``**options``: refuse it as Python refuses
+    an unknown keyword argument, with the closest keyword it takes.
+    """
+    for key in options:
+        if key not in takes:
+            close = difflib.get_close_matches(key, sorted(takes), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (it takes {', '.join(sorted(takes))})"
+            raise TypeError(f"{where}() got an unexpected keyword argument {key!r}{hint}")
+    return RunOptions(**{key: value for key, value in options.items() if key in _FIELDS}).checked()
+
+
+RUN_KEYWORDS = RunKwargs.__optional_keys__ | {"output_type"}
+"""The keywords of `generate`, `generate_sync` and `stream`."""
+RESUME_KEYWORDS = ResumeKwargs.__optional_keys__
+"""The keywords of `resume` and `resume_stream`."""

@@ -10,28 +10,21 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Union, overload
 
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar, Unpack
 
-from ..context import ToolContext
-from ..hooks import PrepareStep, RunHooks
-from ..limits import RunLimits
 from ..messages import Message, UserMessage
-from ..models import ModelSettings
 from ..output import OutputSpec
-from ..registry import Registry
-from ._options import RunOptions
+from ._options import RESUME_KEYWORDS, RUN_KEYWORDS, DepsT, ResumeKwargs, RunKwargs, RunOptions, run_options
 from ._output import OutputConfig, OutputValidatorFn
-from ._toolset import DeferredTools
 from .results import OutputT, RunResult
 from .stream import AgentStream, Emit
 
 if TYPE_CHECKING:
     from ..runs import RunSnapshot
     from ..tools import ToolTransform
-    from .sessions import MCPServerLike
 
 __all__ = ["AgentRuns", "DepsT", "Prompt"]
 
@@ -39,8 +32,6 @@ Prompt = Union[str, UserMessage, Sequence[Message]]
 """A prompt text, one user message, or a whole neutral history (e.g. a previous `RunResult.messages` plus a
 new `UserMessage`)."""
 
-DepsT = TypeVar("DepsT", default=Any)
-"""The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
 T = TypeVar("T")
 
 
@@ -64,101 +55,33 @@ class AgentRuns(Generic[DepsT, OutputT]):
 
         def _session(self) -> contextlib.AbstractAsyncContextManager[None]: ...
 
+    def _run_setup(self, where: str, output_type: Any, options: RunKwargs[Any]) -> tuple[RunOptions, OutputConfig]:
+        """The checked options and the output of a `generate`/`generate_sync`/`stream` call (before it runs)."""
+        checked = run_options(where, options, RUN_KEYWORDS)
+        return checked, self._output_for(output_type, options.get("output_validators"), options.get("stop_at_tools"))
+
     @overload
     async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: None = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: None = None, **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[OutputT]: ...
     @overload
     async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: OutputSpec[T],
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: OutputSpec[T], **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[T]: ...
     @overload
     async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: Any, **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[Any]: ...
     async def generate(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: Any = None, **options: Unpack[RunKwargs[Any]]
     ) -> RunResult[Any]:
         """Run the loop on `prompt` until the model answers, `max_steps` ends, or the run pauses.
 
         Args:
             prompt: a text, a `UserMessage`, or a whole neutral history to continue.
+            output_type: this run's output type instead of the agent's (the result is typed by it).
+
+        Keyword Args:
             tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool key. ``"required"`` and a key
                 apply to the first model turn only (then ``"auto"``), or the model could never answer.
             active_tools: the keys the model may call in this run (others are neither shown nor run).
@@ -181,7 +104,6 @@ class AgentRuns(Generic[DepsT, OutputT]):
             require_approval: every tool call of this run needs approval (besides the tools' own policies).
             deferred_tools: keys to defer in this run (or True for all), besides the agent's and the
                 tools' own ``deferred=True`` (see `agentkit.search`).
-            output_type: this run's output type instead of the agent's (the result is typed by it).
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).
@@ -198,216 +120,48 @@ class AgentRuns(Generic[DepsT, OutputT]):
                 where the vendor cannot serve it, ...).
             HookError: a model-request hook failed (tool-call hooks never raise).
         """
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        ).checked()  # fmt: skip
-        output = self._output_for(output_type, output_validators, stop_at_tools)
-        return await self._start(prompt, options, None, output=output)
+        checked, output = self._run_setup("generate", output_type, options)
+        return await self._start(prompt, checked, None, output=output)
 
     @overload
     def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: None = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: None = None, **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[OutputT]: ...
     @overload
     def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: OutputSpec[T],
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: OutputSpec[T], **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[T]: ...
     @overload
     def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: Any, **options: Unpack[RunKwargs[DepsT]]
     ) -> RunResult[Any]: ...
     def generate_sync(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: Any = None, **options: Unpack[RunKwargs[Any]]
     ) -> RunResult[Any]:
         """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        ).checked()  # fmt: skip
-        output = self._output_for(output_type, output_validators, stop_at_tools)
-        return asyncio.run(self._start(prompt, options, None, output=output))
+        checked, output = self._run_setup("generate_sync", output_type, options)
+        return asyncio.run(self._start(prompt, checked, None, output=output))
 
     @overload
     def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: None = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: None = None, **options: Unpack[RunKwargs[DepsT]]
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: OutputSpec[T],
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
+        self, prompt: Prompt, *, output_type: OutputSpec[T], **options: Unpack[RunKwargs[DepsT]]
     ) -> AgentStream[T]: ...
     @overload
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
-    ) -> AgentStream[Any]: ...
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        tool_choice: str | None = None,
-        active_tools: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        model_settings: ModelSettings | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
-        limits: RunLimits | None = None,
-        require_approval: bool = False,
-        deferred_tools: DeferredTools | None = None,
-        output_type: Any = None,
-        output_validators: Sequence[OutputValidatorFn] | None = None,
-        stop_at_tools: Sequence[str] | None = None,
-    ) -> AgentStream[Any]:
+    def stream(self, prompt: Prompt, *, output_type: Any, **options: Unpack[RunKwargs[DepsT]]) -> AgentStream[Any]: ...
+    def stream(self, prompt: Prompt, *, output_type: Any = None, **options: Unpack[RunKwargs[Any]]) -> AgentStream[Any]:
         """Like `generate` (same options), as an async iterator of typed events (see `agentkit.events`).
 
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards. A run
         with an output type also streams `OutputDeltaEvent`s (the answer so far) and an `OutputEvent`.
         """
-        options = RunOptions(
-            tool_choice, active_tools, max_steps, deps, context, model_settings, tools, mcp_servers,
-            prepare_step, hooks, limits, require_approval, deferred_tools, cancel,
-        ).checked()  # fmt: skip
-        output = self._output_for(output_type, output_validators, stop_at_tools)
+        checked, output = self._run_setup("stream", output_type, options)
 
         async def start(emit: Emit) -> RunResult[Any]:
-            return await self._start(prompt, options, emit, output=output)
+            return await self._start(prompt, checked, emit, output=output)
 
         return AgentStream(start)
 
@@ -418,41 +172,20 @@ class AgentRuns(Generic[DepsT, OutputT]):
         self,
         paused: RunResult[T],
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[DepsT]],
     ) -> RunResult[T]: ...
     @overload
     async def resume(
         self,
         paused: RunSnapshot,
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[DepsT]],
     ) -> RunResult[OutputT]: ...
     async def resume(
         self,
         paused: RunResult[Any] | RunSnapshot,
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[Any]],
     ) -> RunResult[Any]:
         """Continue a paused run, from its `RunResult` or its `RunSnapshot` (in any process), exactly once.
 
@@ -487,64 +220,37 @@ class AgentRuns(Generic[DepsT, OutputT]):
         """
         from .resume import resume_run
 
-        options = RunOptions(
-            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
-            prepare_step=prepare_step, hooks=hooks,
-        ).checked()  # fmt: skip
+        checked = run_options("resume", options, RESUME_KEYWORDS)
         async with self._session():
-            return await resume_run(self, paused, answers, options=options, emit=None)  # type: ignore[arg-type]
+            return await resume_run(self, paused, answers, options=checked, emit=None)  # type: ignore[arg-type]
 
     @overload
     def resume_stream(
         self,
         paused: RunResult[T],
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[DepsT]],
     ) -> AgentStream[T]: ...
     @overload
     def resume_stream(
         self,
         paused: RunSnapshot,
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: DepsT | None = None,
-        context: ToolContext[DepsT] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[DepsT]],
     ) -> AgentStream[OutputT]: ...
     def resume_stream(
         self,
         paused: RunResult[Any] | RunSnapshot,
         answers: Mapping[str, Any] | None = None,
-        *,
-        deps: Any = None,
-        context: ToolContext[Any] | None = None,
-        cancel: asyncio.Event | None = None,
-        tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None,
-        mcp_servers: Sequence[MCPServerLike] = (),
-        prepare_step: PrepareStep | None = None,
-        hooks: Sequence[RunHooks[Any]] = (),
+        **options: Unpack[ResumeKwargs[Any]],
     ) -> AgentStream[Any]:
         """`resume` as a stream of events (the resumed turn's tool results first)."""
         from .resume import resume_run
 
-        options = RunOptions(
-            deps=deps, context=context, cancel=cancel, tools=tools, mcp_servers=mcp_servers,
-            prepare_step=prepare_step, hooks=hooks,
-        ).checked()  # fmt: skip
+        checked = run_options("resume_stream", options, RESUME_KEYWORDS)
 
         async def start(emit: Emit) -> RunResult[Any]:
             async with self._session():
-                return await resume_run(self, paused, answers, options=options, emit=emit)  # type: ignore[arg-type]
+                return await resume_run(self, paused, answers, options=checked, emit=emit)  # type: ignore[arg-type]
 
         return AgentStream(start)

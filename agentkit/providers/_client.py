@@ -21,7 +21,7 @@ import os
 import time
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .._jsonish import is_mapping, is_object
 from ..definitions import ToolDefinition
@@ -35,6 +35,7 @@ from ._codec import FormatOptions, Provider
 
 __all__ = [
     "OwnedClient",
+    "ProviderT",
     "SDKModel",
     "capped_retry_after",
     "deep_merge",
@@ -143,27 +144,32 @@ def missing_api_key(vendor: str, env_var: str) -> ModelSetupError:
 
 
 _T = TypeVar("_T")
+ProviderT = TypeVar("ProviderT", bound=Provider)
+"""The `Provider` class of a vendor's client (`SDKModel[AnthropicProvider]`): types ``provider=`` and `provider`."""
 
 
-class SDKModel(OwnedClient, Model):
+class SDKModel(OwnedClient, Model, Generic[ProviderT]):
     """A `Model` over a vendor's official SDK: the skeleton every vendor client shares.
 
-    Subclasses set `vendor` (the row of the vendor table: name, key variables), `label` and
-    `provider_class`, call `_setup` from their constructor, and implement `_build_client`, `base_url`,
-    `_map_error` and `_close_client`; `_call` and `_stream_events` run their SDK calls.
+    Subclasses name their provider class twice, as the type parameter (``SDKModel[AnthropicProvider]``, so
+    ``provider=`` and `provider` are typed by it without an override) and as `provider_class` (the default
+    one, and the run-time check); set `vendor` (the row of the vendor table: name, key variables) and
+    `label`, call `_setup` from their constructor, and implement `_build_client`, `base_url`, `_map_error`
+    and `_close_client`; `_call` and `_stream_events` run their SDK calls.
     """
 
     vendor: ClassVar[str]
     """The vendor's name in the vendor table, e.g. ``"openai"``."""
     label: ClassVar[str]
     """How errors name the vendor, e.g. ``"OpenAI"``."""
-    provider_class: ClassVar[type[Provider]]
+    provider_class: type[ProviderT]
+    """The vendor's `Provider` class: the default provider, and the check of a ``provider=`` passed in."""
     example: ClassVar[str] = "model-name"
     """A model name for the "needs a model name" error."""
 
     model_name: str
     """The vendor's model id, as sent."""
-    provider: Any
+    provider: ProviderT
     """The `Provider` that builds the request body and reads the response."""
     client: Any
     """The SDK client requests go through."""
@@ -175,7 +181,7 @@ class SDKModel(OwnedClient, Model):
         model_name: str,
         *,
         client: Any,
-        provider: Any,
+        provider: ProviderT | None,
         limits: RequestLimits | None,
         options: Mapping[str, Any],
     ) -> None:
@@ -347,8 +353,7 @@ class SDKModel(OwnedClient, Model):
 
     def output_plan(self, definition: ToolDefinition, mode: OutputMode, *, with_tools: bool) -> OutputPlan:
         """How this model is asked for structured output: as its provider decides for it (`Provider.output_plan`)."""
-        plan = self.provider.output_plan(definition, mode=mode, with_tools=with_tools, model_name=self.model_name)
-        return cast("OutputPlan", plan)
+        return self.provider.output_plan(definition, mode=mode, with_tools=with_tools, model_name=self.model_name)
 
     def _finished(self, response: ModelResponse, request_id: str | None = None) -> ModelResponse:
         """A parsed turn as the model returns it: named by vendor and endpoint, with the request id found.

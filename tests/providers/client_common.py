@@ -1,4 +1,5 @@
-"""Test setup shared by the model tests: in-process mock-transport servers and the tool sets several use.
+"""Test setup shared by the model tests: in-process mock-transport servers, the checks every client test
+makes (`send`, `assert_blocked`) and the tool sets several use.
 
 Vendor-specific setup (the SDK client, the spec checks) stays in each test module.
 """
@@ -9,12 +10,26 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import pytest
+
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
-from agentkit.messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, UserMessage
+from agentkit.exceptions import ModelSetupError
+from agentkit.messages import AssistantMessage, Message, ModelResponse, SystemMessage, ToolResultsMessage, UserMessage
+from agentkit.models import Model, ModelSettings, allow_model_requests
 from tests.providers.claude_common import get_weather as get_claude_weather
 from tests.providers.common import Address, Item, ping
 
-__all__ = ["FixtureServer", "QueueServer", "get_weather", "history", "make_registry", "ping", "place_order"]
+__all__ = [
+    "FixtureServer",
+    "QueueServer",
+    "assert_blocked",
+    "get_weather",
+    "history",
+    "make_registry",
+    "ping",
+    "place_order",
+    "send",
+]
 
 
 # ---- in-process servers (handlers for an httpx/httpx2 MockTransport) ---------------------------------
@@ -49,7 +64,11 @@ class FixtureServer:
 
 
 class QueueServer:
-    """A transport handler: records each request, answers from a queue of responses."""
+    """A transport handler: records each request, answers from a queue of responses.
+
+    An exception in the queue is raised instead (a transport failure, e.g. ``httpx.ConnectError``).
+    Subclasses add ``client(...)``: the vendor's SDK client over a MockTransport of this handler.
+    """
 
     def __init__(self, *responses: Any) -> None:
         self.responses = list(responses)
@@ -57,10 +76,43 @@ class QueueServer:
 
     def __call__(self, request: Any) -> Any:
         self.requests.append(request)
-        return self.responses.pop(0)
+        reply = self.responses.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
 
     def body(self, index: int = -1) -> Any:
+        """The JSON body of request `index` (default: the last)."""
         return json.loads(self.requests[index].content)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies of every request, in order."""
+        return [json.loads(r.content) for r in self.requests]
+
+
+# ---- checks every client test makes -----------------------------------------------------------------
+
+
+async def send(model: Model, registry: Registry, *, streaming: bool) -> None:
+    """One ``"hi"`` turn through `model`, streamed (read to the end) or not: for errors both paths raise."""
+    if streaming:
+        async for _ in model.stream([UserMessage("hi")], registry, ModelSettings()):
+            pass
+    else:
+        await model.request([UserMessage("hi")], registry, ModelSettings())
+
+
+async def assert_blocked(model: Model, registry: Registry, requests: list[Any]) -> ModelResponse:
+    """`model` (pointed at a non-local endpoint) refuses both paths while requests are blocked, sending
+    nothing (`requests` stays empty); once allowed, its ``"hi"`` turn, for the caller to check."""
+    with allow_model_requests(False):
+        for streaming in (False, True):
+            with pytest.raises(ModelSetupError, match="blocked"):
+                await send(model, registry, streaming=streaming)
+    assert requests == []  # nothing left the process
+    with allow_model_requests(True):
+        return await model.request([UserMessage("hi")], registry, ModelSettings())
 
 
 # ---- the tools of the OpenAI-style vendors (Cohere, Mistral) ---------------------------------------

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
-from typing_extensions import assert_type
+from typing_extensions import Unpack, assert_type
 
 from agentkit import Agent, Output, RunResult, ToolContext, tool
-from agentkit.agent import AgentStream
+from agentkit.agent import AgentStream, ResumeKwargs, RunKwargs
 from agentkit.exceptions import AgentSetupError
 from agentkit.testing import FunctionInfo, FunctionModel
 
@@ -110,3 +110,42 @@ async def test_deps_that_do_not_fit_are_a_type_error_and_a_run_time_error() -> N
     with pytest.raises(AgentSetupError, match=r"tool 'lookup' .* takes ToolContext\[Database\]"):
         Agent(model=MODEL, deps="a string", tools=[lookup])
     assert_type(await agent.generate("x", deps=Database({})), RunResult[str])
+
+
+async def test_a_misspelled_keyword_is_a_type_error_and_a_run_time_error() -> None:
+    agent = Agent(model=MODEL, output_type=Weather)
+    with pytest.raises(
+        TypeError, match=r"generate\(\) got an unexpected keyword argument 'max_step' \(did you mean 'max_steps'\?\)"
+    ):
+        await agent.generate("x", max_step=2)  # type: ignore[call-overload]
+    with pytest.raises(
+        TypeError, match=r"stream\(\) got an unexpected keyword argument 'tool_choise' \(did you mean 'tool_choice'\?\)"
+    ):
+        agent.stream("x", tool_choise="auto")  # type: ignore[call-overload]
+    with pytest.raises(
+        TypeError, match=r"generate_sync\(\) got an unexpected keyword argument 'xyz' \(it takes active_tools, "
+    ):
+        agent.generate_sync("x", xyz=1)  # type: ignore[call-overload]
+    paused = await agent.generate("weather?")
+    with pytest.raises(
+        TypeError, match=r"resume\(\) got an unexpected keyword argument 'max_steps' \(it takes cancel, context, "
+    ):
+        await agent.resume(paused, max_steps=3)  # type: ignore[call-overload]
+    with pytest.raises(
+        TypeError, match=r"resume_stream\(\) got an unexpected keyword argument 'dep' \(did you mean 'deps'\?\)"
+    ):
+        agent.resume_stream(paused, dep=1)  # type: ignore[call-overload]
+
+
+async def test_the_run_keywords_are_typed_for_wrappers() -> None:
+    agent = Agent(model=MODEL, deps=Database({"a": 1}), output_type=Weather)
+
+    async def traced(prompt: str, **options: Unpack[RunKwargs[Database]]) -> RunResult[Weather]:
+        return await agent.generate(prompt, **options)
+
+    result = await traced("weather?", max_steps=2, deps=Database({}))
+    assert_type(result, RunResult[Weather])
+    assert result.output.city == "Paris"
+    await traced("weather?", deps=42)  # type: ignore[arg-type]
+    resumed: ResumeKwargs[Database] = {"deps": Database({})}
+    assert resumed["deps"] == Database({})

@@ -77,7 +77,7 @@ def native_search_model(model_name: str) -> bool:
     return (major, minor) >= (4, 5)
 
 
-class AnthropicModel(SDKModel):
+class AnthropicModel(SDKModel[AnthropicProvider]):
     """A Claude model (or any Messages-compatible server) behind ``anthropic.AsyncAnthropic``.
 
     Args:
@@ -111,7 +111,6 @@ class AnthropicModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: AnthropicProvider
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
         anthropic, limits = _sdk(), self.limits

@@ -86,7 +86,7 @@ def _botocore_errors() -> Any:
     return importlib.import_module("botocore.exceptions")
 
 
-class BedrockModel(SDKModel):
+class BedrockModel(SDKModel[BedrockProvider]):
     """A model behind the Bedrock Converse API, e.g. ``BedrockModel("amazon.nova-pro-v1:0")``.
 
     Args:
@@ -122,7 +122,6 @@ class BedrockModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url, "region_name": region_name}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: BedrockProvider
 
     def _build_client(self, *, api_key: str | None, base_url: str | None, region_name: str | None) -> Any:
         return _build_client(api_key, base_url, region_name, self.limits)

@@ -43,7 +43,7 @@ def _sdk() -> Any:
     return cohere
 
 
-class CohereModel(SDKModel):
+class CohereModel(SDKModel[CohereProvider]):
     """A Cohere chat model (``"cohere:<model>"``) behind the official ``cohere`` SDK's v2 client.
 
     Args:
@@ -72,7 +72,6 @@ class CohereModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: CohereProvider
         self.client: AsyncClientV2
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:

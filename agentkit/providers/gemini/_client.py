@@ -45,7 +45,7 @@ def _genai() -> Any:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-class GeminiModel(SDKModel):
+class GeminiModel(SDKModel[GeminiProvider]):
     """A Gemini model, e.g. ``GeminiModel("gemini-2.5-flash")`` or ``infer_model("gemini:gemini-2.5-flash")``.
 
     Args:
@@ -81,7 +81,6 @@ class GeminiModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: GeminiProvider
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
         genai, limits = _genai(), self.limits

@@ -50,7 +50,7 @@ def _sdk_client_class() -> Any:
     return cast(Any, Mistral)  # the mistralai 1.x fallback import above is untyped
 
 
-class MistralModel(SDKModel):
+class MistralModel(SDKModel[MistralProvider]):
     """A Mistral chat model (``"mistral:<model>"``) behind the official ``mistralai`` SDK.
 
     Args:
@@ -80,7 +80,6 @@ class MistralModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: MistralProvider
         self.client: Mistral
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:

@@ -46,7 +46,7 @@ def _ollama() -> Any:
         raise ImportError(_INSTALL_HINT) from exc
 
 
-class OllamaModel(SDKModel):
+class OllamaModel(SDKModel[OllamaProvider]):
     """An Ollama model, e.g. ``OllamaModel("qwen3:8b")`` or ``infer_model("ollama:qwen3:8b")``.
 
     Args:
@@ -81,7 +81,6 @@ class OllamaModel(SDKModel):
     ) -> None:
         options = {"api_key": api_key, "base_url": base_url}
         self._setup(model_name, client=client, provider=provider, limits=limits, options=options)
-        self.provider: OllamaProvider
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
         ollama, limits = _ollama(), self.limits

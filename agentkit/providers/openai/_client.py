@@ -32,7 +32,7 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 from urllib.parse import urlparse
 
 from pydantic_core import to_json
@@ -169,7 +169,7 @@ def _sdk_support(client_class: type) -> tuple[bool, Any]:
 # ---- the shared client -----------------------------------------------------------------------------------
 
 
-class _OpenAIModel(SDKModel, Generic[P]):
+class _OpenAIModel(SDKModel[P]):
     """What both OpenAI APIs share: the client, sending a body through the SDK, errors."""
 
     label = "OpenAI"
@@ -181,11 +181,11 @@ class _OpenAIModel(SDKModel, Generic[P]):
         self,
         model_name: str,
         *,
-        client: AsyncOpenAI | None,
-        api_key: str | None,
-        base_url: str | None,
-        provider: P | None,
-        limits: RequestLimits | None,
+        client: AsyncOpenAI | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        provider: P | None = None,
+        limits: RequestLimits | None = None,
         use_sdk_create: bool = False,
     ) -> None:
         self._encoder = _BodyEncoder()
@@ -198,7 +198,6 @@ class _OpenAIModel(SDKModel, Generic[P]):
             limits=limits,
             options={"api_key": api_key, "base_url": base_url},
         )
-        self.provider: P
         self.client: AsyncOpenAI
 
     def _build_client(self, *, api_key: str | None, base_url: str | None) -> Any:
@@ -351,27 +350,6 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
     provider_class = OpenAIChatProvider
     _path = "/chat/completions"
 
-    def __init__(
-        self,
-        model_name: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        provider: OpenAIChatProvider | None = None,
-        limits: RequestLimits | None = None,
-        use_sdk_create: bool = False,
-    ) -> None:
-        super().__init__(
-            model_name,
-            client=client,
-            api_key=api_key,
-            base_url=base_url,
-            provider=provider,
-            limits=limits,
-            use_sdk_create=use_sdk_create,
-        )
-
     def _create(self) -> Any:
         return self.client.chat.completions.create
 
@@ -453,27 +431,6 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
         if requested is not None:
             return requested
         return native_search_model(self.model_name)
-
-    def __init__(
-        self,
-        model_name: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        provider: OpenAIResponsesProvider | None = None,
-        limits: RequestLimits | None = None,
-        use_sdk_create: bool = False,
-    ) -> None:
-        super().__init__(
-            model_name,
-            client=client,
-            api_key=api_key,
-            base_url=base_url,
-            provider=provider,
-            limits=limits,
-            use_sdk_create=use_sdk_create,
-        )
 
     def _create(self) -> Any:
         return self.client.responses.create

@@ -37,7 +37,6 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel
@@ -45,7 +44,7 @@ from agentkit.providers.anthropic._codec import ANTHROPIC_ID_RULE, AnthropicProv
 from tests.providers.common import PNG, read_fixture
 from tests.spec import SPECS, assert_spec_valid
 
-from ..client_common import make_registry
+from ..client_common import QueueServer, assert_blocked, make_registry
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
 TOOL, CHOICE = "anthropic.messages.tool", "anthropic.messages.tool_choice"
@@ -94,20 +93,8 @@ def assert_conversation_valid(body: dict[str, Any]) -> None:
         assert_spec_valid(CHOICE, body["tool_choice"])
 
 
-class Server:
+class Server(QueueServer):
     """An in-process Messages API: serves recorded replies in order and keeps every request."""
-
-    def __init__(self, *replies: httpx2.Response) -> None:
-        self.replies = list(replies)
-        self.requests: list[httpx2.Request] = []
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.replies.pop(0)
-
-    @property
-    def bodies(self) -> list[dict[str, Any]]:
-        return [json.loads(r.content) for r in self.requests]
 
     def client(self, base_url: str = "http://127.0.0.1:8080") -> Any:
         import anthropic
@@ -116,7 +103,7 @@ class Server:
             api_key="test-key",
             base_url=base_url,
             max_retries=0,  # errors must surface at once, not after backoff sleeps
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)),
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self)),
         )
 
     def model(self) -> AnthropicModel:
@@ -393,14 +380,7 @@ def test_a_client_and_a_key_together_are_refused() -> None:
 async def test_requests_to_a_real_endpoint_are_blocked_in_tests(registry: Registry) -> None:
     server = Server(reply("text"))
     model = AnthropicModel(MODEL, client=server.client(base_url="https://api.anthropic.com"))
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        async for _ in model.stream([UserMessage("hi")], registry, ModelSettings()):
-            pass
-    assert server.requests == []  # nothing left the process
-    with allow_model_requests(True):
-        response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    response = await assert_blocked(model, registry, server.requests)
     assert response.message.text  # allowed again, the in-process transport answers
 
 
@@ -408,9 +388,7 @@ async def test_a_base_url_for_a_local_server_is_allowed(registry: Registry) -> N
     model = AnthropicModel(MODEL, api_key="x", base_url="http://127.0.0.1:8080")
     assert str(model.client.base_url).startswith("http://127.0.0.1:8080")
     server = Server(reply("text"))
-    model.client = model.client.with_options(
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server.handler))
-    )
+    model.client = model.client.with_options(http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)))
     await model.request([UserMessage("hi")], registry, ModelSettings())
     assert server.requests[0].url.host == "127.0.0.1"
 

@@ -44,7 +44,6 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.bedrock import BedrockModel
@@ -52,7 +51,7 @@ from agentkit.providers.bedrock._codec import BEDROCK_ID_RULE, BedrockProvider
 from tests.providers.common import PNG, read_fixture
 from tests.spec import assert_spec_valid
 
-from ..client_common import make_registry
+from ..client_common import assert_blocked, make_registry
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
 MESSAGE, REQUEST = "bedrock.converse.message", "bedrock.converse.request"
@@ -531,14 +530,7 @@ def test_a_client_and_a_region_together_are_refused() -> None:
 async def test_requests_to_a_real_endpoint_are_blocked_in_tests(registry: Registry) -> None:
     service = Service(ok("converse_text"))
     model = BedrockModel(MODEL, client=service.client(endpoint_url=None))
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        async for _ in model.stream([UserMessage("hi")], registry, ModelSettings()):
-            pass
-    assert service.requests == []
-    with allow_model_requests(True):
-        response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    response = await assert_blocked(model, registry, service.requests)
     assert response.message.text and service.requests[0].url.startswith("https://bedrock-runtime.us-east-1.")
 
 

@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
-from functools import cache
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import cohere
 import httpx
-import jsonschema
 import pytest
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult
@@ -36,14 +34,14 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.cohere import CohereModel
 from agentkit.providers.cohere._codec import CohereProvider, normalise_finish_reason
+from tests.spec import assert_openapi_valid as assert_vendor_openapi_valid
 from tests.spec import assert_spec_valid, cohere_sdk
 
-from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
+from ..client_common import FixtureServer, assert_blocked, cut_before, get_weather, ping, place_order, send
 from ..client_common import history as common_history
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -60,11 +58,9 @@ def registry() -> Registry:
 
 
 @pytest.fixture(autouse=True)
-def _no_real_requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    # Everything here talks to 127.0.0.1 through an in-process transport; anything else must be blocked.
+def _no_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # requests to anything but 127.0.0.1 are blocked by tests/conftest.py; the SDK must not read another URL
     monkeypatch.delenv("CO_API_URL", raising=False)
-    with allow_model_requests(False):
-        yield
 
 
 # ---- the in-process server --------------------------------------------------------------------------
@@ -102,26 +98,7 @@ def without_stream_flag(wire: dict[str, Any], *, stream: bool = False) -> dict[s
 # ---- Cohere's wire format (dev/cohere_schemas.py, from its SDK's types), for whole bodies ----------------------
 
 
-@cache
-def _spec() -> dict[str, Any]:
-    return cohere_sdk()
-
-
-def assert_openapi_valid(schema: dict[str, Any], payload: Any) -> None:
-    full = {**schema, "components": _spec()["components"]}
-    errors = [
-        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:300]}"
-        for e in jsonschema.Draft202012Validator(full).iter_errors(payload)
-    ]
-    assert not errors, "\n".join(errors)
-
-
-def chat_request_schema() -> dict[str, Any]:
-    return component("V2ChatRequest")
-
-
-def component(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
+assert_openapi_valid = partial(assert_vendor_openapi_valid, "cohere")
 
 
 def history(call_ids: tuple[str, str] = ("call_Ab12", "toolu_01XyZ")) -> list[Message]:
@@ -176,9 +153,9 @@ def test_format_messages_maps_every_role(registry: Registry) -> None:
         assert_spec_valid("cohere.v2.assistant_message", message)
     for message in (ok, failed):
         assert_spec_valid("cohere.v2.tool_message", message)
-    assert_openapi_valid(component("UserChatMessageV2"), messages[1])
-    assert_openapi_valid(component("SystemChatMessageV2"), messages[0])
-    assert_openapi_valid(chat_request_schema(), {"model": "m", **provider.build_request(history(), registry)})
+    assert_openapi_valid("UserChatMessageV2", messages[1])
+    assert_openapi_valid("SystemChatMessageV2", messages[0])
+    assert_openapi_valid("V2ChatRequest", {"model": "m", **provider.build_request(history(), registry)})
 
 
 def test_tool_plan_round_trips(registry: Registry) -> None:
@@ -241,7 +218,7 @@ def test_usage_falls_back_to_billed_units() -> None:
 @pytest.mark.parametrize("name", ["text", "tool_call", "parallel_tool_calls", "thinking", "max_tokens"])
 def test_fixtures_are_spec_valid_responses(name: str) -> None:
     # the recorded answers themselves follow Cohere's spec, so the tests read what Cohere would send
-    assert_openapi_valid(component("V2ChatResponse"), json.loads((FIXTURES / f"{name}.json").read_text()))
+    assert_openapi_valid("V2ChatResponse", json.loads((FIXTURES / f"{name}.json").read_text()))
 
 
 # ---- CohereModel through the SDK --------------------------------------------------------------------
@@ -271,7 +248,7 @@ async def test_plain_text(registry: Registry) -> None:
     ]
     assert (sent["max_tokens"], sent["temperature"]) == (200, 0.2)
     assert sent["tools"] == CohereProvider().format_tools(registry)["tools"]
-    assert_openapi_valid(chat_request_schema(), sent)
+    assert_openapi_valid("V2ChatRequest", sent)
 
 
 async def test_a_tool_call(registry: Registry) -> None:
@@ -321,7 +298,7 @@ async def test_parallel_tool_calls_and_the_next_turn(registry: Registry) -> None
     assert assistant["tool_plan"] == "I will look up the weather in Paris and Tokyo."
     assert [c["id"] for c in assistant["tool_calls"]] == [m["tool_call_id"] for m in sent["messages"][2:]]
     assert sent["messages"][2]["content"] == [{"type": "document", "document": {"data": {"temp": 21}}}]
-    assert_openapi_valid(chat_request_schema(), sent)
+    assert_openapi_valid("V2ChatRequest", sent)
 
 
 async def test_stream_of_parallel_tool_calls(registry: Registry) -> None:
@@ -365,12 +342,12 @@ async def test_stream_of_text(registry: Registry) -> None:
 
 def test_stream_fixtures_are_spec_valid_events() -> None:
     # the event union's members overlap, so each event is checked against the member its type names
-    mapping = _spec()["x-stream-events"]
+    mapping = cohere_sdk()["x-stream-events"]
     for name in ("stream_text.sse", "stream_tool_calls.sse"):
         for line in (FIXTURES / name).read_text().splitlines():
             if line.startswith("data: "):
                 event = json.loads(line[len("data: ") :])
-                assert_openapi_valid({"$ref": mapping[event["type"]]}, event)
+                assert_openapi_valid(mapping[event["type"]], event)
 
 
 @pytest.mark.parametrize(
@@ -389,10 +366,7 @@ async def test_http_errors(
     server = Server(fixture, status=status, headers={"x-request-id": "req-42"})
     model = model_for(server)
     with pytest.raises(ModelHTTPError) as caught:
-        if streaming:
-            [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
-        else:
-            await model.request([UserMessage("hi")], registry, ModelSettings())
+        await send(model, registry, streaming=streaming)
     error = caught.value
     assert (error.status_code, error.kind, error.model_name) == (status, kind, "cohere:command-a-03-2025")
     assert error.body == json.loads((FIXTURES / fixture).read_text())
@@ -427,13 +401,7 @@ async def test_blocked_when_requests_are_disabled_and_the_url_is_not_local(regis
     server = Server("text.json")
     model = CohereModel("command-r7b-12-2024", client=sdk_client(server, base_url=None))
     assert model.base_url == "https://api.cohere.com"
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
-    assert server.requests == []
-    with allow_model_requests(True):
-        response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    response = await assert_blocked(model, registry, server.requests)  # the same model goes through once allowed
     assert response.message.text.startswith("It is 21")
 
 

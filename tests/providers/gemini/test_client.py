@@ -35,14 +35,14 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.gemini import GeminiModel
 from agentkit.providers.gemini._codec import GENERATED_ID_PREFIX, GeminiProvider
 from tests.spec import assert_spec_valid
 
-from ..client_common import QueueServer, cut_before
+from ..client_common import QueueServer, assert_blocked, cut_before
+from ..common import read_fixture
 from ..forecast_tools import get_weather, local_time
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -50,7 +50,7 @@ LOCAL = "http://127.0.0.1:8765"
 
 
 def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text())
+    return read_fixture(FIXTURES, name)
 
 
 @pytest.fixture
@@ -491,14 +491,7 @@ async def test_api_key_from_either_variable(monkeypatch: pytest.MonkeyPatch, var
 async def test_requests_to_the_real_endpoint_are_blocked_in_tests(registry: Registry) -> None:
     server = Server(ok("text"))
     model = GeminiModel("gemini-2.5-flash", client=server.client(base_url="https://generativelanguage.googleapis.com/"))
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        async for _ in model.stream([UserMessage("hi")], registry, ModelSettings()):
-            pass
-    assert server.requests == []
-    with allow_model_requests(True):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
+    await assert_blocked(model, registry, server.requests)
     assert len(server.requests) == 1
 
 

@@ -11,13 +11,11 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from functools import cache
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import jsonschema
 import pytest
 from mistralai.client import Mistral
 
@@ -36,14 +34,14 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.mistral import MistralModel
 from agentkit.providers.mistral._codec import MistralProvider, normalise_finish_reason
-from tests.spec import assert_spec_valid, openapi
+from tests.spec import assert_openapi_valid as assert_vendor_openapi_valid
+from tests.spec import assert_spec_valid
 
-from ..client_common import FixtureServer, cut_before, get_weather, ping, place_order
+from ..client_common import FixtureServer, assert_blocked, cut_before, get_weather, ping, place_order, send
 from ..client_common import history as common_history
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -58,13 +56,6 @@ NINE_ALNUM = re.compile(r"^[a-zA-Z0-9]{9}$")
 def registry() -> Registry:
     # nested models, $defs, bounds and an optional field: what the SDK must carry through untouched
     return Registry({"get_weather": get_weather, "ping": ping, "place_order": place_order})
-
-
-@pytest.fixture(autouse=True)
-def _no_real_requests() -> Iterator[None]:
-    # Everything here talks to 127.0.0.1 through an in-process transport; anything else must be blocked.
-    with allow_model_requests(False):
-        yield
 
 
 # ---- the in-process server --------------------------------------------------------------------------
@@ -104,19 +95,7 @@ def without_sdk_defaults(wire: dict[str, Any], *, stream: bool = False) -> dict[
 # ---- Mistral's own OpenAPI spec, for whole request bodies -------------------------------------------
 
 
-@cache
-def _components() -> dict[str, Any]:
-    components: dict[str, Any] = openapi("mistral")["components"]
-    return components
-
-
-def assert_openapi_valid(component: str, payload: Any) -> None:
-    schema = {"$ref": f"#/components/schemas/{component}", "components": _components()}
-    errors = [
-        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:300]}"
-        for e in jsonschema.Draft202012Validator(schema).iter_errors(payload)
-    ]
-    assert not errors, f"{component}: " + "\n".join(errors)
+assert_openapi_valid = partial(assert_vendor_openapi_valid, "mistral")
 
 
 def history(call_ids: tuple[str, str] = ("call_Ab12", "toolu_01XyZ")) -> list[Message]:
@@ -367,10 +346,7 @@ async def test_http_errors(
     server = Server(fixture, status=status, headers={"x-request-id": "req-42"})
     model = model_for(server)
     with pytest.raises(ModelHTTPError) as caught:
-        if streaming:
-            [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
-        else:
-            await model.request([UserMessage("hi")], registry, ModelSettings())
+        await send(model, registry, streaming=streaming)
     error = caught.value
     assert (error.status_code, error.kind, error.model_name) == (status, kind, "mistral:mistral-large-latest")
     assert error.body == json.loads((FIXTURES / fixture).read_text())
@@ -415,13 +391,7 @@ async def test_blocked_when_requests_are_disabled_and_the_url_is_not_local(regis
     server = Server("text.json")
     model = MistralModel("mistral-small-latest", client=sdk_client(server, server_url=None))
     assert model.base_url == "https://api.mistral.ai"
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        [e async for e in model.stream([UserMessage("hi")], registry, ModelSettings())]
-    assert server.requests == []
-    with allow_model_requests(True):  # the same model goes through once requests are allowed
-        response = await model.request([UserMessage("hi")], registry, ModelSettings())
+    response = await assert_blocked(model, registry, server.requests)  # the same model goes through once allowed
     assert response.message.text.startswith("It is 21")
 
 

@@ -19,7 +19,7 @@ import ollama
 import pytest
 
 from agentkit import ImagePart, Registry, TextPart, ToolCall, ToolResult, tool
-from agentkit.exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from agentkit.exceptions import ModelAPIError, ModelHTTPError
 from agentkit.messages import AssistantMessage, Message, SystemMessage, ToolResultsMessage, UserMessage
 from agentkit.models import (
     ModelSettings,
@@ -27,13 +27,13 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.ollama import OllamaModel, OllamaProvider
 from tests.spec import assert_spec_valid
 
-from ..client_common import QueueServer, cut_before
+from ..client_common import QueueServer, assert_blocked, cut_before
+from ..common import read_fixture
 from ..forecast_tools import get_weather, local_time
 
 FIXTURES = Path(__file__).parent / "fixtures" / "client"
@@ -41,7 +41,7 @@ LOCAL = "http://127.0.0.1:11434"
 
 
 def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text())
+    return read_fixture(FIXTURES, name)
 
 
 @pytest.fixture
@@ -357,14 +357,7 @@ def test_ollama_host_and_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_requests_to_a_remote_host_are_blocked_in_tests(registry: Registry) -> None:
     server = Server(ok("text"))
     model = OllamaModel("qwen3:8b", client=server.client(host="https://ollama.com"))
-    with pytest.raises(ModelSetupError, match="blocked"):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
-    with pytest.raises(ModelSetupError, match="blocked"):
-        async for _ in model.stream([UserMessage("hi")], registry, ModelSettings()):
-            pass
-    assert server.requests == []
-    with allow_model_requests(True):
-        await model.request([UserMessage("hi")], registry, ModelSettings())
+    await assert_blocked(model, registry, server.requests)
     assert len(server.requests) == 1
 
 

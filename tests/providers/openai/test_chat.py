@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from functools import cache
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -17,7 +17,8 @@ from agentkit.exceptions import StrictSchemaError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.openai import OpenAIChatProvider, OpenAIDialect
-from tests.spec import assert_spec_valid, openapi, sample, spec_errors
+from tests.spec import assert_spec_valid, sample, spec_errors
+from tests.spec import openapi_errors as vendor_openapi_errors
 
 from ..common import PNG, httpx_module, lint_module
 
@@ -27,24 +28,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 # ---- shared helpers (the Responses tests import these) -----------------------------------------------
 
 
-@cache
-def _openapi_components() -> dict[str, Any]:
-    components: dict[str, Any] = openapi("openai")["components"]
-    return components
-
-
-@cache
-def _openapi_validator(component: str) -> jsonschema.Draft202012Validator:
-    schema = {"$ref": f"#/components/schemas/{component}", "components": _openapi_components()}
-    return jsonschema.Draft202012Validator(schema)
-
-
-def openapi_errors(component: str, payload: Any) -> list[str]:
-    """How `payload` breaks component `component` of OpenAI's OpenAPI spec (for parts tests/spec.py lacks)."""
-    return [
-        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:200]}"
-        for e in _openapi_validator(component).iter_errors(payload)
-    ]
+openapi_errors = partial(vendor_openapi_errors, "openai")  # how a payload breaks a component of OpenAI's spec
 
 
 def strict_lint_errors(schema: dict[str, Any]) -> list[str]:

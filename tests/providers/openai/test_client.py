@@ -34,11 +34,11 @@ from agentkit.models import (
     TextDelta,
     ToolCallArgsDelta,
     ToolCallStart,
-    allow_model_requests,
     infer_model,
 )
 from agentkit.providers.openai import OpenAIChatModel, OpenAIChatProvider, OpenAIResponsesModel, OpenAIResponsesProvider
-from tests.providers.client_common import cut_before
+from tests.providers.client_common import QueueServer, assert_blocked, cut_before
+from tests.providers.common import read_fixture
 from tests.providers.openai.test_chat import PNG, httpx_module, make_registry, openapi_errors
 from tests.spec import assert_spec_valid
 
@@ -47,30 +47,15 @@ httpx = httpx_module()  # httpx2 for the installed SDK (httpx for older ones)
 
 
 def load(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text())
+    return read_fixture(FIXTURES, name)
 
 
 def sse(name: str) -> bytes:
     return (FIXTURES / f"{name}.sse").read_bytes()
 
 
-class Server:
+class Server(QueueServer):
     """An in-process HTTP endpoint: records each request and answers from a queue of replies."""
-
-    def __init__(self, *replies: Any) -> None:
-        self.replies = list(replies)
-        self.requests: list[Any] = []
-
-    def __call__(self, request: Any) -> Any:
-        self.requests.append(request)
-        reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
-            raise reply
-        return reply
-
-    @property
-    def bodies(self) -> list[dict[str, Any]]:
-        return [json.loads(r.content) for r in self.requests]
 
     def client(self, *, base_url: str = "http://127.0.0.1:8080/v1", max_retries: int = 0) -> Any:
         import openai
@@ -494,14 +479,7 @@ async def test_a_passed_client_is_never_closed() -> None:
 async def test_requests_to_real_endpoints_are_blocked(registry: Registry) -> None:
     server = Server(ok(load("chat_text")))
     model = OpenAIChatModel("gpt-4.1", client=server.client(base_url="https://api.openai.com/v1"))
-    with allow_model_requests(False):
-        with pytest.raises(ModelSetupError, match="blocked"):
-            await model.request([UserMessage("hi")], registry, SETTINGS)
-        with pytest.raises(ModelSetupError, match="blocked"):
-            [e async for e in model.stream([UserMessage("hi")], registry, SETTINGS)]
-    assert server.requests == []  # nothing left the process
-    with allow_model_requests(True):
-        assert (await model.request([UserMessage("hi")], registry, SETTINGS)).message.text
+    assert (await assert_blocked(model, registry, server.requests)).message.text
 
 
 def test_importing_the_module_does_not_load_the_sdk() -> None:

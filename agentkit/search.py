@@ -55,14 +55,17 @@ def _words(text: str) -> str:
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).strip()
 
 
-def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
-    """Parameter names, their descriptions and enum values, nested objects and arrays included."""
+def _schema_text(schema: Any, out: list[str], depth: int = 0, names: list[str] | None = None) -> None:
+    """Parameter names, their descriptions and enum values, nested objects and arrays included.
+
+    The names go into `names` if given (benchmarks/tool_search_variants.py weighs them apart).
+    """
     if not is_mapping(schema) or depth > 4:
         return
     properties = schema.get("properties")
     if is_mapping(properties):
         for name, prop in properties.items():
-            out.append(_words(str(name)))
+            (out if names is None else names).append(_words(str(name)))
             if is_mapping(prop):
                 description = prop.get("description")
                 if isinstance(description, str):
@@ -70,10 +73,10 @@ def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
                 enum = prop.get("enum")
                 if is_array(enum):
                     out.append(" ".join(str(v) for v in enum))
-                _schema_text(prop, out, depth + 1)
+                _schema_text(prop, out, depth + 1, names)
     items = schema.get("items")
     if is_mapping(items):
-        _schema_text(items, out, depth + 1)
+        _schema_text(items, out, depth + 1, names)
 
 
 # BM25 parameters chosen on half of the BFCL questions (benchmarks/bench_tool_search.py): b=1 normalises

@@ -22,8 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentkit._jsonish import is_array, is_mapping
-from agentkit.search import _tokens, _words
+from agentkit.search import _schema_text, _tokens, _words
 from benchmarks.bench_tool_search import definitions, fingerprint, half, questions
 
 Fields = dict[str, str]
@@ -54,23 +53,7 @@ def fields(definition: dict[str, Any]) -> Fields:
     """A definition's text by field: key words, description, parameter names, the rest of the parameters."""
     names: list[str] = []
     rest: list[str] = []
-
-    def walk(schema: Any, depth: int = 0) -> None:
-        if not is_mapping(schema) or depth > 4:
-            return
-        properties = schema.get("properties")
-        if is_mapping(properties):
-            for name, prop in properties.items():
-                names.append(_words(str(name)))
-                if is_mapping(prop):
-                    if isinstance(prop.get("description"), str):
-                        rest.append(prop["description"])
-                    if is_array(prop.get("enum")):
-                        rest.append(" ".join(str(v) for v in prop["enum"]))
-                    walk(prop, depth + 1)
-        walk(schema.get("items"), depth + 1)
-
-    walk(definition.get("parameters") or {})
+    _schema_text(definition.get("parameters") or {}, rest, names=names)
     return {
         "key": _words(definition["name"]),
         "description": definition.get("description") or "",

@@ -9,7 +9,8 @@ which sends them for that turn.
 
 Ranking is BM25 (the maintained `bm25s <https://pypi.org/project/bm25s/>`_ library, imported on first
 use: ``pip install 'agentkit-tools[search]'``) over each tool's key (split at ``_``, ``.``, ``-`` and
-camelCase), description, parameter names and parameter descriptions. `ToolIndex` is the index on its
+camelCase), description (counted twice: it says what the tool is for), parameter names, parameter
+descriptions and enum values. A word repeated in the query counts once. `ToolIndex` is the index on its
 own, for searching a registry outside a run.
 """
 
@@ -54,14 +55,17 @@ def _words(text: str) -> str:
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).strip()
 
 
-def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
-    """Parameter names, their descriptions and enum values, nested objects and arrays included."""
+def _schema_text(schema: Any, out: list[str], depth: int = 0, names: list[str] | None = None) -> None:
+    """Parameter names, their descriptions and enum values, nested objects and arrays included.
+
+    The names go into `names` if given (benchmarks/tool_search_variants.py weighs them apart).
+    """
     if not is_mapping(schema) or depth > 4:
         return
     properties = schema.get("properties")
     if is_mapping(properties):
         for name, prop in properties.items():
-            out.append(_words(str(name)))
+            (out if names is None else names).append(_words(str(name)))
             if is_mapping(prop):
                 description = prop.get("description")
                 if isinstance(description, str):
@@ -69,15 +73,25 @@ def _schema_text(schema: Any, out: list[str], depth: int = 0) -> None:
                 enum = prop.get("enum")
                 if is_array(enum):
                     out.append(" ".join(str(v) for v in enum))
-                _schema_text(prop, out, depth + 1)
+                _schema_text(prop, out, depth + 1, names)
     items = schema.get("items")
     if is_mapping(items):
-        _schema_text(items, out, depth + 1)
+        _schema_text(items, out, depth + 1, names)
+
+
+# BM25 parameters chosen on half of the BFCL questions (benchmarks/bench_tool_search.py): b=1 normalises
+# fully for length, so a long parameter list does not outweigh a short, focused description.
+_K1, _B = 1.2, 1.0
 
 
 def _tool_document(key: str, description: str, input_schema: Mapping[str, Any]) -> str:
-    """The text a tool is ranked by: key words, description, parameter names and descriptions."""
-    parts = [_words(key), description]
+    """The text a tool is ranked by: key words, description (twice), parameter names and descriptions.
+
+    The description is repeated to weigh it above the parameters (a cheap field weight: bm25s has one
+    field per document): it says what the tool is for, while parameter text names what it takes, and
+    words like "date" or "start" there match requests for unrelated tools.
+    """
+    parts = [_words(key), description, description]
     _schema_text(input_schema, parts)
     return " ".join(p for p in parts if p)
 
@@ -133,7 +147,7 @@ class ToolIndex:
     def _index(self) -> Any:
         with self._lock:
             if self._retriever is None:
-                retriever = _bm25s().BM25()
+                retriever = _bm25s().BM25(k1=_K1, b=_B)
                 if self._documents:
                     retriever.index(_tokens(self._documents), show_progress=False)
                 self._retriever = retriever
@@ -144,7 +158,8 @@ class ToolIndex:
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise TypeError(f"a search query is text, got {query!r}")
         retriever = self._index()
-        [tokens] = _tokens([_words(query)])
+        [words] = _tokens([_words(query)])
+        tokens = list(dict.fromkeys(words))  # "weather ... weather" must not outweigh the other words
         if not tokens or not self.keys or limit < 1:
             return []
         documents, scores = retriever.retrieve([tokens], k=min(limit, len(self.keys)), show_progress=False)

@@ -223,7 +223,36 @@ def test_recall_over_the_bfcl_corpus_holds() -> None:
     asked = questions()
     hits = sum(key_of[definition] in [h.key for h in index.search(text, 5)] for _, text, definition in asked)
     assert len(defs) == 3526 and len(asked) == 808
-    assert hits / len(asked) >= 0.76  # measured 0.770 (docs/tool-search.md explains the misses)
+    assert hits / len(asked) >= 0.79  # measured 0.796 (docs/tool-search.md explains the misses)
+
+
+def test_the_benchmark_measures_recall_halves_and_the_cap_on_a_sample() -> None:
+    from benchmarks.bench_tool_search import definitions, library, recall
+
+    defs = definitions()
+    registry, names = library(defs)
+    measured = recall(registry, names, defs, sample=19)  # every 19th question: 43 of 808, both halves
+    assert measured["questions"] == 43
+    assert 0.5 < measured["recall@5"] <= measured["recall@10"] <= 1
+    assert measured["recall@5"] <= measured["name@5"]
+    assert {"tuned on", "held out", "simple_python", "live_simple"} <= set(measured["categories"])
+    assert measured["recall@5"] <= measured["ceiling"] <= 1
+    assert sum(measured["misses"].values()) == round(43 * (1 - measured["recall@5"]))
+
+
+def test_the_cap_counts_definitions_the_question_cannot_tell_apart() -> None:
+    from benchmarks.bench_tool_search import indistinguishable
+
+    names = {"w": "weather", "w_2": "weather", "w_3": "weather", "news": "news"}
+    words = {
+        "w": {"weather", "city", "celsius"},
+        "w_2": {"weather", "city", "kelvin"},
+        "w_3": {"weather", "town", "celsius"},
+        "news": {"weather", "city", "celsius"},  # another name: never counted
+    }
+    assert indistinguishable(names, words, "Weather in a city, please", "w") == (2, True)  # w and w_2
+    assert indistinguishable(names, words, "weather in celsius for the city", "w") == (1, True)
+    assert indistinguishable(names, words, "天气", "w") == (3, False)  # no shared word: all tie
 
 
 def corpus(size: int) -> list[Tool[..., Any]]:
@@ -290,3 +319,52 @@ def test_providers_send_native_deferred_tools_only_where_the_vendor_has_the_form
         get_provider("openai").format_tools(tools, deferred=["get_weather"])
     with pytest.raises(UnknownToolError):
         get_provider("openai-responses").format_tools(tools, deferred=["get_weatherr"])
+
+
+# ---- how the ranking weighs things (docs/tool-search.md#ranking) --------------------------------
+
+
+def records(**tools: tuple[str, dict[str, str]]) -> ToolIndex:
+    """An index over hand-made tools: key -> (description, {parameter: its description})."""
+    return ToolIndex(
+        (
+            key,
+            SimpleNamespace(
+                description=description,
+                input_schema={"type": "object", "properties": {n: {"description": d} for n, d in params.items()}},
+            ),
+        )
+        for key, (description, params) in tools.items()
+    )
+
+
+def test_a_description_match_outranks_the_same_word_in_a_parameter() -> None:
+    index = records(
+        compress_folder=("Compress a folder into a zip.", {"folder": "The folder."}),
+        upload_file=("Upload a file.", {"archive": "A zip."}),  # "zip" only in a parameter, a shorter document
+        count_words=("Count words.", {"text": "The text."}),
+        sum_numbers=("Add numbers.", {"numbers": "The numbers."}),
+    )
+    assert [h.key for h in index.search("make a zip")] == ["compress_folder", "upload_file"]
+
+
+def test_a_word_repeated_in_the_query_counts_once() -> None:
+    index = records(
+        weather_now=("Current weather for a city.", {"city": "The city."}),
+        weather_alerts=("Weather alerts.", {"region": "The region."}),
+        sea_forecast=("Marine forecast for sailing boats, with wave height and wind.", {"area": "The sea area."}),
+        count_words=("Count words.", {"text": "The text."}),
+    )
+    # "forecast" is the rarer, telling word: saying "weather" three times must not bury it
+    assert index.search("weather weather weather forecast")[0].key == "sea_forecast"
+
+
+def test_length_is_normalised_fully() -> None:
+    """b = 1: a parameter text saying "pdf" twice in six words ranks below one saying it once in one word."""
+    filler = {"x": "alpha beta gamma delta epsilon zeta"}
+    index = records(
+        short=("", {"file": "pdf"}),
+        long=("", {"file": "pdf pdf alpha beta gamma delta"}),
+        **{f"other{i}": ("", filler) for i in range(4)},
+    )
+    assert [h.key for h in index.search("pdf")] == ["short", "long"]  # b = 0.75 ranked "long" first

@@ -6,7 +6,6 @@ import hashlib
 import re
 import string
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 __all__ = ["IdRule"]
 
@@ -30,10 +29,12 @@ class IdRule:
     """For vendors that demand a fixed length (Mistral: 9 alphanumerics): ids are hashed to it."""
 
     _match: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _known: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # compiled once: every call id of every re-sent history is checked against it
         object.__setattr__(self, "_match", re.compile(self.pattern))
+        object.__setattr__(self, "_known", {})
 
     def accepts(self, call_id: str) -> bool:
         """Whether the vendor accepts `call_id` as it is."""
@@ -41,12 +42,19 @@ class IdRule:
 
     def apply(self, call_id: str) -> str:
         """`call_id` unchanged when accepted, else a deterministic accepted id derived from it."""
-        if self._match.fullmatch(call_id) is not None:
-            return call_id
-        return _repaired(self, call_id)
+        # a history re-sends the same ids on every turn: each is checked (and repaired) once
+        known = self._known
+        wire = known.get(call_id)
+        if wire is None:
+            if len(known) >= _KNOWN_IDS:
+                known.clear()
+            wire = known[call_id] = call_id if self._match.fullmatch(call_id) is not None else _repaired(self, call_id)
+        return wire
 
 
-@lru_cache(maxsize=4096)  # a history re-sends the same rejected ids on every turn; the hash is not free
+_KNOWN_IDS = 8192
+
+
 def _repaired(rule: IdRule, call_id: str) -> str:
     """An id `rule` accepts, derived from `call_id` alone."""
     digest = hashlib.sha256(call_id.encode()).digest()

@@ -262,8 +262,11 @@ def failed(response: Any) -> bool:
 
 def _stored_output(message: AssistantMessage) -> list[dict[str, Any]]:
     """This vendor's output items kept on the message (none for a turn from another vendor)."""
-    details = (message.provider_details or {}).get(DETAILS_KEY)
-    output = details.get("output") if is_mapping(details) else None
+    details = message.provider_details
+    if not details:
+        return []
+    mine = details.get(DETAILS_KEY)
+    output = mine.get("output") if is_mapping(mine) else None
     return [item for item in output or () if is_object(item)]
 
 

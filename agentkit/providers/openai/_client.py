@@ -225,10 +225,31 @@ class _OpenAIModel(SDKModel[P]):
     def _official(self) -> bool:
         return urlparse(self.base_url).hostname == _OFFICIAL_HOST
 
-    def _common(
-        self, messages: Sequence[Message], tools: Registry, settings: ModelSettings, shared: bool
+    def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
+        """The request body `request` sends (`stream` adds ``"stream": true``, and Chat's ``stream_options``)."""
+        return self._body(messages, tools, settings, stream=False, shared=False)
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        tools: Registry,
+        settings: ModelSettings,
+        *,
+        stream: bool,
+        shared: bool = True,
     ) -> dict[str, Any]:
-        return {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
+        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
+        if stream:
+            body.update(self._stream_fields())
+        return with_settings(body, settings, self._max_tokens_key())
+
+    def _stream_fields(self) -> dict[str, Any]:
+        """What a streamed request adds to the body."""
+        return {"stream": True}
+
+    def _max_tokens_key(self) -> str:
+        """The body field `ModelSettings.max_tokens` is sent as."""
+        raise NotImplementedError
 
     def _send_args(self, body: Mapping[str, Any]) -> dict[str, Any]:
         takes_bytes, options = _sdk_support(type(self.client))
@@ -353,24 +374,11 @@ class OpenAIChatModel(_OpenAIModel[OpenAIChatProvider]):
     def _create(self) -> Any:
         return self.client.chat.completions.create
 
-    def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
-        """The request body `request` sends (`stream` adds ``stream`` and ``stream_options``)."""
-        return self._body(messages, tools, settings, stream=False, shared=False)
+    def _stream_fields(self) -> dict[str, Any]:
+        return {"stream": True, "stream_options": {"include_usage": True}}  # usage comes in a last, choice-less chunk
 
-    def _body(
-        self,
-        messages: Sequence[Message],
-        tools: Registry,
-        settings: ModelSettings,
-        *,
-        stream: bool,
-        shared: bool = True,
-    ) -> dict[str, Any]:
-        body = self._common(messages, tools, settings, shared)
-        if stream:
-            body["stream"] = True
-            body["stream_options"] = {"include_usage": True}  # usage arrives in a last, choice-less chunk
-        return with_settings(body, settings, "max_completion_tokens" if self._official() else "max_tokens")
+    def _max_tokens_key(self) -> str:
+        return "max_completion_tokens" if self._official() else "max_tokens"
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one chat completion request and return the model's turn."""
@@ -435,23 +443,8 @@ class OpenAIResponsesModel(_OpenAIModel[OpenAIResponsesProvider]):
     def _create(self) -> Any:
         return self.client.responses.create
 
-    def payload(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> dict[str, Any]:
-        """The request body `request` sends (`stream` adds ``"stream": true``)."""
-        return self._body(messages, tools, settings, stream=False, shared=False)
-
-    def _body(
-        self,
-        messages: Sequence[Message],
-        tools: Registry,
-        settings: ModelSettings,
-        *,
-        stream: bool,
-        shared: bool = True,
-    ) -> dict[str, Any]:
-        body = self._common(messages, tools, settings, shared)
-        if stream:
-            body["stream"] = True
-        return with_settings(body, settings, "max_output_tokens")
+    def _max_tokens_key(self) -> str:
+        return "max_output_tokens"
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """Send one Responses request and return the model's turn."""

@@ -147,6 +147,24 @@ def chat_usage(usage: Any) -> Usage:
     )
 
 
+def cached_prompt_usage(usage: Mapping[str, Any], fields: tuple[str, str, str, str]) -> Usage:
+    """One request's `Usage` where the vendor counts cache reads and writes apart from the prompt.
+
+    `fields` names the input, output, cache-read and cache-write counts (Anthropic's snake_case, Bedrock's
+    camelCase). Input tokens are the whole prompt: the uncached part plus what was read from and written
+    to the cache, so `Usage.input_tokens` means the same on every vendor.
+    """
+    input_field, output_field, read_field, write_field = fields
+    cache_read, cache_write = token_count(usage.get(read_field)), token_count(usage.get(write_field))
+    return Usage(
+        input_tokens=token_count(usage.get(input_field)) + cache_read + cache_write,
+        output_tokens=token_count(usage.get(output_field)),
+        requests=1,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+    )
+
+
 def response_id(value: Any) -> str | None:
     """A response id from a body field: a non-empty string, else None."""
     return value if isinstance(value, str) and value else None

@@ -57,14 +57,13 @@ from ...messages import (
     ToolCall,
     ToolResult,
     ToolResultsMessage,
-    Usage,
     UserMessage,
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import DialectResult, Loss, per_result
 from .._ids import IdRule
-from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
+from .._messages import base64_of, cached_prompt_usage, input_object, mapped_reason, response_id, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import AnthropicDialect, StrictCounts, strict_budget_counts
 
@@ -103,6 +102,8 @@ _FINISH = {
     "model_context_window_exceeded": "length",
     "refusal": "content_filter",
 }
+# input, output, cache-read and cache-write counts (reads and writes are counted apart from the input)
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 _RETIRED = "Not available in this request; do not call it."
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 _CHOICES = {"auto": "auto", "none": "none", "required": "any"}
@@ -246,22 +247,13 @@ class AnthropicProvider(Provider):
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
         usage = data.get("usage")
         usage = usage if is_object(usage) else {}
-        # Anthropic counts cache reads and writes apart from input_tokens; Usage.input_tokens holds them all
-        cache_read = token_count(usage.get("cache_read_input_tokens"))
-        cache_write = token_count(usage.get("cache_creation_input_tokens"))
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
                 tool_calls=self._calls_of(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
-            usage=Usage(
-                input_tokens=token_count(usage.get("input_tokens")) + cache_read + cache_write,
-                output_tokens=token_count(usage.get("output_tokens")),
-                requests=1,
-                cache_read_tokens=cache_read,
-                cache_write_tokens=cache_write,
-            ),
+            usage=cached_prompt_usage(usage, _USAGE_FIELDS),
             finish_reason=mapped_reason(data.get("stop_reason"), _FINISH),
             model_name=data.get("model"),
             raw=response,

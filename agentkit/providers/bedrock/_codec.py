@@ -60,14 +60,13 @@ from ...messages import (
     ToolCall,
     ToolResult,
     ToolResultsMessage,
-    Usage,
     UserMessage,
 )
 from ...models._base import ModelStreamEvent, TextDelta, ToolCallStart
 from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tools, as_dict
 from .._dialect import DialectResult
 from .._ids import IdRule
-from .._messages import base64_of, input_object, mapped_reason, response_id, token_count, wire_name
+from .._messages import base64_of, cached_prompt_usage, input_object, mapped_reason, response_id, wire_name
 from .._names import NameMap, NameRule
 from ._dialect import BedrockDialect
 
@@ -90,6 +89,8 @@ _FINISH = {
     "guardrail_intervened": "content_filter",
     "content_filtered": "content_filter",
 }
+# input, output, cache-read and cache-write counts (reads and writes are counted apart from the input)
+_USAGE_FIELDS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
 _RETIRED = "Not available in this request; do not call it."
 
 
@@ -186,9 +187,6 @@ class BedrockProvider(Provider):
         kept = [b for b in content if "text" not in b and not _is_client_call(b)]
         usage = data.get("usage")
         usage = usage if is_object(usage) else {}
-        # Converse counts cache reads and writes apart from inputTokens; Usage.input_tokens holds them all
-        cache_read = token_count(usage.get("cacheReadInputTokens"))
-        cache_write = token_count(usage.get("cacheWriteInputTokens"))
         metadata = data.get("ResponseMetadata")
         return ModelResponse(
             message=AssistantMessage(
@@ -196,13 +194,7 @@ class BedrockProvider(Provider):
                 tool_calls=self._calls_of(data, registry=registry, aliases=aliases),
                 provider_details={self.name: {"blocks": kept}} if kept else None,
             ),
-            usage=Usage(
-                input_tokens=token_count(usage.get("inputTokens")) + cache_read + cache_write,
-                output_tokens=token_count(usage.get("outputTokens")),
-                requests=1,
-                cache_read_tokens=cache_read,
-                cache_write_tokens=cache_write,
-            ),
+            usage=cached_prompt_usage(usage, _USAGE_FIELDS),
             finish_reason=mapped_reason(data.get("stopReason"), _FINISH),
             raw=response,
             # boto3 puts the x-amzn-requestid header here, for converse and converse_stream alike

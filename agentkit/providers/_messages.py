@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import binascii
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._jsonish import is_array, is_mapping
 from ..messages import (
@@ -187,7 +187,12 @@ def chat_messages(
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, SystemMessage):
+        kind = type(message)  # the two kinds a long history is made of, first (no isinstance chain)
+        if kind is ToolResultsMessage:
+            out.extend(results(cast("ToolResultsMessage", message).results))
+        elif kind is AssistantMessage:
+            out.append(assistant(cast("AssistantMessage", message)))
+        elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.text})
         elif isinstance(message, UserMessage):
             out.append({"role": "user", "content": image_url_content(message)})

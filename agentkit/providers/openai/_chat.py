@@ -43,6 +43,7 @@ from ...messages import (
     ImagePart,
     Message,
     ModelResponse,
+    TextPart,
     ToolCall,
     ToolResult,
 )
@@ -198,7 +199,9 @@ class OpenAIChatProvider(Provider):
         images: list[dict[str, Any]] = []
         for result in results:
             call_id = self.wire_id(result.call_id)
-            pictures = [p for p in result.content if isinstance(p, ImagePart)]
+            content = result.content
+            one_text = len(content) == 1 and type(content[0]) is TextPart  # the usual result, no scan
+            pictures = [] if one_text else [p for p in content if isinstance(p, ImagePart)]
             text = error_text(result)
             if pictures:
                 note = f"[{len(pictures)} image(s) follow in the next user message]"

@@ -41,7 +41,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from ..._jsonish import is_array, is_mapping, is_object
 from ...definitions import ToolDefinition
@@ -147,7 +147,12 @@ class OpenAIResponsesProvider(Provider):
         instructions: list[str] = []
         items: list[dict[str, Any]] = []
         for message in messages:
-            if isinstance(message, SystemMessage):
+            kind = type(message)  # the two kinds a long history is made of, first (no isinstance chain)
+            if kind is ToolResultsMessage:
+                items.extend(self._named_results(cast("ToolResultsMessage", message).results, names))
+            elif kind is AssistantMessage:
+                items.extend(self._assistant_items(cast("AssistantMessage", message), names))
+            elif isinstance(message, SystemMessage):
                 instructions.append(message.text)
             elif isinstance(message, UserMessage):
                 items.append({"role": "user", "content": _user_content(message)})

@@ -16,9 +16,12 @@ add.invoke({"a": 1, "b": 2})  # validated call -> 3
 
 from __future__ import annotations as _annotations
 
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from ._client_tool import client_tool
 from ._schema import FunctionSchema
-from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
 from .context import RunContext, ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
@@ -57,11 +60,40 @@ from .messages import (
     Usage,
     UserMessage,
 )
-from .output import Output
 from .registry import Registry
-from .runs import RunSnapshot
 from .tools import ApprovalPolicy, Tool, ToolOptions, ToolTransform, tool
 from .workflows import Workflow
+
+if _TYPE_CHECKING:
+    from .agent import Agent, Approval, ApprovalError, RetryLimitExceeded, RunResult
+    from .output import Output
+    from .runs import RunSnapshot
+
+# The agent layer (the loop, durable runs, typed output: asyncio and most of the package) is imported on
+# first use, so a program that only defines and calls tools starts in about the time pydantic takes.
+_LAZY = {
+    "Agent": "agent",
+    "Approval": "agent",
+    "ApprovalError": "agent",
+    "RetryLimitExceeded": "agent",
+    "RunResult": "agent",
+    "Output": "output",
+    "RunSnapshot": "runs",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentkit' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later reads find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __version__ = "0.1.0"
 """The installed agentkit version."""

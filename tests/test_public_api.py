@@ -33,6 +33,29 @@ def test_import_agentkit_loads_no_vendor_sdk() -> None:
     assert "opentelemetry" not in loaded  # tracing: only once agentkit.instrument() is called
 
 
+def test_the_agent_layer_loads_on_first_use() -> None:
+    probe = (
+        "import sys, agentkit\n"
+        "print('agentkit.agent' in sys.modules, 'agentkit.runs' in sys.modules)\n"
+        "agentkit.Agent, agentkit.RunSnapshot\n"
+        "print('agentkit.agent' in sys.modules, 'agentkit.runs' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["False", "False", "True", "True"]  # a tools-only program never imports the loop
+
+
+def test_every_lazy_name_is_the_one_its_module_defines() -> None:
+    import importlib
+
+    lazy: dict[str, str] = vars(agentkit)["_LAZY"]
+    assert set(lazy) <= set(agentkit.__all__)
+    for name, module in lazy.items():
+        assert getattr(agentkit, name) is getattr(importlib.import_module(f"agentkit.{module}"), name)
+    assert set(agentkit.__all__) <= set(dir(agentkit))
+    with pytest.raises(AttributeError, match="has no attribute 'Agnet'"):
+        agentkit.Agnet  # noqa: B018 - the attribute read is the test
+
+
 def test_formatting_payloads_loads_no_vendor_sdk() -> None:
     code = (
         "import agentkit, agentkit.providers as p\n"

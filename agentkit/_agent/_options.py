@@ -9,13 +9,13 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
 from typing_extensions import TypedDict, TypeVar
 
+from .._text import closest
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
 from ..hooks import PrepareStep, RunHooks
@@ -134,7 +134,7 @@ def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -
     """
     for key in options:
         if key not in takes:
-            close = difflib.get_close_matches(key, sorted(takes), n=1)
+            close = closest(key, sorted(takes), n=1, cutoff=0.6)  # difflib's own cutoff
             hint = f" (did you mean {close[0]!r}?)" if close else f" (it takes {', '.join(sorted(takes))})"
             raise TypeError(f"{where}() got an unexpected keyword argument {key!r}{hint}")
     return RunOptions(**{key: value for key, value in options.items() if key in _FIELDS}).checked()

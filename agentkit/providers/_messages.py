@@ -8,7 +8,7 @@ from __future__ import annotations as _annotations
 
 import binascii
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from .._jsonish import is_array, is_mapping
 from ..messages import (
@@ -187,19 +187,15 @@ def chat_messages(
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        kind = type(message)  # the two kinds a long history is made of, first (no isinstance chain)
-        if kind is ToolResultsMessage:
-            out.extend(results(cast("ToolResultsMessage", message).results))
-        elif kind is AssistantMessage:
-            out.append(assistant(cast("AssistantMessage", message)))
-        elif isinstance(message, SystemMessage):
-            out.append({"role": "system", "content": message.text})
-        elif isinstance(message, UserMessage):
-            out.append({"role": "user", "content": image_url_content(message)})
+        # tool results and assistant turns first: a long history is made of them
+        if isinstance(message, ToolResultsMessage):
+            out.extend(results(message.results))
         elif isinstance(message, AssistantMessage):
             out.append(assistant(message))
-        elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
-            out.extend(results(message.results))
+        elif isinstance(message, SystemMessage):
+            out.append({"role": "system", "content": message.text})
+        elif isinstance(message, UserMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
+            out.append({"role": "user", "content": image_url_content(message)})
         else:
             raise TypeError(f"not a conversation message: {message!r}")
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations as _annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..exceptions import InvalidToolNameError, RegistryError
@@ -62,8 +62,11 @@ class NameMap:
 
     to_wire: dict[str, str]
     to_key: dict[str, str]
-    renames: bool = True
+    renames: bool = field(init=False)
     """Whether any key has another wire name (False: every name is its key, nothing to map)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "renames", any(key != wire for key, wire in self.to_wire.items()))
 
     def name_for(self, key: str) -> str:
         """The wire name of `key`."""
@@ -98,5 +101,4 @@ def resolve_names(keys: tuple[str, ...], vendor: str, rule: NameRule, *, aliases
             raise InvalidToolNameError(key, vendor, rule.pattern)
         taken.add(alias)
         to_wire[key] = alias
-    renames = any(key != wire for key, wire in to_wire.items())
-    return NameMap(to_wire=to_wire, to_key={wire: key for key, wire in to_wire.items()}, renames=renames)
+    return NameMap(to_wire=to_wire, to_key={wire: key for key, wire in to_wire.items()})

@@ -41,7 +41,7 @@ from __future__ import annotations as _annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from ..._jsonish import is_array, is_mapping, is_object
 from ...definitions import ToolDefinition
@@ -147,19 +147,15 @@ class OpenAIResponsesProvider(Provider):
         instructions: list[str] = []
         items: list[dict[str, Any]] = []
         for message in messages:
-            kind = type(message)  # the two kinds a long history is made of, first (no isinstance chain)
-            if kind is ToolResultsMessage:
-                items.extend(self._named_results(cast("ToolResultsMessage", message).results, names))
-            elif kind is AssistantMessage:
-                items.extend(self._assistant_items(cast("AssistantMessage", message), names))
-            elif isinstance(message, SystemMessage):
-                instructions.append(message.text)
-            elif isinstance(message, UserMessage):
-                items.append({"role": "user", "content": _user_content(message)})
+            # tool results and assistant turns first: a long history is made of them
+            if isinstance(message, ToolResultsMessage):
+                items.extend(self._named_results(message.results, names))
             elif isinstance(message, AssistantMessage):
                 items.extend(self._assistant_items(message, names))
-            elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
-                items.extend(self._named_results(message.results, names))
+            elif isinstance(message, SystemMessage):
+                instructions.append(message.text)
+            elif isinstance(message, UserMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
+                items.append({"role": "user", "content": _user_content(message)})
             else:
                 raise TypeError(f"not a conversation message: {message!r}")
         fragment: dict[str, Any] = {}

@@ -19,6 +19,7 @@ What each status takes (a paused turn can wait for approvals and interrupts at o
 
 from __future__ import annotations as _annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ..agent import Agent
     from ..registry import Registry
     from ..runs import RunSnapshot
+    from ..runs._stores import ResumeRecords
     from ._options import RunOptions
     from .loop import RunLoop
 
@@ -149,19 +151,35 @@ async def resume_run(
     async with open_run_tools(agent.tools, options.tools, options.mcp_servers) as (registry, extra_keys):
         plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
         await _check_data(plan)
-        run = plan.run
-        await _claim(agent, plan.token)
-        paused_again: RunResult[Any] | None = None
-        if plan.status in ("awaiting_approval", "suspended", "awaiting_client"):
-            for client_result in plan.done.values():
-                run.emit_result(client_result, plan.index)
-            done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
-            paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, plan.data))
-        elif plan.status == "awaiting_background":
-            await run.wait_background()
-        if paused_again is not None:
-            return paused_again
-        return await run.run()
+        records = await _claim(agent, plan.token, plan.run.state.run_id)
+        if records is None or plan.token is None:
+            return await _continue(plan)
+        try:
+            result = await _continue(plan)
+        except BaseException as exc:
+            await _record(records, plan.token, state="failed", error=type(exc).__name__)
+            raise
+        state = result._state  # pyright: ignore[reportPrivateUsage]  # the loop's own result
+        if result.paused and state is not None:
+            await _record(records, plan.token, state="paused", status=result.status, next_pause_id=state.pause_token)
+        else:
+            await _record(records, plan.token, state="finished", status=result.status)
+        return result
+
+
+async def _continue(plan: _Plan) -> RunResult[Any]:
+    run = plan.run
+    paused_again: RunResult[Any] | None = None
+    if plan.status in ("awaiting_approval", "suspended", "awaiting_client"):
+        for client_result in plan.done.values():
+            run.emit_result(client_result, plan.index)
+        done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+        paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, plan.data))
+    elif plan.status == "awaiting_background":
+        await run.wait_background()
+    if paused_again is not None:
+        return paused_again
+    return await run.run()
 
 
 def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
@@ -178,15 +196,30 @@ def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, regi
     return paused
 
 
-async def _claim(agent: Agent[Any, Any], token: str | None) -> None:
+async def _claim(agent: Agent[Any, Any], token: str | None, run_id: str) -> ResumeRecords | None:
+    """Claim the pause; the store to record the resume's progress in (None: it keeps no records)."""
+    from ..runs._stores import ResumeRecords
+
     if not current_hooks.get().claims:
-        return  # a durable engine applies each answer once by itself
+        return None  # a durable engine applies each answer once by itself
+    store = agent._run_store()  # pyright: ignore[reportPrivateUsage]
+    records = store if isinstance(store, ResumeRecords) else None
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
-    if token is None or not await agent._run_store().claim(token):  # pyright: ignore[reportPrivateUsage]
+    if token is None or not await store.claim(token):
+        record = await records.resume_record(token) if records is not None and token is not None else None
+        how = f": {record.describe()}" if record is not None else ""
         raise AlreadyResumedError(
-            "this paused run (this result or snapshot, or a copy of it) was already resumed; continue from the "
-            "result that resume returned"
+            f"this paused run (this result or snapshot, or a copy of it) was already resumed{how}. Continue from "
+            "the result that resume returned (a pause is resumed at most once)"
         )
+    if records is not None:
+        await _record(records, token, state="started", run_id=run_id or None)
+    return records
+
+
+async def _record(records: ResumeRecords, token: str, **progress: Any) -> None:
+    """Write the resume's progress even while the run is being cancelled (a shielded task finishes it)."""
+    await asyncio.shield(asyncio.ensure_future(records.record_resume(token, **progress)))
 
 
 def _turn_answers(plan: _Plan, result: RunResult[Any], answers: Mapping[str, Any]) -> None:

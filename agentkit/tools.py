@@ -399,7 +399,8 @@ class Tool(Generic[P, R_co]):
         if not callable(policy):
             return bool(policy)
         decided = policy(arguments)
-        return decided if isinstance(decided, bool) else True  # "no", None, 0: not a decision, so fail closed
+        # "no", None, 0 from an untyped policy: not a decision, so fail closed
+        return decided if isinstance(decided, bool) else True  # pyright: ignore[reportUnnecessaryIsInstance]
 
     def approval_arguments(
         self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None

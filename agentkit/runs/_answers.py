@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .._agent.results import Approval
     from .._raw_schema import RawSchema
 
-__all__ = ["check_answer", "check_answer_async", "check_approval", "json_schema_of"]
+__all__ = ["check_answer", "check_answer_async", "check_approval", "decision", "json_schema_of", "needs_thread"]
 
 
 def json_schema_of(source: type[Any] | Mapping[str, Any]) -> JsonSchema:
@@ -71,16 +71,27 @@ def check_approval(call_id: str, value: object) -> Approval:
     if value is True or value is False:
         return Approval(value)
     if isinstance(value, Approval):
-        if isinstance(value.approved, bool) and (value.reason is None or isinstance(value.reason, str)):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
-            return value
-        raise ApprovalError(
-            f"the decision for call {call_id!r} is an Approval whose approved is not a bool or whose reason is "
-            f"not a str: Approval(approved={shorten(value.approved, 60)}, reason={shorten(value.reason, 60)}); "
-            "pass Approval(True) or Approval(False, reason='why')"
-        )
+        return decision(call_id, value.approved, value.reason)
     raise ApprovalError(
         f"the decision for call {call_id!r} must be True, False or an Approval, got {shorten(value, 80)} "
         f"({type(value).__name__}); nothing is read by truthiness, so nothing ran"
+    )
+
+
+def decision(call_id: str, approved: object, reason: object = None) -> Approval:
+    """An `Approval` from its parts as received (a UI's JSON, an update): `approved` a bool, `reason` text or None.
+
+    Raises:
+        ApprovalError: either part is anything else, naming the call and what was given.
+    """
+    from .._agent.results import Approval
+
+    if isinstance(approved, bool) and (reason is None or isinstance(reason, str)):
+        return Approval(approved, reason)
+    raise ApprovalError(
+        f"the decision for call {call_id!r} needs approved=True or False and a text reason (or none), got "
+        f"approved={shorten(approved, 60)} ({type(approved).__name__}), reason={shorten(reason, 60)}; nothing "
+        "is read by truthiness, so nothing ran"
     )
 
 

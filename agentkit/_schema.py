@@ -39,12 +39,15 @@ from ._docstrings import ParsedDocstring, parse_docstring
 from ._error_paths import details_from_pydantic
 from ._explicit import ExplicitSchema, SchemaSource
 from ._json_schema import JsonSchema, inline_root_ref, strip_titles
+from ._text import json_text
+from ._unicode import escaped, surrogate_at
 from ._validation import (
     check_json_object,
     json_of,
     looks_like_object,
     parse_json,
     pydantic_to_json,
+    surrogate_error,
     validate_json_strict,
     validation_error_type,
 )
@@ -535,9 +538,12 @@ class FunctionSchema:
             try:
                 args = parse_json(args or "{}")
             except ValueError as exc:
-                raise ToolInputError(
-                    tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")]
-                ) from None
+                invalid = ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")])
+                raise surrogate_error(tool_name, args) or invalid from None
+        elif isinstance(args, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]  # as JSON text would be: no lone surrogate
+            unicode = surrogate_error(tool_name, args, parsed=True)
+            if unicode is not None:
+                raise unicode
         if not isinstance(args, Mapping):
             raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
         errors = explicit.raw.errors(args)
@@ -591,7 +597,13 @@ class FunctionSchema:
         """The validated result as JSON text (strings are returned as they are)."""
         if isinstance(value, str):
             return value
-        return self._output_to_json(value).decode()
+        try:
+            return self._output_to_json(value).decode()
+        except ValueError:  # PydanticSerializationError: a lone surrogate (a file name read with surrogateescape)?
+            data = self.dump_output_python(value)
+            if surrogate_at(data) is None:
+                raise
+            return escaped(json_text(data, ensure_ascii=False, compact=True))  # as its JSON escape: UTF-8 cannot
 
     def dump_output_python(self, value: Any) -> Any:
         """The validated result as JSON-ready Python data (dicts, lists, scalars)."""

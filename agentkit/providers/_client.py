@@ -371,7 +371,12 @@ class SDKModel(OwnedClient, Model, Generic[ProviderT]):
     def _parsed(self, raw: Any, tools: Any, settings: ModelSettings) -> ModelResponse:
         """A whole response parsed by the provider (after the not-JSON check)."""
         self._not_json(raw)
-        parsed = self.provider.parse_response(raw, registry=tools, aliases=settings.aliases)
+        try:
+            parsed = self.provider.parse_response(raw, registry=tools, aliases=settings.aliases)
+        except ModelAPIError as error:  # the provider names itself; the model's errors name the model
+            if type(error) is ModelAPIError and error.model_name == self.provider.name:
+                raise ModelAPIError(self.name, error.message) from error
+            raise
         return self._finished(parsed, self._request_id(raw))
 
     # ---- request ids -----------------------------------------------------------------------------------

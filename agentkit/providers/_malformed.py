@@ -18,15 +18,16 @@ from __future__ import annotations as _annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
+from .._jsonish import is_array
 from .._text import json_text, shorten
 from .._unicode import encodes, escaped, escaped_data, has_surrogate, surrogate_at
 from ..exceptions import AgentkitError, ModelAPIError
 from ..messages import AssistantMessage, ModelResponse, ToolCall, Usage
 from ._messages import token_count
 
-__all__ = ["MALFORMED", "checked_call", "checked_events", "checked_response", "guarded"]
+__all__ = ["MALFORMED", "check_shape", "checked_call", "checked_events", "checked_response", "guarded"]
 
 MALFORMED = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, RecursionError)
 """What reading data of an unexpected shape raises in plain Python."""
@@ -49,7 +50,7 @@ def guarded(method: _F, vendor: Callable[[Any], str]) -> _F:
             out: Any = method(self, *args, **kwargs)
             if isinstance(out, ModelResponse):
                 return checked_response(out, vendor(self))
-            return checked_events(cast("list[Any]", out), vendor(self)) if isinstance(out, list) else out
+            return checked_events(out, vendor(self)) if is_array(out) else out
         except AgentkitError:
             raise
         except MALFORMED as error:
@@ -135,3 +136,36 @@ def checked_response(response: ModelResponse, vendor: str) -> ModelResponse:
 
 
 _TEXT_FIELDS = ("finish_reason", "model_name", "response_id", "request_id", "provider_name", "provider_url")
+
+
+def _found(data: Any, path: tuple[str | int, ...]) -> bool:
+    node = data
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(node, list) or len(node) <= step:  # pyright: ignore[reportUnknownArgumentType]
+                return False
+            node = node[step]  # pyright: ignore[reportUnknownVariableType]
+        else:
+            if not isinstance(node, Mapping) or step not in node:
+                return False
+            node = node[step]  # pyright: ignore[reportUnknownVariableType]
+    return isinstance(node, (Mapping, list))
+
+
+def _spelt(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path).lstrip(".")
+
+
+def check_shape(data: Any, shape: tuple[tuple[str | int, ...], ...], vendor: str) -> None:
+    """Raise `ModelAPIError` for a whole response that has none of the paths in `shape`.
+
+    A vendor puts every answer's content at one of them (`Provider.response_shape`); a response without
+    any (an HTTP 200 whose JSON is something else: a proxy's error object, an empty object) is not an
+    empty answer, and reading it as one would end the run with nothing, as a truncated stream would.
+    """
+    if not shape or any(_found(data, path) for path in shape):
+        return
+    keys = sorted(str(k) for k in data) if isinstance(data, Mapping) else []  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    got = f"its fields are {shorten(keys, 200)}" if keys else f"it is {shorten(data, 200)}"
+    wanted = " or ".join(_spelt(path) for path in shape)
+    raise ModelAPIError(vendor, f"the response has no {wanted}, which every answer has ({got}): not an answer")

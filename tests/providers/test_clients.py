@@ -109,6 +109,32 @@ async def test_a_200_whose_body_is_not_json_is_a_model_api_error(vendor: str, co
         await model.aclose()
 
 
+SHAPES = {  # what the error says is missing
+    "openai": "the response has no choices[0].message",
+    "openai-responses": "the response has no output",
+    "anthropic": "the response has no content",
+    "gemini": "the response has no candidates[0] or promptFeedback",
+    "bedrock": "no output",  # the client's own check, already
+    "mistral": "body.choices\n  Field required",  # its SDK validates responses
+    "cohere": "the response has no message",
+    "ollama": "the response has no message",
+}
+
+
+@pytest.mark.parametrize("vendor", VENDOR_NAMES)
+@pytest.mark.parametrize("body", [b"{}", b'{"object": "error", "status": "ok", "detail": "upstream busy"}'])
+async def test_a_200_whose_json_holds_no_answer_is_a_model_api_error(
+    vendor: str, body: bytes
+) -> None:
+    """Issue 17 §2.2: a proxy's JSON, or an empty object, used to be read as an empty, finished answer."""
+    async with LocalServer((200, {"content-type": "application/json"}, body)) as server:
+        model = built(vendor, server.url, RequestLimits(request=10, max_retries=0))
+        with pytest.raises(ModelAPIError) as caught:
+            await model.request([UserMessage("hi")], registry(), SETTINGS)
+        assert SHAPES[vendor] in str(caught.value) and caught.value.model_name == model.name
+        await model.aclose()
+
+
 @pytest.mark.parametrize("vendor", ["anthropic", "cohere"])
 async def test_retry_after_sleeps_are_capped(vendor: str) -> None:
     answers = {

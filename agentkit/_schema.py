@@ -106,8 +106,15 @@ def _needs_schema_check_cached(tp: Any) -> bool:
 _VISITING: set[Any] = set()
 
 
+def _is_safe_leaf(tp: object) -> bool:
+    try:
+        return tp in _SAFE_LEAVES
+    except TypeError:  # unhashable: Annotated with dict metadata, a Callable's argument list
+        return False
+
+
 def _needs_schema_check_uncached(tp: object) -> bool:
-    if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
+    if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or _is_safe_leaf(tp):
         return False
     origin = get_origin(tp)
     if origin is Literal:

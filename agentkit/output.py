@@ -32,7 +32,7 @@ from typing import Any, Generic, Union, overload
 
 from typing_extensions import TypeVar
 
-from ._output import DEFAULT_OUTPUT_NAME
+from ._output import DEFAULT_OUTPUT_NAME, union_of
 from .models import OutputMode
 
 __all__ = ["DEFAULT_OUTPUT_NAME", "Output", "OutputMode", "OutputSpec"]
@@ -90,7 +90,7 @@ class Output(Generic[T]):
             raise AgentSetupError(f"Output(mode={mode!r}): the mode is one of {', '.join(map(repr, _MODES))}")
         if isinstance(type, Output):
             raise AgentSetupError("Output(Output(...)): pass the output type itself")
-        self.type: Any = type
+        self.type: Any = union_of(type, "Output([])") if isinstance(type, (list, tuple)) else type
         self.mode: OutputMode = mode
         self.name = name
         self.description = description

@@ -90,7 +90,8 @@ class Output(Generic[T]):
             raise AgentSetupError(f"Output(mode={mode!r}): the mode is one of {', '.join(map(repr, _MODES))}")
         if isinstance(type, Output):
             raise AgentSetupError("Output(Output(...)): pass the output type itself")
-        self.type: Any = union_of(type, "Output([])") if isinstance(type, (list, tuple)) else type
+        given: Any = type  # a list of types is their union, as for output_type=[...]
+        self.type: Any = union_of(given, "Output([])") if isinstance(given, (list, tuple)) else given
         self.mode: OutputMode = mode
         self.name = name
         self.description = description

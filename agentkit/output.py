@@ -28,7 +28,7 @@ See the structured-output guide (``docs/output.md``) for retries, validators and
 from __future__ import annotations as _annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, Union, overload
+from typing import Any, Generic, Union, cast, overload
 
 from typing_extensions import TypeVar
 
@@ -91,7 +91,9 @@ class Output(Generic[T]):
         if isinstance(type, Output):
             raise AgentSetupError("Output(Output(...)): pass the output type itself")
         given: Any = type  # a list of types is their union, as for output_type=[...]
-        self.type: Any = union_of(given, "Output([])") if isinstance(given, (list, tuple)) else given
+        if isinstance(given, (list, tuple)):
+            given = union_of(cast("Sequence[Any]", given), "Output([])")
+        self.type: Any = given
         self.mode: OutputMode = mode
         self.name = name
         self.description = description

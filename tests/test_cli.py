@@ -84,6 +84,13 @@ def test_run_with_an_unknown_vendor_is_one_line(capsys: pytest.CaptureFixture[st
     assert status == 1 and "Did you mean 'openai:'" in err and err.count("\n") == 1
 
 
+def test_call_names_a_missing_argument_in_its_own_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 17 §4.9: pydantic's "Missing required keyword only argument" reached the user."""
+    status, out, err = run(capsys, "call", TARGET, "add", "{}")
+    assert (status, out) == (1, "")
+    assert err == "agentkit call: error: invalid arguments for 'add': $.a: Missing required argument 'a' (got {})\n"
+
+
 def test_a_tool_that_raises_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "call", "tests.cli_fixtures:failing", "boom", '{"x": 1}')
     assert status == 1 and out == ""

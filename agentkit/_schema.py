@@ -373,8 +373,22 @@ class FunctionSchema:
 
     @cached_property
     def docstring(self) -> ParsedDocstring:
-        """The parsed docstring of the function."""
-        return parse_docstring(self.info.doc_from)
+        """The parsed docstring of the function (a callable object's: its class's text, then ``__call__``'s)."""
+        own = parse_docstring(self.info.doc_from)
+        cls = self.info.described_by
+        if cls is None:
+            return own
+        outer = parse_docstring(cls)
+        # the class's Args usually document __init__: only those naming a parameter of the call are kept
+        names = {p.name for p in self.params}
+        params = {name: text for name, text in outer.params.items() if name in names}
+        params.update(own.params)
+        return ParsedDocstring(
+            description=outer.description or own.description,
+            params=params,
+            returns=own.returns if own.returns is not None else outer.returns,
+            style=own.style or outer.style,
+        )
 
     def warn_unknown_documented_params(self) -> None:
         """Warn about docstring parameters the function does not have (a typo or a stale docstring)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import ModelAPIError, ModelSetupError, UserMessage
+from agentkit import ModelAPIError, ModelHTTPError, ModelSetupError, UserMessage
 from agentkit._vendors import VENDORS, load
 from agentkit.models import DEFAULT_LIMITS, Model, ModelSettings, RequestLimits
 
@@ -161,6 +161,23 @@ async def test_retry_after_sleeps_are_capped(vendor: str) -> None:
         response = await model.request([UserMessage("hi")], registry(), SETTINGS)
         assert response.message.text == "Sunny." and server.requests == 2
         assert time.monotonic() - start < 10  # not the hour the server asked for
+        await model.aclose()
+
+
+@pytest.mark.parametrize("vendor", ["openai", "anthropic", "cohere"])
+@pytest.mark.parametrize("header", [("retry-after", "3600"), ("retry-after-ms", "3600000")])
+async def test_an_app_sees_the_retry_after_the_server_sent(vendor: str, header: tuple[str, str]) -> None:
+    """Issue 17 §4.8: the header an app read was the 30 s cap, when the server said an hour."""
+    name, value = header
+    busy = (429, {"content-type": "application/json", name: value}, b'{"error": {"message": "busy"}}')
+    async with LocalServer(busy, busy) as server:
+        model = built(vendor, server.url, RequestLimits(request=30, max_retries=1, max_retry_wait=0.2))
+        start = time.monotonic()
+        with pytest.raises(ModelHTTPError) as caught:
+            await model.request([UserMessage("hi")], registry(), SETTINGS)
+        assert time.monotonic() - start < 10 and server.requests == 2  # agentkit still waited at most the cap
+        assert caught.value.status_code == 429 and caught.value.headers[name] == value
+        assert not any(k.startswith("x-agentkit") for k in caught.value.headers)
         await model.aclose()
 
 

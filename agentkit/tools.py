@@ -18,6 +18,7 @@ from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
 from ._text import shorten
 from ._threads import ToolThreads, tool_threads
+from ._unicode import escaped, has_surrogate
 from .context import ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
@@ -613,10 +614,13 @@ class Tool(Generic[P, R_co]):
         are; anything else as JSON text.
         """
         if self.to_model_output is not None:
-            return as_parts(self.to_model_output(value))
-        if isinstance(value, _MAYBE_CONTENT) and is_content(value):  # one isinstance for plain data
-            return as_parts(value)
-        return [TextPart(self.schema.dump_output_json(value))]
+            parts = as_parts(self.to_model_output(value))
+        elif isinstance(value, _MAYBE_CONTENT) and is_content(value):  # one isinstance for plain data
+            parts = as_parts(value)
+        else:
+            return [TextPart(escaped(self.schema.dump_output_json(value)))]
+        # a lone surrogate (a file name read with surrogateescape, say) would fail the next request
+        return [TextPart(escaped(p.text)) if isinstance(p, TextPart) and has_surrogate(p.text) else p for p in parts]
 
 
 _MAYBE_CONTENT = (TextPart, ImagePart, list, tuple)

@@ -88,9 +88,7 @@ async def test_programmatic_and_direct_keeps_both_callers() -> None:
 
 
 async def test_anthropic_code_execution_round_trip() -> None:
-    server = AnthropicServer(
-        AnthropicServer_reply("anthropic_program_calls"), AnthropicServer_reply("anthropic_program_done")
-    )
+    server = AnthropicServer(anthropic_reply("anthropic_program_calls"), anthropic_reply("anthropic_program_done"))
     model = AnthropicModel("claude-opus-4-6", client=server.client())
     tools = registry()
     settings = ModelSettings(programmatic_tools=("add", "greet"))
@@ -124,7 +122,7 @@ async def test_anthropic_code_execution_round_trip() -> None:
     assert_conversation_valid({**body, "tools": body["tools"][:-1]})  # the code tool: checked above
 
 
-def AnthropicServer_reply(name: str) -> Any:  # noqa: N802 - reads like the server's own helper
+def anthropic_reply(name: str) -> Any:
     from tests.providers.anthropic.test_client import httpx2
 
     return httpx2.Response(200, json=fixture(name))

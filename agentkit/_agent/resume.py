@@ -50,6 +50,8 @@ class _Plan:
     done: dict[str, ToolResult]
     denied: dict[str, Approval]
     data: dict[str, Any]
+    programs: dict[str, dict[str, Any]] | None = None
+    """Code mode: the answers to calls made by paused programs, by the program's call id."""
 
 
 def _prepare(
@@ -66,7 +68,7 @@ def _prepare(
 
     options = options if options is not None else RunOptions()
     registry = registry if registry is not None else agent.tools
-    result = _restored(agent, paused, registry)
+    result = _restored(agent, paused, registry, options)
     # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
     state = result._state  # pyright: ignore[reportPrivateUsage]
     if result.status not in PAUSED_STATUSES or state is None:
@@ -83,6 +85,7 @@ def _prepare(
         pause_token=None,
         tool_calls=dict(state.tool_calls),
         found=list(state.found),
+        programs={call_id: dict(entry) for call_id, entry in state.programs.items()},
     )
     state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
@@ -97,7 +100,13 @@ def _prepare(
         # the paused step's tools: what could run then is what may run now
         run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
     plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {})
-    if result.status == "awaiting_approval":
+    if state.programs and result.status in ("awaiting_approval", "suspended", "awaiting_client"):
+        from ..codemode._run import program_answers
+
+        # calls made by programs: the programs run again with their answers; the step's other calls as usual
+        plan.programs = program_answers(result.pending, state.programs, run.registry, answers)
+        plan.done, plan.data = _pending_answers(run, result, answers)
+    elif result.status == "awaiting_approval":
         plan.denied = _approval_decisions(run, result, answers)
     elif result.status in ("suspended", "awaiting_client"):
         plan.done, plan.data = _pending_answers(run, result, answers)
@@ -133,7 +142,13 @@ async def resume_run(
         run = plan.run
         await _claim(agent, plan.token)
         paused_again: RunResult[Any] | None = None
-        if plan.status == "awaiting_approval":
+        if plan.programs is not None:
+            for call_id, filed in plan.programs.items():
+                run.state.programs[call_id]["answers"] = filed
+            done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+            data = {**plan.data, **dict.fromkeys(plan.programs)}  # the programs' calls run again, resumed
+            paused_again = await run.scoped(run.run_turn(plan.index, done, {}, data))
+        elif plan.status == "awaiting_approval":
             paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.denied, {}))
         elif plan.status in ("suspended", "awaiting_client"):
             for client_result in plan.done.values():
@@ -147,14 +162,16 @@ async def resume_run(
         return await run.run()
 
 
-def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
+def _restored(
+    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry, options: RunOptions
+) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
         deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
-        tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
+        tools = agent._run_tools_of(registry, deferred, options)  # pyright: ignore[reportPrivateUsage]
         return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
@@ -193,8 +210,12 @@ def _pending_answers(
     """Client results (validated) and suspension data (validated) by call id."""
     from ..runs._answers import check_answer
 
-    waiting = {p.call_id: p for p in result.pending if isinstance(p, (PendingSuspension, PendingClientCall))}
     calls = {c.id: c for c in result.steps[-1].tool_calls} if result.steps else {}
+    waiting = {
+        p.call_id: p
+        for p in result.pending
+        if isinstance(p, (PendingSuspension, PendingClientCall)) and (p.call_id in calls or not run.state.programs)
+    }  # a call a program made is answered through its program (code mode)
     unknown = sorted(set(answers) - set(waiting))
     if unknown:
         raise ResumeError(f"no pending call has the id(s) {unknown}; pending: {sorted(waiting)}")

@@ -78,6 +78,10 @@ class CodeMode:
     """What one program may use."""
     description: str | None = None
     """Text put before the generated description (what programs are for, in your application)."""
+    hosted: bool = False
+    """Let the vendor run the program where it can (OpenAI Responses' programmatic tool calling, Anthropic's
+    code execution): the chosen tools are sent with ``allowed_callers`` and their calls come back as tool
+    calls this run runs; other vendors get agentkit's own sandbox."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or not self.key:  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -123,6 +127,34 @@ class CodeMode:
         """The Python module the model is shown for `registry`'s chosen tools."""
         return build_stubs({k: registry[k] for k in self.select(registry)}).text
 
+    def extend(self, registry: Registry) -> Registry:
+        """`registry` with the code tool added (its tools kept: a run needs them for the program's calls).
+
+        Made once per registry version and kept on the registry; a registry that already has this mode's code
+        tool is returned as it is.
+        """
+        if self.key in registry and getattr(registry[self.key], "_code_mode", None) == self:
+            return registry
+        cache: dict[Any, Registry] = registry.__dict__.setdefault("_code_modes", {})
+        hit = cache.get((self, registry.version))
+        if hit is not None:
+            return hit
+        keys = self.select(registry)
+        if self.key in registry:
+            raise AgentSetupError(
+                f"CodeMode(key={self.key!r}) is already a tool's key; pick another with CodeMode(key=...)"
+            )
+        extended = registry.copy()
+        extended.add(self.key, _CodeTool(self, {k: registry[k] for k in keys}).tool)
+        if len(cache) > 8:
+            cache.clear()
+        cache[(self, registry.version)] = extended
+        return extended
+
+    def hidden(self, registry: Mapping[str, Tool[..., Any]]) -> frozenset[str]:
+        """The keys only programs call (never sent to the model): the chosen tools when they are replaced."""
+        return frozenset(self.select(registry)) if self.replace else frozenset()
+
     def apply(self, registry: Mapping[str, Tool[..., Any]]) -> Registry:
         """`registry` as the model is offered it: the code tool, plus the tools not replaced by it."""
         keys = self.select(registry)
@@ -163,12 +195,16 @@ class _CodeTool:
             f"```python\n{module.text}```"
         )
         run_python.__doc__ = None
-        return Tool(
+        made = Tool(
             run_python,
             id=mode.key,
             description=description,
             to_model_output=lambda report: _report_text(report, mode.limits.max_result),
         )
+        made._code_mode = mode  # type: ignore[attr-defined]  # `CodeMode.extend` recognises its own tool
+        # its program's calls take the run's concurrency slots; the program itself holds none (no deadlock)
+        made._nests_runs = True  # type: ignore[attr-defined]
+        return made
 
     async def run(self, ctx: ToolContext[Any], code: str) -> ProgramReport:
         limits = self.mode.limits

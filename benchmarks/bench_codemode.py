@@ -77,7 +77,10 @@ def direct_turns(count: int) -> Callable[[list[Message], FunctionInfo], Assistan
     return turn
 
 
-def program_turns(count: int, tool_name: str = "step") -> Callable[[list[Message], FunctionInfo], AssistantMessage | str]:
+Turn = Callable[[list[Message], FunctionInfo], "AssistantMessage | str"]
+
+
+def program_turns(count: int, tool_name: str = "step") -> Turn:
     """The model writing one program that makes `count` dependent calls, then answering."""
     code = f"n = 0\nfor i in range({count}):\n    n = await {tool_name}(n)\nn"
 
@@ -139,7 +142,9 @@ def pause_and_resume(repeats: int) -> None:
             return "done"
         return AssistantMessage(tool_calls=[ToolCall("c1", "approve_me", {"n": 1})])
 
-    direct = Agent(id="b", model=FunctionModel(direct_turn), tools=[approve_me], snapshot_key=KEY, store=MemoryRunStore())
+    direct = Agent(
+        id="b", model=FunctionModel(direct_turn), tools=[approve_me], snapshot_key=KEY, store=MemoryRunStore()
+    )
     coded = Agent(
         id="b",
         model=FunctionModel(program_turns(1, "approve_me")),

@@ -239,8 +239,11 @@ class RunLoop:
             for call in calls:
                 if self.output is not None and call.name == self.output.key:
                     continue  # the answer: an `OutputEvent` once it is valid, never a tool event
+                caller = _hosted_caller(call)  # made by a program the vendor runs (hosted code mode)
+                if caller is not None:
+                    self.callers[call.id] = caller
                 shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error, caller=caller))
         pending = [call for call in calls if self.needs_approval(call)]
         if not pending:
             return None
@@ -781,6 +784,15 @@ class RunLoop:
             own = self.registry[key].transform if key in self.registry else None
             rules = self._rules[key] = merge_transforms(own, self.policy) or ToolTransform()
         return rules
+
+
+def _hosted_caller(call: ToolCall) -> str | None:
+    """The id of the vendor-run program that made `call` (OpenAI's ``caller_id``, Anthropic's ``tool_id``)."""
+    caller = (call.provider_details or {}).get("caller") if call.provider_details else None
+    if not isinstance(caller, Mapping):
+        return None
+    found = caller.get("caller_id") or caller.get("tool_id")  # pyright: ignore[reportUnknownMemberType]
+    return found if isinstance(found, str) else None
 
 
 def _pause_status(pending: list[PendingItem]) -> RunStatus:

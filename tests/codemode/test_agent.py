@@ -233,3 +233,50 @@ async def test_acceptance_a_denial_is_catchable_in_the_program(tmp_path: Path, m
     assert _ledger(ledger) == ["lookup", "notify"]  # transfer never ran
     denied = [e for e in events if isinstance(e, ToolErrorEvent) and e.tool_name == "transfer"]
     assert [(d.error_kind, d.caller) for d in denied] == [("denied", "prog1")]
+
+
+# ---- suspensions and client tools inside programs -------------------------------------------------
+
+
+async def test_a_suspension_inside_a_program_pauses_the_run_and_its_answer_returns_to_the_program() -> None:
+    from agentkit.exceptions import ResumeError
+
+    asked: list[int] = []
+
+    @tool
+    def ask_size(ctx: ToolContext[Any], item: str) -> str:
+        """Ask the user which size they want."""
+        asked.append(1)
+        answer = ctx.suspend({"question": f"Which size of {item}?"}, schema={"type": "string"})
+        return f"{item} in {answer}"
+
+    code = "import asyncio\nshirt, cap = await asyncio.gather(ask_size('shirt'), double(4))\n[shirt, cap]"
+    agent = Agent(model=program_model(code), tools=[ask_size, double], code_mode=CodeMode())
+    paused = await agent.generate("buy a shirt")
+    assert paused.status == "suspended"
+    [pending] = paused.pending
+    assert (pending.kind, pending.call_id, pending.request) == (
+        "suspension",
+        "p1/1",
+        {"question": "Which size of shirt?"},
+    )
+    with pytest.raises(ResumeError, match="does not fit"):
+        await agent.resume(paused, {"p1/1": 42})  # refused before anything runs: the pause is not spent
+    done = await agent.resume(RunSnapshot.from_json(paused.snapshot().to_json()), {"p1/1": "L"})
+    assert done.tool_results[0].output["result"] == ["shirt in L", 8]  # double(4) ran once, beside the pause
+    assert asked == [1, 1]  # a suspended tool runs again from the start with its answer, as always
+
+
+async def test_a_client_tool_inside_a_program_waits_for_the_caller() -> None:
+    from agentkit import ToolError, client_tool
+
+    pick = client_tool("pick_file", input_schema={"type": "object", "properties": {}}, output_schema={"type": "string"})
+    code = "try:\n    f = await pick_file()\nexcept RuntimeError as e:\n    f = 'none: ' + str(e)\nf"
+    agent = Agent(model=program_model(code), tools=[pick], code_mode=CodeMode())
+    paused = await agent.generate("summarise a file")
+    assert paused.status == "awaiting_client" and paused.pending[0].call_id == "p1/1"
+    done = await agent.resume(paused, {"p1/1": "notes.txt"})
+    assert done.tool_results[0].output["result"] == "notes.txt"
+    paused = await agent.generate("summarise a file")
+    declined = await agent.resume(paused, {"p1/1": ToolError("the user closed the dialog")})
+    assert declined.tool_results[0].output["result"] == "none: the user closed the dialog"

@@ -135,3 +135,62 @@ def test_a_vendor_without_hosted_programs_refuses_the_option() -> None:
         get_provider("anthropic").format_tools(
             Registry({"code_execution": registry()["add"]}), programmatic=["code_execution"]
         )
+
+
+async def test_a_hosted_code_mode_run_sends_the_vendor_form_and_runs_the_calls_here() -> None:
+    from agentkit import Agent
+    from agentkit.codemode import CodeMode
+
+    server = OpenAIServer(ok(fixture("openai_program_calls")), ok(fixture("openai_program_done")))
+    agent = Agent(
+        model=OpenAIResponsesModel("gpt-5.5", client=server.client()),
+        tools=registry(),
+        code_mode=CodeMode(hosted=True),
+    )
+    CALLS.clear()
+    result = await agent.generate("Add 1 and 2, and greet Ada.")
+    assert result.text == "The sum is 3, and: hello Ada."
+    assert CALLS == [("add", (1, 2)), ("greet", "Ada")]  # run here, through the run's pipeline
+    sent = server.body(0)["tools"]
+    assert [t.get("allowed_callers") for t in sent] == [["programmatic"], ["programmatic"], None]
+    assert "run_python" not in str(sent)  # agentkit's own code tool is not offered: the vendor runs programs
+    assert server.body(1)["tools"] == sent  # every request of the run says the same
+
+
+async def test_calls_of_a_vendor_run_program_are_tagged_with_it_in_events() -> None:
+    from agentkit import Agent
+    from agentkit.events import ToolCallEvent, ToolResultEvent
+    from agentkit.messages import AssistantMessage, ToolCall
+    from agentkit.testing import FunctionModel
+
+    caller = {"type": "code_execution_20260120", "tool_id": "srvtoolu_1"}
+
+    def turn(messages: Any, info: Any) -> Any:
+        if len(messages) > 2:
+            return "done"
+        return AssistantMessage(
+            tool_calls=[ToolCall("t1", "add", {"a": 1, "b": 2}, provider_details={"caller": caller})]
+        )
+
+    stream = Agent(model=FunctionModel(turn), tools=registry()).stream("x")
+    events = [e async for e in stream]
+    assert [(e.tool_name, e.caller) for e in events if isinstance(e, ToolCallEvent)] == [("add", "srvtoolu_1")]
+    assert [e.caller for e in events if isinstance(e, ToolResultEvent)] == ["srvtoolu_1"]
+
+
+async def test_hosted_falls_back_to_the_sandbox_on_other_vendors() -> None:
+    from agentkit import Agent
+    from agentkit.codemode import CodeMode
+    from agentkit.messages import AssistantMessage, ToolCall
+    from agentkit.testing import FunctionModel
+
+    seen: list[list[str]] = []
+
+    def turn(messages: Any, info: Any) -> Any:
+        seen.append([d.key for d in info.tools])
+        if len(messages) > 2:
+            return "done"
+        return AssistantMessage(tool_calls=[ToolCall("p", "run_python", {"code": "await add(1, 1)"})])
+
+    result = await Agent(model=FunctionModel(turn), tools=registry(), code_mode=CodeMode(hosted=True)).generate("x")
+    assert seen[0] == ["run_python"] and result.tool_results[0].output["result"] == 2

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
+from .._jsonish import is_mapping
 from .._tool_errors import enter_calls, leave_calls
 from ..codemode._host import NOT_ANSWERED, LoopHost, ProgramPaused, current_host
 from ..context import ToolContext
@@ -788,10 +789,10 @@ class RunLoop:
 
 def _hosted_caller(call: ToolCall) -> str | None:
     """The id of the vendor-run program that made `call` (OpenAI's ``caller_id``, Anthropic's ``tool_id``)."""
-    caller = (call.provider_details or {}).get("caller") if call.provider_details else None
-    if not isinstance(caller, Mapping):
+    caller = call.provider_details.get("caller") if call.provider_details else None
+    if not is_mapping(caller):
         return None
-    found = caller.get("caller_id") or caller.get("tool_id")  # pyright: ignore[reportUnknownMemberType]
+    found = caller.get("caller_id") or caller.get("tool_id")
     return found if isinstance(found, str) else None
 
 

@@ -16,9 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
-from .._jsonish import is_mapping
 from .._tool_errors import enter_calls, leave_calls
-from ..codemode._host import NOT_ANSWERED, LoopHost, ProgramPaused, current_host
+from ..codemode._host import LoopHost, ProgramPaused, current_host
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
@@ -47,13 +46,14 @@ from ..registry import Registry
 from ..tools import Tool, ToolTransform
 from . import observe
 from ._intercept import after_model_response, call_with_hooks
-from ._limits import budget_error, enter_run, leave_run, limited, run_calls, spent_tools
+from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
+from .nested import hosted_caller, pause_status
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
 from .results import NO_OUTPUT, Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
@@ -240,7 +240,7 @@ class RunLoop:
             for call in calls:
                 if self.output is not None and call.name == self.output.key:
                     continue  # the answer: an `OutputEvent` once it is valid, never a tool event
-                caller = _hosted_caller(call)  # made by a program the vendor runs (hosted code mode)
+                caller = hosted_caller(call)  # made by a program the vendor runs (hosted code mode)
                 if caller is not None:
                     self.callers[call.id] = caller
                 shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
@@ -304,7 +304,7 @@ class RunLoop:
         if interrupts:
             pending = [p for item in interrupts for p in self._interrupted_all(item, index)]
             self._step_finish(index, step.response, len(calls))
-            return self._pause(_pause_status(pending), step.text, pending)
+            return self._pause(pause_status(pending), step.text, pending)
         self.record(index, step.response, calls, ordered)
         return None
 
@@ -621,49 +621,6 @@ class RunLoop:
         self.emit_result(result, index)
         return result
 
-    # ---- code mode ---------------------------------------------------------------------------------
-
-    async def call_nested(
-        self, call: ToolCall, caller: str, executor: Registry, answer: Any
-    ) -> ToolResult | PendingItem:
-        """Run a call a program made (code mode) exactly as a call of the model: the one entry for them.
-
-        Approval (decided again here; asked for with a pending record when there is no `answer`), budgets,
-        hooks, limits, timeouts, events, traces, usage; every event names `caller`. `answer` is what a resume
-        brought for it: an `Approval`, a suspension's data, or a client tool's `ToolResult`. Returns the
-        result, or the pending record of a call that must wait (the program, and then the run, pause on it).
-        """
-        self.callers[call.id] = caller
-        self.call_ids.add(call.id)  # a later model call never gets this id
-        index = self.steps[-1].index if self.steps else 0
-        resumed = answer is not NOT_ANSWERED
-        if not resumed and self.emit is not None:
-            shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-            self.emit(ToolCallEvent(call.id, call.name, shaped, index, error, caller=caller))
-        if isinstance(answer, Approval):
-            if not answer.approved:
-                return self.deny(call, answer, index)
-        elif isinstance(answer, ToolResult):  # a client tool's output
-            self.emit_result(answer, index)
-            return answer
-        elif not resumed and self.needs_approval(call, executor):
-            pending = self._pending(call)
-            if self.emit is not None:
-                payload, error = pending.payload, pending.transform_error
-                self.emit(ApprovalRequestedEvent(call.id, call.name, payload, index, error, caller=caller))
-            return pending
-        if not resumed:
-            error = await budget_error(self, call, executor)
-            if error is not None:
-                result = ToolResult.error(call, error, "budget")
-                self.emit_result(result, index)
-                return result
-        answers = {call.id: answer} if resumed and not isinstance(answer, Approval) else {}
-        outcome = await self._call(call, index, answers, None, executor)
-        if isinstance(outcome, Interrupt):
-            return self._interrupted(outcome, index)
-        return outcome
-
     # ---- pauses other than approvals -------------------------------------------------------------
 
     def _interrupted_all(self, item: Interrupt, index: int) -> list[PendingItem]:
@@ -785,23 +742,6 @@ class RunLoop:
             own = self.registry[key].transform if key in self.registry else None
             rules = self._rules[key] = merge_transforms(own, self.policy) or ToolTransform()
         return rules
-
-
-def _hosted_caller(call: ToolCall) -> str | None:
-    """The id of the vendor-run program that made `call` (OpenAI's ``caller_id``, Anthropic's ``tool_id``)."""
-    caller = call.provider_details.get("caller") if call.provider_details else None
-    if not is_mapping(caller):
-        return None
-    found = caller.get("caller_id") or caller.get("tool_id")
-    return found if isinstance(found, str) else None
-
-
-def _pause_status(pending: list[PendingItem]) -> RunStatus:
-    """A turn's pause: waiting for approval when any call does (calls made by programs), else for data or clients."""
-    kinds = {item.kind for item in pending}
-    if "approval" in kinds:
-        return "awaiting_approval"
-    return "suspended" if "suspension" in kinds else "awaiting_client"
 
 
 def _fresh_id(call_id: str, taken: set[str]) -> str:

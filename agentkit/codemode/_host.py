@@ -2,7 +2,7 @@
 
 The agent loop installs a `ProgramHost` in `current_host` while it runs; the code tool asks it for the
 dispatcher of its nested calls and, when its call is being resumed, for the program's saved state. Each
-nested call goes through the run's own pipeline (`RunLoop.call_nested`: approval, budgets, hooks, limits,
+nested call goes through the run's own pipeline (`agentkit._agent.nested.call_nested`: approval, budgets, hooks, limits,
 timeouts, events, traces), tagged with the program's call as its caller. A call that must wait for a
 person comes back as a pending record; a program left waiting only on those raises `ProgramPaused`,
 which the loop turns into the run's pause, the program's state kept in `RunState.programs`.
@@ -67,6 +67,7 @@ class LoopHost:
         return state
 
     def dispatcher(self, ctx: ToolContext[Any], tools: Mapping[str, Tool[..., Any]]) -> Dispatch:
+        from .._agent.nested import call_nested
         from ._outcomes import outcome_of
         from ._program import Waiting
 
@@ -79,7 +80,7 @@ class LoopHost:
         async def dispatch(call: NestedCall) -> Outcome:
             request = ToolCall(call.id, call.key, call.arguments)
             answer = answers.pop(call.id, NOT_ANSWERED)
-            got = await loop.call_nested(request, caller, executor, answer)
+            got = await call_nested(loop, request, caller, executor, answer)
             if not isinstance(got, ToolResult):
                 return Waiting(got)
             item = executor.get(call.key) if call.key in executor else None

@@ -280,3 +280,24 @@ async def test_a_client_tool_inside_a_program_waits_for_the_caller() -> None:
     paused = await agent.generate("summarise a file")
     declined = await agent.resume(paused, {"p1/1": ToolError("the user closed the dialog")})
     assert declined.tool_results[0].output["result"] == "none: the user closed the dialog"
+
+
+async def test_the_spans_of_a_program_s_calls_are_children_of_the_program_s_span() -> None:
+    import agentkit
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    agentkit.instrument(tracer_provider=provider)
+    try:
+        code = "import asyncio\nawait asyncio.gather(double(1), square(2))"
+        await Agent(model=program_model(code), tools=[double, square], code_mode=CodeMode()).generate("go")
+    finally:
+        agentkit.uninstrument()
+    spans = {s.name: s for s in memory.get_finished_spans()}
+    program = spans["execute_tool run_python"]
+    for name in ("execute_tool double", "execute_tool square"):
+        assert spans[name].parent is not None and spans[name].parent.span_id == program.context.span_id

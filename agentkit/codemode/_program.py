@@ -41,6 +41,7 @@ __all__ = [
     "Raised",
     "Returned",
     "Waiting",
+    "answered_by",
     "run_program",
 ]
 
@@ -115,6 +116,22 @@ class Paused:
 
 
 ProgramOutcome = Union[Finished, Failed, Paused]
+
+
+def answered_by(results: Mapping[str, Returned | Raised]) -> Dispatch:
+    """A dispatch that makes no call: it answers the calls in `results` (by id) and leaves the rest waiting.
+
+    For a durable engine: each `run_program` with it is one segment of the program (an activity), ending
+    when the program waits on calls it made; the engine runs those calls itself (each an activity, through
+    the run's pipeline) and starts the next segment with the paused state and their outcomes. Every
+    segment's state is data in the engine's history, so the program survives the loss of any worker.
+    """
+
+    async def dispatch(call: NestedCall) -> Outcome:
+        found = results.get(call.id)
+        return found if found is not None else Waiting(None)
+
+    return dispatch
 
 
 # ---- the worker pool ------------------------------------------------------------------------------

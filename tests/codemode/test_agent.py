@@ -283,10 +283,11 @@ async def test_a_client_tool_inside_a_program_waits_for_the_caller() -> None:
 
 
 async def test_the_spans_of_a_program_s_calls_are_children_of_the_program_s_span() -> None:
-    import agentkit
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    import agentkit
 
     memory = InMemorySpanExporter()
     provider = TracerProvider()

@@ -11,7 +11,7 @@ from typing import Any
 
 from agentkit import tool
 from agentkit.codemode import CodeLimits
-from agentkit.codemode._program import NestedCall, Outcome, Paused, Returned, Waiting, run_program
+from agentkit.codemode._program import Failed, NestedCall, Outcome, Paused, Returned, Waiting, run_program
 from agentkit.codemode._stubs import build_stubs
 
 from .helpers import CALLS, registry, run_code
@@ -211,3 +211,28 @@ async def test_calls_running_beside_a_paused_one_finish_and_are_delivered_before
     final = await run_program(None, module.functions, again, CodeLimits(), "p", state=outcome.state)
     assert resumed == ["p/2", "p/3"]  # the add that ran beside it is not run again
     assert final.value == [1, "hi", 5]  # type: ignore[union-attr]
+
+
+async def test_a_program_runs_in_segments_whose_state_is_plain_data() -> None:
+    """What a durable engine does: each segment runs until the program waits on calls, which run elsewhere."""
+    from agentkit.codemode._program import Raised, answered_by
+
+    module = build_stubs(registry())
+    code = "import asyncio\na = await add(1, 2)\nb, c = await asyncio.gather(add(a, 1), greet('x'))\n[a, b, c]"
+    outcome = await run_program(code, module.functions, answered_by({}), CodeLimits(), "w")
+    segments = 1
+    made: list[list[str]] = []
+    while isinstance(outcome, Paused):
+        state = json.loads(json.dumps(outcome.state))  # what an engine keeps in its history
+        made.append([c.key for c, _ in outcome.waiting])
+        results: dict[str, Returned | Raised] = {}
+        for call, _ in outcome.waiting:  # the engine runs them (each an activity)
+            if call.key == "add":
+                results[call.id] = Returned(call.arguments["a"] + call.arguments["b"])
+            else:
+                results[call.id] = Raised("PermissionError", "no greetings")
+        outcome = await run_program(None, module.functions, answered_by(results), CodeLimits(), "w", state=state)
+        segments += 1
+    assert made == [["add"], ["add", "greet"]]  # calls awaited together come in one segment
+    assert segments == 3
+    assert isinstance(outcome, Failed) and "PermissionError: no greetings" in outcome.message

@@ -19,10 +19,11 @@ from ..registry import Registry
 
 if TYPE_CHECKING:
     from .._agent.results import PendingItem
+    from ..agent import Agent
     from ..models import Model
     from ._mode import CodeMode
 
-__all__ = ["RunCodeMode", "program_answers", "run_tools"]
+__all__ = ["RunCodeMode", "durable_tools", "program_answers", "run_tools"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,20 @@ def run_tools(mode: CodeMode | None, registry: Registry, model: Model | None) ->
         return RunCodeMode(registry, programmatic=tuple(mode.select(registry)), direct=not mode.replace)
     extended = mode.extend(registry)
     return RunCodeMode(extended, hidden=mode.hidden(registry))
+
+
+def durable_tools(agent: Agent[Any, Any]) -> tuple[Registry, Registry]:
+    """What a durable engine's activities use for `agent`'s runs: (the tools sent to the model, the tools run).
+
+    With a code mode, the code tool joins the tools run and replaces the chosen ones in the tools sent.
+    """
+    tools = agent.tools
+    mode = agent.code_mode
+    if mode is None:
+        return tools, tools
+    runnable = agent._with_code_tool(tools, None)  # pyright: ignore[reportPrivateUsage]  # the agent's own helper
+    hidden = mode.hidden(tools)
+    return (runnable.select(k for k in runnable if k not in hidden) if hidden else runnable), runnable
 
 
 def program_answers(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit import Registry, tool
@@ -35,3 +37,24 @@ async def run_code(code: str, reg: Registry | None = None, **mode: Any) -> ToolR
     deps = mode.pop("deps", None)
     offered = CodeMode(limits=limits, **mode).apply(reg if reg is not None else registry())
     return await offered.call(ToolCall("prog", "run_python", {"code": code}), deps=deps)
+
+
+@dataclass
+class Overlap:
+    """A tool that sleeps and counts how many of its calls run at once (`peak`)."""
+
+    running: int = 0
+    peak: int = 0
+    tool: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        @tool
+        async def work(n: int) -> int:
+            """Sleep a little, then answer twice n."""
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            await asyncio.sleep(0.05)
+            self.running -= 1
+            return n * 2
+
+        self.tool = work

@@ -28,6 +28,7 @@ from agentkit.runs import RunSnapshot
 from agentkit.testing import FunctionInfo, FunctionModel
 
 from .agent_helpers import make_agent
+from .helpers import Overlap
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,24 +135,13 @@ async def test_hooks_and_budgets_hold_for_calls_inside_programs() -> None:
 
 
 async def test_the_run_s_concurrency_cap_holds_without_deadlock() -> None:
-    running = 0
-    peak = 0
-
-    @tool
-    async def slow(n: int) -> int:
-        """Slow."""
-        nonlocal running, peak
-        running += 1
-        peak = max(peak, running)
-        await asyncio.sleep(0.02)
-        running -= 1
-        return n
-
-    code = "import asyncio\nawait asyncio.gather(*[slow(i) for i in range(4)])"
-    agent = Agent(model=program_model(code), tools=[slow], code_mode=CodeMode(), limits=RunLimits(max_concurrency=2))
+    probe = Overlap()
+    code = "import asyncio\nawait asyncio.gather(*[work(i) for i in range(4)])"
+    limits = RunLimits(max_concurrency=2)
+    agent = Agent(model=program_model(code), tools=[probe.tool], code_mode=CodeMode(), limits=limits)
     result = await asyncio.wait_for(agent.generate("go"), 30)
-    assert result.text == "Result: [0, 1, 2, 3]"
-    assert peak == 2
+    assert result.text == "Result: [0, 2, 4, 6]"
+    assert probe.peak == 2
 
 
 # ---- the acceptance case ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from agentkit.codemode import CodeLimits
 from agentkit.codemode._program import Failed, NestedCall, Outcome, Paused, Returned, Waiting, run_program
 from agentkit.codemode._stubs import build_stubs
 
-from .helpers import CALLS, registry, run_code
+from .helpers import CALLS, Overlap, registry, run_code
 
 
 async def test_the_result_and_printed_output_come_back() -> None:
@@ -91,22 +91,11 @@ async def test_invalid_arguments_raise_value_error_with_the_json_path_message() 
 
 
 async def test_calls_awaited_together_run_concurrently() -> None:
-    running = 0
-    peak = 0
-
-    @tool
-    async def work(n: int) -> int:
-        nonlocal running, peak
-        running += 1
-        peak = max(peak, running)
-        await asyncio.sleep(0.05)
-        running -= 1
-        return n * 2
-
+    probe = Overlap()
     code = "import asyncio\nawait asyncio.gather(*[work(i) for i in range(5)])"
-    result = await run_code(code, registry(work=work))
+    result = await run_code(code, registry(work=probe.tool))
     assert result.output["result"] == [0, 2, 4, 6, 8]
-    assert peak == 5
+    assert probe.peak == 5
 
 
 async def test_a_call_never_awaited_still_finishes_before_the_program_returns() -> None:

@@ -484,8 +484,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
 
         With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
         """
-        first, _, active = self._settings(tool_choice, active_tools, None)
-        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
+        coded = run_tools(self.code_mode, self.tools, model)  # hosted only for a `model` whose vendor runs programs
+        first, _, active = self._settings(tool_choice, active_tools, None, coded.registry)
+        if coded.programmatic:
+            first = dataclasses.replace(first, programmatic_tools=coded.programmatic, programmatic_direct=coded.direct)
+        tools = RunTools.build(coded.registry, self.tool_search, self._deferred, coded.hidden)
         ctx = RunContext(
             deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
         )
@@ -680,10 +683,15 @@ class Agent(AgentRuns[DepsT, OutputT]):
             return options.code_mode
         return self.code_mode
 
-    def _with_code_tool(self, registry: Registry, options: RunOptions | None) -> Registry:
-        """`registry` with agentkit's code tool when the run's code mode runs programs here (not hosted)."""
+    def _with_code_tool(self, registry: Registry, options: RunOptions | None, model: Model | None = None) -> Registry:
+        """`registry` with agentkit's code tool when the run's code mode runs programs here (not hosted).
+
+        `model`: the model the run uses (default: the agent's, resolved).
+        """
         mode = self._code_mode_of(options)
-        if mode is None or (mode.hosted and hosted_by(self.resolve_model())):
+        if mode is None:
+            return registry
+        if mode.hosted and hosted_by(model if model is not None else self.resolve_model()):
             return registry
         return mode.extend(registry)
 

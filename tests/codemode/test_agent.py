@@ -292,3 +292,15 @@ async def test_the_spans_of_a_program_s_calls_are_children_of_the_program_s_span
     program = spans["execute_tool run_python"]
     for name in ("execute_tool double", "execute_tool square"):
         assert spans[name].parent is not None and spans[name].parent.span_id == program.context.span_id
+
+
+def test_request_payload_shows_the_code_tool_in_place_of_the_tools() -> None:
+    from agentkit.testing import request_payload
+
+    agent = Agent(model="openai:gpt-4o", tools=[double, square], code_mode=CodeMode(tools=["square"]))
+    body = request_payload(agent, "go")
+    assert [t["function"]["name"] for t in body["tools"]] == ["double", "run_python"]
+    assert "async def square(n: int) -> int:" in body["tools"][1]["function"]["description"]
+    hosted = Agent(model="openai-responses:gpt-5.5", tools=[double, square], code_mode=CodeMode(hosted=True))
+    sent = request_payload(hosted, "go")["tools"]
+    assert [t.get("allowed_callers") for t in sent] == [["programmatic"], ["programmatic"], None]

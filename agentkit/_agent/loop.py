@@ -17,7 +17,7 @@ from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from .._tool_errors import enter_calls, leave_calls
-from ..codemode._host import LoopHost, ProgramPaused, current_host
+from ..codemode._host import LoopHost, current_host
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
@@ -37,7 +37,7 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
+from ..exceptions import ClientCallRequested, ModelAPIError, ProgramPaused, RetryLimitExceeded, ToolSuspended
 from ..instrumentation import _tracing_for  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from ..context import ToolContext
     from ..registry import Registry
     from ..tools import Tool
-    from ._program import Dispatch, NestedCall, Outcome, Paused
+    from ._program import Dispatch, NestedCall, Outcome
 
-__all__ = ["LoopHost", "ProgramHost", "ProgramPaused", "current_host"]
+__all__ = ["LoopHost", "ProgramHost", "current_host"]
 
 NOT_ANSWERED: Any = object()
 
@@ -41,15 +41,6 @@ class ProgramHost(Protocol):
 
 
 current_host: ContextVar[ProgramHost | None] = ContextVar("agentkit_program_host", default=None)
-
-
-class ProgramPaused(BaseException):
-    """Raised by the code tool: its program waits on nested calls that paused; the loop pauses the run."""
-
-    def __init__(self, caller_id: str, paused: Paused) -> None:
-        self.caller_id = caller_id
-        self.paused = paused
-        super().__init__(caller_id)
 
 
 class LoopHost:

@@ -19,11 +19,11 @@ from typing_extensions import TypedDict
 
 from .._text import clip
 from ..context import ToolContext
-from ..exceptions import AgentSetupError, ClientCallRequested, ToolError, ToolSuspended
+from ..exceptions import AgentSetupError, ClientCallRequested, ProgramPaused, ToolError, ToolSuspended
 from ..messages import ToolCall
 from ..registry import Registry
 from ..tools import Tool
-from ._host import ProgramPaused, current_host
+from ._host import current_host
 from ._limits import CodeLimits
 from ._outcomes import outcome_of
 from ._program import Failed, Finished, NestedCall, Outcome, Raised, run_program

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from agentkit import Agent, tool
 from agentkit.codemode import CodeMode
 from agentkit.runs._codec import decode_results
@@ -41,3 +45,27 @@ async def test_the_model_request_activity_sends_the_code_tool_in_place_of_the_to
     assert list(runnable) == ["double", "wire", "run_python"]
     plain = Agent(id="codemode-none", model="test", tools=[double])
     assert durable_tools(plain) == (plain.tools, plain.tools)
+
+
+@pytest.mark.e2e
+@pytest.mark.temporal
+async def test_a_program_runs_as_one_activity_on_temporal() -> None:
+    from temporalio.client import Client
+
+    from agentkit.messages import AssistantMessage, ToolCall, ToolResultsMessage
+    from agentkit.temporal import DevServer, TemporalAgent
+    from agentkit.testing import FunctionModel
+
+    def turn(messages: Any, info: Any) -> Any:
+        if isinstance(messages[-1], ToolResultsMessage):
+            return messages[-1].results[0].text
+        return AssistantMessage(tool_calls=[ToolCall("p1", "run_python", {"code": "await double(await double(5))"})])
+
+    agent = Agent(id="codemode-temporal", model=FunctionModel(turn), tools=[double], code_mode=CodeMode())
+    durable = TemporalAgent(agent, task_queue="codemode-temporal")
+    with DevServer() as server:
+        client = await Client.connect(server.address)
+        async with durable.worker(client):
+            result = await durable.run(client, "go")
+    assert result.status == "complete" and result.text == "Result: 20"
+    assert [c.name for c in result.tool_calls] == ["run_python"]  # the program's calls ran inside its activity

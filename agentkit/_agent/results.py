@@ -153,6 +153,9 @@ class RunState:
     """The run's budgets and caps (the agent's, with the run's own over them)."""
     deferred: bool | frozenset[str] | None = None
     """The run's own ``deferred_tools=`` (the agent's apply besides)."""
+    programs: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    """Code mode: the programs paused in the last step, by the code tool's call id: ``{"state": ...}`` (JSON,
+    the sandbox's dump and the calls it waits on), plus ``"answers"`` while a resume runs it again."""
     run_keys: frozenset[str] = frozenset()
     """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
     withholds their payloads rather than show them unshaped."""

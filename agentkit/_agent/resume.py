@@ -58,6 +58,8 @@ class _Plan:
     data: dict[str, Any]
     checks: list[tuple[PendingSuspension, Any]]
     """Suspension data still to check against its schema (`_check_data`: off the loop when it needs to be)."""
+    programs: dict[str, dict[str, Any]] | None = None
+    """Code mode: the answers to calls made by paused programs, by the program's call id."""
 
 
 def _prepare(
@@ -74,7 +76,7 @@ def _prepare(
 
     options = options if options is not None else RunOptions()
     registry = registry if registry is not None else agent.tools
-    result = _restored(agent, paused, registry)
+    result = _restored(agent, paused, registry, options)
     # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
     state = result._state  # pyright: ignore[reportPrivateUsage]
     if result.status not in PAUSED_STATUSES or state is None:
@@ -91,6 +93,7 @@ def _prepare(
         pause_token=None,
         tool_calls=dict(state.tool_calls),
         found=list(state.found),
+        programs={call_id: dict(entry) for call_id, entry in state.programs.items()},
     )
     state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
@@ -106,6 +109,11 @@ def _prepare(
         run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
     plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {}, [])
     if result.status in ("awaiting_approval", "suspended", "awaiting_client"):
+        if state.programs:
+            from ..codemode._run import program_answers
+
+            # calls made by programs (code mode) are answered through their programs, which run again
+            plan.programs = program_answers(result.pending, state.programs, run.registry, answers)
         _turn_answers(plan, result, answers)
     else:
         if answers:
@@ -174,7 +182,12 @@ async def _continue(plan: _Plan) -> RunResult[Any]:
         for client_result in plan.done.values():
             run.emit_result(client_result, plan.index)
         done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
-        paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, plan.data))
+        data = plan.data
+        if plan.programs is not None:
+            for call_id, filed in plan.programs.items():
+                run.state.programs[call_id]["answers"] = filed
+            data = {**data, **dict.fromkeys(plan.programs)}  # the programs' calls run again, as resumed calls
+        paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, data))
     elif plan.status == "awaiting_background":
         await run.wait_background()
     if paused_again is not None:
@@ -182,14 +195,16 @@ async def _continue(plan: _Plan) -> RunResult[Any]:
     return await run.run()
 
 
-def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
+def _restored(
+    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry, options: RunOptions
+) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
         deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
-        tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
+        tools = agent._run_tools_of(registry, deferred, options)  # pyright: ignore[reportPrivateUsage]
         return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
@@ -237,7 +252,12 @@ def _turn_answers(plan: _Plan, result: RunResult[Any], answers: Mapping[str, Any
     step = result.steps[-1]
     calls = {c.id: c for c in step.tool_calls}
     finished = {r.call_id for r in step.results}
-    waiting = {p.call_id: p for p in result.pending if isinstance(p, (PendingSuspension, PendingClientCall))}
+    nested = {str(w["id"]) for entry in run.state.programs.values() for w in entry["state"]["waiting"]}
+    waiting = {  # a call a program made is not a call of the step: its program answers it (code mode)
+        p.call_id: p
+        for p in result.pending
+        if isinstance(p, (PendingSuspension, PendingClientCall)) and p.call_id not in nested
+    }
     for item in waiting.values():
         _check_interrupt(run, calls, finished, item)
     open_calls = [c for c in step.tool_calls if c.id not in finished and c.id not in waiting]

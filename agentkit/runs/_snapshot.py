@@ -321,6 +321,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
         "run_keys": sorted(state.run_keys),
+        "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
@@ -344,6 +345,7 @@ def _decode_control(data: Any) -> dict[str, Any]:
         "limits": RunLimits(**dict(data.get("limits", {}))),
         "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
+        "programs": {str(k): {"state": dict(v["state"])} for k, v in dict(data.get("programs", {})).items()},
     }
 
 

@@ -121,6 +121,11 @@ def as_registry(value: Any, target: str) -> Registry:
     """`value` as a `Registry`: a Registry, a `Tool` or function, an Agent's tools, or a dict/list of tools."""
     if isinstance(value, Registry):
         return value
+    if isinstance(value, type):  # a class is no toolset, even one that iterates (an Enum) or is callable
+        raise MCPLoadError(
+            f"{target!r} is the class {value.__name__!r} ({_kind_of_class(value)}), not tools: name a Registry, "
+            "a tool, a list or dict of tools, or an Agent"
+        )
     if isinstance(value, Tool):
         return Registry([value])
     tools = getattr(value, "tools", None)
@@ -128,11 +133,20 @@ def as_registry(value: Any, target: str) -> Registry:
         return tools
     if isinstance(value, Mapping) or (isinstance(value, Iterable) and not isinstance(value, (str, bytes))):
         return Registry(cast("Mapping[str, Any] | Iterable[Any]", value))
-    if callable(value) and not isinstance(value, type):
+    if callable(value):
         return Registry([value])
     raise MCPLoadError(
         f"{target!r} is a {type(value).__name__}, not a Registry, a tool, a list/dict of tools or an Agent"
     )
+
+
+def _kind_of_class(value: type) -> str:
+    """What a class is, in a user's words (not its metaclass: ``ModelMetaclass`` means nothing to them)."""
+    if any(base.__module__.startswith("pydantic") and base.__name__ == "BaseModel" for base in value.__mro__):
+        return "a pydantic model"
+    if hasattr(value, "__members__"):
+        return "an enum"
+    return "a dataclass" if hasattr(value, "__dataclass_fields__") else "a class"
 
 
 def load_registry(target: str) -> Registry:

@@ -1,157 +1,90 @@
-"""The `agentkit` command line: inspect payloads, lint a registry, call a tool, serve MCP, run an agent.
+"""The `agentkit` command line: inspect payloads, lint a registry, call a tool, run an agent, serve MCP.
 
 ``TARGET`` everywhere is ``package.module:attribute`` or ``path/to/file.py:attribute`` naming a
 `Registry`, a `Tool`, a list/dict of tools, or an `Agent` (its tools are used).
-Errors are one clear line on stderr and a non-zero exit: 2 for bad usage, 1 for a failed operation.
+
+Every command that prints results takes ``--json``: one JSON document on stdout, of the stable shape
+docs/cli.md writes down (``{"format": "agentkit.<command>/1", ...}``). Exit status: 0 ok, 1 findings (a
+vendor rejects a tool, a tool failed, a run ended without an answer), 2 usage (the command line or its
+target is wrong), 130 interrupted, 141 when the reader of stdout went away (``| head -1``). Errors are one
+message on stderr (with ``--json``, also the error document on stdout). Progress is shown on stderr only
+when it is a terminal.
 """
 
 from __future__ import annotations as _annotations
 
 import argparse
-import asyncio
-import contextlib
-import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, NoReturn
 
-from ._jsonish import is_object
-from ._loader import is_agent, load_object, load_registry
-from ._text import clip, json_text, shorten
-from .exceptions import (
-    AgentkitError,
-    CLIError,
-    MCPLoadError,
-    ModelRetry,
-    ToolError,
-    ToolInputError,
-    ToolOutputError,
-    ToolSuspended,
-)
+from .exceptions import CLIError
 from .registry import Registry
-from .tools import Tool, ToolTransform
-
-if TYPE_CHECKING:
-    from ._agent.display import TranscriptEntry
 
 __all__ = ["CLIError", "load_target", "main"]
 
 
 def load_target(target: str) -> Registry:
     """The registry named by `target` (a Registry, Tool, list/dict of tools, or an Agent's tools)."""
-    return load_registry(target)
+    from ._cli._tools import load_target as load
+
+    return load(target)
 
 
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+class _UsageError(Exception):
+    """argparse's complaint about the command line (status 2), raised instead of exiting."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
 
 
-def _output_of(args: argparse.Namespace) -> Any:
-    """The output type asked with ``--output module:attr`` (and ``--output-mode``), else the target agent's."""
-    from .output import Output
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are raised (``main`` returns their status; ``--json`` sees them)."""
 
-    if args.output:
-        target = load_object(args.output)
-        return Output(target, mode=args.output_mode) if args.output_mode else target
-    agent_output: Any = getattr(load_object(args.target), "output", None)
-    target = getattr(agent_output, "target", None)
-    if target is None:
-        return None
-    return Output(target, mode=args.output_mode or agent_output.mode, name=agent_output.name)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)  # keep the examples' lines
+        super().__init__(*args, **kwargs)
+
+    commands: dict[str, argparse.ArgumentParser]
+    """The subcommands' parsers by name (the top parser's)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(self, message)
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+_EXIT = """exit status: 0 ok, 1 findings (a vendor rejects a tool, a tool failed, a run ended without an
+answer), 2 usage (a wrong command line or target), 130 interrupted, 141 the reader of stdout went away.
+--json documents: docs/cli.md."""
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from ._agent._output import output_config
-    from .providers import get_provider
+    from ._cli._tools import cmd_inspect
 
-    registry = load_target(args.target)
-    provider = get_provider(args.provider)
-    options: dict[str, Any] = {"tool_choice": args.tool_choice, "active_tools": args.active_tools or None}
-    output = _output_of(args)
-    plan = None
-    if output is not None:
-        from ._agent._output import RunOutput
-        from .models import ModelSettings
-
-        run = RunOutput.of(output_config(output, None, None, "inspect"), provider, registry)
-        if run is not None and run.request is not None:
-            registry = run.registry(registry)
-            settings = run.settings(ModelSettings(args.tool_choice, tuple(options["active_tools"] or ()) or None))
-            options = {"tool_choice": settings.tool_choice, "active_tools": settings.active_tools}
-            plan = run
-    payload = provider.format_tools(registry, strict=args.strict, aliases=args.aliases, **options)
-    if plan is not None and plan.request is not None and plan.request.mode == "native":
-        payload.update(provider.format_output(plan.request.definition))
-    _print_json(payload)
-    if plan is not None and plan.plan is not None:
-        why = f" ({plan.plan.reason})" if plan.plan.reason else ""
-        print(f"output: {plan.plan.mode}{why}", file=sys.stderr)
-        if plan.request is not None and plan.request.prompt:
-            print(f"instructions added: {plan.request.prompt}", file=sys.stderr)
-    return 0
+    return cmd_inspect(args)
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
-    from .providers import compatibility
+    from ._cli._tools import cmd_lint
 
-    registry = load_target(args.target)
-    report = compatibility(
-        registry, args.provider or None, strict=args.strict, aliases=args.aliases, output=_output_of(args)
-    )
-    for entry in report:
-        print(entry)
-    rejected = [entry for entry in report if entry.rejected]
-    lossy = sum(len(entry.losses) for entry in report)
-    print(f"\n{len(report)} tool/provider pairs checked: {len(rejected)} rejected, {lossy} lossy rewrites.")
-    return 1 if rejected else 0
-
-
-def _approval_needed(item: Tool[..., Any], key: str, arguments: str) -> bool:
-    """Whether this call must be approved: the tool's one decision, on validated arguments with defaults."""
-    return item.needs_approval_for(arguments, name=key)
-
-
-def _confirm(key: str, arguments: str, approve: bool) -> None:
-    """Raise unless the call is approved: by ``--approve``, or by a "y" at the prompt on a terminal."""
-    if approve:
-        return
-    if not sys.stdin.isatty():
-        raise CLIError(f"{key!r} requires approval for these arguments: pass --approve to run it")
-    print(f"{key!r} requires approval. Run it with {arguments}? [y/N] ", end="", file=sys.stderr, flush=True)
-    try:
-        answer = sys.stdin.readline().strip().lower()
-    except KeyboardInterrupt:
-        answer = ""
-    if answer not in ("y", "yes"):
-        raise CLIError(f"{key!r} was not approved; nothing ran")
+    return cmd_lint(args)
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
-    registry = load_target(args.target)
-    if args.tool not in registry:
-        registry[args.tool]  # raises UnknownToolError with a "did you mean"
-    item = registry[args.tool]
-    if _approval_needed(item, args.tool, args.arguments):
-        _confirm(args.tool, args.arguments, args.approve)
-    try:
-        value = asyncio.run(item.ainvoke(args.arguments))
-    except ToolInputError as exc:
-        details = "; ".join(str(e) for e in exc.errors)
-        raise CLIError(f"invalid arguments for {args.tool!r}: {details}") from None
-    except ToolOutputError as exc:
-        raise CLIError(f"{args.tool!r} returned an invalid result: {'; '.join(str(e) for e in exc.errors)}") from None
-    except (ModelRetry, ToolError) as exc:
-        raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
-    except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
-        from ._agent.display import tool_made
+    from ._cli._tools import cmd_call
 
-        shown, withheld = tool_made(item.transform or ToolTransform(), "suspension", exc.payload)
-        what = withheld if withheld is not None else shorten(shown)
-        raise CLIError(f"{args.tool!r} asked for input ({what}), which the command line cannot give") from None
-    except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
-        raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
-    _print_json(item.schema.dump_output_python(value))
-    return 0
+    return cmd_call(args)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from ._cli._run import cmd_run
+
+    return cmd_run(args)
 
 
 def _cmd_mcp_serve(args: argparse.Namespace) -> int:
@@ -166,89 +99,23 @@ def _cmd_mcp_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-_SHOWN = 200
-"""Characters of a payload the run command prints (a model may send megabytes)."""
-
-
-def _shown(value: Any) -> str:
-    """A displayed payload (already shaped by the transforms) as one bounded line; any depth."""
-    text = value if isinstance(value, str) else json_text(value, ensure_ascii=False)
-    return clip(" ".join(text.splitlines()), _SHOWN)
-
-
-def _shown_input(entry: TranscriptEntry) -> str:
-    """A call's arguments as displays show them: shaped by the input transform, never the raw redacted value."""
-    if entry.transform_errors and entry.input is None:
-        return "[withheld]"
-    if isinstance(entry.input, str):  # text the model sent that is not a JSON object (or too deep to read)
-        return f"{json.dumps(clip(entry.input, _SHOWN), ensure_ascii=False)} (not a JSON object)"
-    return _shown(entry.input)
-
-
-def _shown_outcome(entry: TranscriptEntry, failed: bool) -> str:
-    if entry.transform_errors and (entry.error if failed else entry.output) is None:
-        return "[withheld]"
-    return _shown(entry.error if failed else entry.output)
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    from .agent import Agent
-
-    obj = load_object(args.target)
-    agent = obj if is_agent(obj) else Agent(name="cli", model="test", tools=load_target(args.target))
-    if args.model:
-        with agent.override(model=args.model):
-            result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
-    else:
-        result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
-    model = result.steps[-1].response.model_name if result.steps else ""
-    outcomes = {(step.index, r.call_id): r.is_error for step in result.steps for r in step.results}
-    for entry in agent.transcript(result):  # what displays may show: redacted inputs stay redacted
-        failed = outcomes.get((entry.step, entry.call_id))
-        if failed is None:
-            continue  # not answered (waiting for approval): said below
-        flag = "error" if failed else "ok"
-        print(f"[tool] {entry.tool_name}({_shown_input(entry)}) -> {flag}: {_shown_outcome(entry, failed)}")
-    if model == "test":
-        # TestModel's answer is a JSON summary of the tool results, not prose: say so, and show it readably.
-        print("[answer] from the offline test model (it calls each tool with generated arguments, then lists results):")
-        print(_readable(result.text))
-    else:
-        print(f"[answer] {model}:" if model else "[answer]")
-        print(result.text)
-    if result.status == "awaiting_approval":
-        pending = ", ".join(f"{p.tool_name} ({p.call_id})" for p in result.pending)
-        raise CLIError(f"the run stopped: call(s) awaiting approval: {pending}")
-    if result.paused:
-        pending = ", ".join(f"{p.tool_name} ({p.call_id}, {p.kind})" for p in result.pending) or "nothing listed"
-        raise CLIError(f"the run paused ({result.status}), waiting for: {pending}")
-    if result.status != "complete":
-        raise CLIError(f"the run ended without an answer ({result.status}, after {len(result.steps)} steps)")
-    return 0
-
-
-def _readable(text: str) -> str:
-    """A JSON object of results as ``key: value`` lines (values that are JSON text decoded), else `text`."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    if not is_object(data):
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    lines: list[str] = []
-    for key, value in data.items():
-        if isinstance(value, str):
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"  {key}: {shown}")
-    return "\n".join(lines)
-
-
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+    from ._cli._json import add_json_flag
     from .providers import provider_names
 
-    parser = argparse.ArgumentParser(prog="agentkit", description="agentkit: typed tools for LLM tool calling.")
+    parser = _Parser(
+        prog="agentkit",
+        description="agentkit: typed tools for LLM tool calling.",
+        epilog=_examples(
+            "agentkit lint myapp.tools:registry -p openai -p gemini",
+            'agentkit call myapp.tools:registry add \'{"a": 1, "b": 2}\' --json',
+            'agentkit run myapp/agent.py:agent "Weather in Paris?" -m test',
+        )
+        + "\n\n"
+        + _EXIT,
+    )
+    parser.add_argument("--version", action="version", version=f"agentkit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     providers = provider_names()
 
@@ -265,78 +132,164 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--output", help="module:attr or file.py:attr naming an output type (default: the agent's)")
         p.add_argument("--output-mode", choices=["auto", "native", "tool", "prompted"], help="how it is asked for")
 
-    inspect_cmd = commands.add_parser("inspect", help="print the tools (and output) payload a provider would send")
+    inspect_cmd = commands.add_parser(
+        "inspect",
+        help="print the tools (and output) payload a provider would send",
+        description="Print the exact tools fragment (and structured-output part) a provider would send.",
+        epilog=_examples(
+            "agentkit inspect myapp.tools:registry -p anthropic",
+            "agentkit inspect myapp/agent.py:agent -p openai --tool-choice required --output myapp.models:Weather",
+            "agentkit inspect myapp.tools:registry -p gemini --json | jq .payload",
+        ),
+    )
     target(inspect_cmd)
     inspect_cmd.add_argument("--provider", "-p", default="openai", choices=providers)
     inspect_cmd.add_argument("--tool-choice", default="auto", help="auto, none, required or a key")
     inspect_cmd.add_argument("--active-tools", nargs="*", help="keys the model may call")
     strictness(inspect_cmd)
     output_options(inspect_cmd)
+    add_json_flag(inspect_cmd)
     inspect_cmd.set_defaults(run=_cmd_inspect)
 
-    lint_cmd = commands.add_parser("lint", help="per-provider compatibility report (exit 1 if a vendor rejects)")
+    lint_cmd = commands.add_parser(
+        "lint",
+        help="per-provider compatibility report (exit 1 if a vendor rejects)",
+        description="What each vendor loses or rejects of the tools (exit status 1 when a vendor rejects one).",
+        epilog=_examples(
+            "agentkit lint myapp.tools:registry",
+            "agentkit lint myapp.tools:registry -p openai -p gemini --strict --json",
+        ),
+    )
     target(lint_cmd)
     lint_cmd.add_argument("--provider", "-p", action="append", choices=providers, help="repeatable; default: all")
     strictness(lint_cmd)
     output_options(lint_cmd)
+    add_json_flag(lint_cmd)
     lint_cmd.set_defaults(run=_cmd_lint)
 
-    call_cmd = commands.add_parser("call", help="run one tool with JSON arguments, validated")
+    call_cmd = commands.add_parser(
+        "call",
+        help="run one tool with JSON arguments, validated",
+        description="Validate the JSON arguments, run the tool, validate and print its result.",
+        epilog=_examples(
+            'agentkit call myapp.tools:registry add \'{"a": 1, "b": 2}\'',
+            "agentkit call myapp.tools:registry refund '{\"amount\": 500}' --approve --json",
+        ),
+    )
     target(call_cmd)
     call_cmd.add_argument("tool", help="the tool's registry key")
     call_cmd.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments (default {})")
     call_cmd.add_argument(
         "--approve", action="store_true", help="run a tool that requires approval (else: a y/N prompt on a terminal)"
     )
+    add_json_flag(call_cmd)
     call_cmd.set_defaults(run=_cmd_call)
 
-    mcp_cmd = commands.add_parser("mcp", help="Model Context Protocol")
+    mcp_cmd = commands.add_parser(
+        "mcp",
+        help="Model Context Protocol",
+        description="Model Context Protocol.",
+        epilog=_examples("agentkit mcp serve myapp.tools:registry"),
+    )
     mcp_commands = mcp_cmd.add_subparsers(dest="mcp_command", required=True, metavar="SUBCOMMAND")
-    serve_cmd = mcp_commands.add_parser("serve", help="serve a registry as an MCP server")
+    serve_cmd = mcp_commands.add_parser(
+        "serve",
+        help="serve a registry as an MCP server",
+        description="Serve a registry as an MCP server (stdio by default).",
+        epilog=_examples(
+            "agentkit mcp serve myapp.tools:registry",
+            "agentkit mcp serve myapp.tools:registry --transport http --port 8765",
+        ),
+    )
     from .mcp._server import add_serve_arguments
 
     add_serve_arguments(serve_cmd)
     serve_cmd.set_defaults(run=_cmd_mcp_serve)
 
-    run_cmd = commands.add_parser("run", help="run an agent (or a registry's tools with a model) on a prompt")
+    run_cmd = commands.add_parser(
+        "run",
+        help="run an agent (or a registry's tools with a model) on a prompt",
+        description="Run an agent (or a registry's tools on a model) on one prompt: its tool calls, then its answer.",
+        epilog=_examples(
+            'agentkit run myapp/agent.py:agent "Weather in Paris?"',
+            'agentkit run myapp.tools:registry "Add 2 and 3" -m openai:gpt-4.1-mini --max-steps 4 --json',
+        ),
+    )
     target(run_cmd)
     run_cmd.add_argument("prompt")
     run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
-    run_cmd.add_argument("--max-steps", type=int, default=8)
+    run_cmd.add_argument("--max-steps", type=int, default=8, help="model turns at most (default 8)")
+    add_json_flag(run_cmd)
     run_cmd.set_defaults(run=_cmd_run)
 
     # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
     commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)
+    parser.commands = dict(commands.choices)
     return parser
+
+
+def _say(command: str | None, message: str, status: int, as_json: bool) -> int:
+    from ._cli._json import dump, error_document
+
+    print(f"agentkit{f' {command}' if command else ''}: error: {message}", file=sys.stderr)
+    if as_json:
+        dump(error_document(command, status, message))
+    return status
+
+
+def _main(arguments: list[str]) -> int:
+    from ._cli._errors import FindingsError, failure
+    from ._cli._json import wants_json
+
+    as_json = wants_json(arguments)
+    parser = _parser()
+    try:
+        args = parser.parse_args(arguments)
+    except _UsageError as exc:
+        culprit = exc.parser
+        if culprit is parser:  # argparse reports leftover arguments at the top: name the command they follow
+            named = next((a for a in arguments if not a.startswith("-")), None)
+            culprit = parser.commands.get(named or "", parser) if isinstance(parser, _Parser) else parser
+        culprit.print_usage(sys.stderr)
+        return _say(culprit.prog.removeprefix("agentkit").strip() or None, exc.message, 2, as_json)
+    except SystemExit as exc:  # --help, --version: printed, and done
+        return exc.code if isinstance(exc.code, int) else 0
+    command: str = args.command
+    try:
+        status: int = args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        raise
+    except FindingsError as exc:  # the result is printed already (with --json, its own document)
+        print(f"agentkit {command}: error: {exc.message}", file=sys.stderr)
+        return exc.status
+    except Exception as exc:  # noqa: BLE001 - every failure is one message and a status, never a traceback
+        message, status = failure(exc)
+        return _say(command, message, status, as_json)
+    return status
+
+
+def _dev(arguments: list[str]) -> int:
+    from .playground import main as dev
+
+    try:
+        return dev(arguments)
+    except SystemExit as exc:  # its parser's --help, or a usage error (printed)
+        return exc.code if isinstance(exc.code, int) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["dev"]:
-        from .playground import main as dev
+    from ._cli._terminal import stdout_gone
 
-        return dev(arguments[1:])
-    parser = _parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        status: int = args.run(args)
-    except CLIError as exc:
-        print(f"agentkit {args.command}: error: {exc.message}", file=sys.stderr)
-        return exc.status
-    except MCPLoadError as exc:  # a target that cannot be loaded is bad usage
-        print(f"agentkit {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except AgentkitError as exc:
-        print(f"agentkit {args.command}: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # noqa: BLE001 - anything else is still one line and a non-zero exit
-        first = (str(exc).splitlines() or [""])[0]
-        print(f"agentkit {args.command}: error: {type(exc).__name__}: {first}", file=sys.stderr)
-        return 1
-    return status
+        status = _dev(arguments[1:]) if arguments[:1] == ["dev"] else _main(arguments)
+        sys.stdout.flush()  # a reader that went away is seen here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        return stdout_gone()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from agentkit import Agent, Registry, ToolContext, ToolTransform, tool
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
@@ -115,3 +115,43 @@ def _deep_turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage 
 
 
 deep = Agent(name="deep", model=FunctionModel(_deep_turn, name="deep-model"), tools=Registry([add]))
+
+
+# ---- scripting: JSON documents, exit codes, the command line's words (issue 22 §4, §5.6) ---------------
+
+
+@tool
+def tagged(tags: dict[str, int]) -> int:
+    """Count tags (a free-form map: strict modes refuse it)."""
+    return len(tags)
+
+
+loose = Registry([tagged])
+dotted = Registry({"a.one": add, "b.two": add})  # two keys OpenAI's name rule rejects
+
+
+class Weather(BaseModel):
+    """The weather in one city."""
+
+    city: str
+    temperature: float
+
+
+@tool
+def temperature(city: str) -> float:
+    """The temperature in a city."""
+    return 21.5
+
+
+forecaster = Agent(name="forecaster", model="test", tools=[temperature], output_type=Weather)
+modelless = Agent(name="modelless", tools=[temperature])
+
+
+@tool
+def listing() -> str:
+    """A file name that is not valid UTF-8 (a lone surrogate, as os.listdir gives it)."""
+    return "caf\udce9.txt"
+
+
+odd = Registry([listing])
+many = Registry({f"tool_{i}": add for i in range(200)})  # a payload larger than a pipe's buffer

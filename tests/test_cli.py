@@ -81,7 +81,7 @@ def test_run_a_registry_with_the_test_model(capsys: pytest.CaptureFixture[str]) 
 
 def test_run_with_an_unknown_vendor_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "run", TARGET, "hi", "-m", "opena:gpt")
-    assert status == 1 and "Did you mean 'openai:'" in err and err.count("\n") == 1
+    assert status == 2 and "Did you mean 'openai:'" in err and err.count("\n") == 1  # usage: -m is wrong
 
 
 def test_call_names_a_missing_argument_in_its_own_words(capsys: pytest.CaptureFixture[str]) -> None:

@@ -129,7 +129,10 @@ def access_token(host: str, *, allow_remote: bool, token: str | None = None, no_
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="agentkit dev", description="A local web page to talk to an agent and inspect its tools."
+        prog="agentkit dev",
+        description="A local web page to talk to an agent and inspect its tools.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  agentkit dev myapp/agent.py:agent\n  agentkit dev myapp.tools:registry -m test --port 0",
     )
     parser.add_argument("target", help="module:attr or file.py:attr naming an Agent (or a Registry / tools)")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")

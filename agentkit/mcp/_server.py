@@ -18,6 +18,7 @@ from ..exceptions import ToolSuspended
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
+from ._checks import schema_problems
 from ._common import MCPLoadError, parts_to_content, require_mcp
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
 
@@ -211,6 +212,7 @@ async def serve_async(
 
 
 _MAX_QUESTIONS = 5  # a tool that keeps asking gets an error result, not an endless conversation
+_ASKS_PER_QUESTION = 3  # answers that do not fit: asked again twice, then the call fails
 
 
 async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
@@ -227,27 +229,52 @@ async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCa
     return ToolResult.error(call, f"Tool {call.name!r} asked more than {_MAX_QUESTIONS} questions.", "tool_error")
 
 
-async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
-    """The client's answer (as a 1-tuple), or why there is none (a message for an error result)."""
+def question_of(tool: str, payload: Any) -> str:
+    """The text of a suspension's question: the payload when it is text, or its message/question field."""
     import json
 
-    payload, schema = signal.payload, signal.schema
     if isinstance(payload, str):
-        message = payload
-    elif is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
-        message = str(payload.get("message") or payload.get("question"))
-    else:
-        message = f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
+        return payload
+    if is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
+        return str(payload.get("message") or payload.get("question"))
+    return f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
+
+
+def unaskable(tool: str, schema: Mapping[str, Any] | None) -> str | None:
+    """Why a suspension's schema cannot be asked over MCP (elicitation asks for an object), or None."""
     if schema is None or schema.get("type") != "object":
         return f"Tool {tool!r} needs input this MCP server can only ask for as an object (its schema is {schema})."
+    return None
+
+
+async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
+    """The client's answer, checked against the schema asked with (as a 1-tuple), or why there is none.
+
+    An answer that does not fit the schema never reaches the tool: the client is asked again, with the
+    problems, and after `_ASKS_PER_QUESTION` unfit answers the call fails with them.
+    """
+    question, schema = question_of(tool, signal.payload), signal.schema
+    refused = unaskable(tool, schema)
+    if refused is not None or schema is None:
+        return refused or ""
     session = getattr(ctx, "session", None)
-    try:
-        reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
-    except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
-        return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
-    if reply.action != "accept":
-        return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
-    return (reply.content or {},)
+    problems: list[str] = []
+    for _ in range(_ASKS_PER_QUESTION):
+        message = question if not problems else f"{question}\n\nThe last answer did not fit: {'; '.join(problems)}"
+        try:
+            reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
+            return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
+        if reply.action != "accept":
+            return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
+        content = reply.content if reply.content is not None else {}
+        problems = await schema_problems(schema, content)
+        if not problems:
+            return (content,)
+    return (
+        f"Tool {tool!r} needs input, and {_ASKS_PER_QUESTION} answers did not fit what it asked for: "
+        + "; ".join(problems)
+    )
 
 
 def _background_server_class() -> Any:

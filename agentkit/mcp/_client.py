@@ -19,6 +19,7 @@ from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
+from ._stdio import OVERSIZE, message_cap, stdio_transport
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -174,14 +175,11 @@ class MCPServer:
 
         def transport() -> AbstractAsyncContextManager[_Streams]:
             mcp = require_mcp()
-            from mcp.client.stdio import stdio_client
-
             params = mcp.StdioServerParameters(
                 command=command, args=arguments, env=dict(env) if env is not None else None, cwd=cwd
             )
-            if errlog is not None:
-                return stdio_client(params, errlog=errlog)
-            return stdio_client(params)
+            # A message over the cap is dropped as it arrives, its call failing at once with the size.
+            return stdio_transport(params, errlog=errlog, max_message_bytes=message_cap(max_result_bytes))
 
         label = name or " ".join([command, *arguments])
         return cls(
@@ -242,9 +240,8 @@ class MCPServer:
                     )
                 # One SSE event carries one result, often twice (text and structured content): the
                 # transport's own cap follows max_result_bytes so that the limit above is the one that acts.
-                cap = None if max_result_bytes is None else 2 * max_result_bytes + (64 << 10)
                 streams = await stack.enter_async_context(
-                    streamable_http_client(url, http_client=client, max_sse_event_size=cap)
+                    streamable_http_client(url, http_client=client, max_sse_event_size=message_cap(max_result_bytes))
                 )
                 yield streams[0], streams[1]
 
@@ -479,6 +476,11 @@ class MCPServer:
         try:
             return await session.call_tool(name, dict(arguments or {}))
         except MCPError as exc:
+            if exc.code == OVERSIZE and self.max_result_bytes is not None:
+                raise ToolError(
+                    f"The MCP tool {name!r} returned more than {self.max_result_bytes:,} bytes (MCPServer "
+                    "max_result_bytes); the result was not read. Ask for less (a narrower query, a page, a summary)."
+                ) from None
             if exc.code == CONNECTION_CLOSED:
                 raise ToolError(
                     f"MCP server {self.name!r} closed the connection (did it crash, or send a result far over "

@@ -11,9 +11,10 @@ whose request is ``{"message", "mode", "server", "url"?}``. ``agent.resume(resul
 checks `data` against that schema and calls the tool again; when the server asks again, it gets ``accept``
 with `data`; a `ToolError` as the data declines (the call fails with its message, the tool is not called
 again). An answer that does not fit the question the server asks on that second call is not sent: the
-run pauses again on the new question. The server's tool therefore runs twice up to its question: like `ToolContext.suspend`, keep
-side effects after the question. Each call answers one elicitation; with several calls to one server in
-flight at once, a request cannot be told apart and is refused (the server sees an error).
+run pauses again on the new question. The server's tool therefore runs twice up to its question: like
+`ToolContext.suspend`, keep side effects after the question. Each call answers one elicitation; with
+several calls to one server in flight at once, a request cannot be told apart and is refused (the server
+sees an error).
 """
 
 from __future__ import annotations as _annotations

@@ -267,14 +267,12 @@ async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | st
             return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
         if reply.action != "accept":
             return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
-        content = reply.content if reply.content is not None else {}
+        content: dict[str, Any] = dict(reply.content) if reply.content is not None else {}
         problems = await schema_problems(schema, content)
         if not problems:
             return (content,)
-    return (
-        f"Tool {tool!r} needs input, and {_ASKS_PER_QUESTION} answers did not fit what it asked for: "
-        + "; ".join(problems)
-    )
+    unfit = "; ".join(problems)
+    return f"Tool {tool!r} needs input, and {_ASKS_PER_QUESTION} answers did not fit what it asked for: {unfit}"
 
 
 def _background_server_class() -> Any:

@@ -133,3 +133,43 @@ async def test_a_result_over_the_transports_old_cap_gets_the_limit_error_not_a_d
         assert not result.is_error, result.text  # 1.5 MB sent twice in one event: over the SDK's default 1 MiB
         follow_up = await server.registry.call(ToolCall(id="2", name="dump", arguments={"size": 10}))
         assert not follow_up.is_error
+
+
+# ---- an oversize result over stdio is not read whole ------------------------------------------------
+
+
+async def test_an_oversize_stdio_result_is_dropped_as_it_arrives_and_the_session_goes_on() -> None:
+    """Regression (issue 17 §4.10): a 40 MiB result over stdio was read whole (56 s, the event loop mostly
+    blocked, the line copied again for every 64 KiB chunk) before max_result_bytes refused it."""
+    import tracemalloc
+
+    from .fixtures.helpers import ROOT
+
+    server = MCPServer.stdio(sys.executable, ["-m", "tests.mcp.fixtures.big_server"], cwd=str(ROOT), timeout=100)
+    async with server:
+        tracemalloc.start()
+        try:
+            big = await server.registry.call(ToolCall(id="1", name="blob", arguments={"mib": 40}))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        after = await server.registry.call(ToolCall(id="2", name="ping", arguments={}))
+    assert big.is_error and big.error_kind == "tool_error"
+    assert "returned more than 1,048,576 bytes (MCPServer max_result_bytes); the result was not read" in big.text
+    assert peak < 16 << 20, f"{peak:,} bytes held at the peak: the message was kept, not dropped"  # 80 MiB arrived
+    assert not after.is_error and after.output == {"result": "pong"}
+
+
+@pytest.mark.parametrize(
+    ("head", "tail", "in_flight", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"result":{"content":[', b'xx"}]}}', {3, 7}, 7),  # the Python SDK's order
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]},"jsonrpc":"2.0","id":"a-7"}', {3, "a-7"}, "a-7"),  # TS
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]}}', {5}, 5),  # no id seen: the only request in flight
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]}}', {3, 5}, None),  # cannot tell: the session ends
+    ],
+)
+def test_the_request_an_oversize_message_answers(head: bytes, tail: bytes, in_flight: set[Any], expected: Any) -> None:
+    from agentkit.mcp._stdio import _Oversize
+
+    assert _Oversize(head, tail, 10 << 20).request_id(in_flight) == expected

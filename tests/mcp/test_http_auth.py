@@ -99,7 +99,10 @@ async def test_the_command_reads_the_token_from_the_environment(monkeypatch: pyt
         stop(process)
 
 
-@pytest.mark.parametrize("token", ["", " ", "x", "0123456789abcde", "0123456789 abcdef", "0123456789abcdef\n", "\t" * 20])
+BAD_TOKENS = ["", " ", "x", "0123456789abcde", "0123456789 abcdef", "0123456789abcdef\n", "\t" * 20]
+
+
+@pytest.mark.parametrize("token", BAD_TOKENS)
 @pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"])
 def test_blank_short_and_spaced_tokens_are_refused_on_every_bind(token: str, host: str) -> None:
     """Regression (issue 17 §4.7): ``--auth-token ' '`` (or any 1-character token) let the server bind 0.0.0.0."""

@@ -4,6 +4,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
+import functools
 import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -363,13 +364,11 @@ class MCPServer:
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         """Own the transport and session from start to close, in one task (anyio scopes need that)."""
-        from mcp import ClientSession
-
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, elicitation_callback=self._elicitations)
+                    _session_class()(read, write, elicitation_callback=self._elicitations)
                 )
                 init = await session.initialize()
                 tools = await _list_tools(session)
@@ -487,8 +486,6 @@ class MCPServer:
                     f"max_result_bytes?); the call to {name!r} did not complete."
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
-        except RuntimeError as exc:  # mcp's own check of structuredContent against the outputSchema
-            raise ToolError(f"MCP server {self.name!r} returned an invalid result for {name!r}: {exc}") from None
 
     def _tool_output(self, name: str, result: mcp_types.CallToolResult, has_output_schema: bool) -> Any:
         parts = content_to_parts(result.content)
@@ -514,6 +511,23 @@ class MCPServer:
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"MCPServer({self.name!r}, {state}, tools={[t.name for t in self.listed_tools]!r})"
+
+
+@functools.lru_cache(maxsize=1)
+def _session_class() -> type[ClientSession]:
+    """The `mcp` SDK's `ClientSession`, minus its own check of results against the tool's ``outputSchema``.
+
+    That check runs the server's ``pattern`` keywords with Python's `re` on the event loop: a hostile
+    ``^(a+)+$`` stalls every run in the process. agentkit validates ``structuredContent`` itself (the
+    tool's output schema, with linear-time patterns or a bounded backtracking engine off the loop).
+    """
+    from mcp import ClientSession
+
+    class AgentkitClientSession(ClientSession):
+        async def validate_tool_result(self, name: str, result: mcp_types.CallToolResult) -> None:
+            return None
+
+    return AgentkitClientSession
 
 
 def _task_support(listed: Any) -> str | None:

@@ -173,3 +173,34 @@ def test_the_request_an_oversize_message_answers(head: bytes, tail: bytes, in_fl
     from agentkit.mcp._stdio import _Oversize
 
     assert _Oversize(head, tail, 10 << 20).request_id(in_flight) == expected
+
+
+# ---- a server's schema patterns never run on the event loop with Python's re ------------------------
+
+
+def _hostile_server(pattern: str, value: str) -> Any:
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    output = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}, "required": ["code"]}
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        schema = {"type": "object", "properties": {}}
+        return types.ListToolsResult(tools=[types.Tool(name="code", input_schema=schema, output_schema=output)])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        text = types.TextContent(type="text", text=value)
+        return types.CallToolResult(content=[text], structured_content={"code": value})
+
+    return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+@pytest.mark.parametrize("pattern", ["^(a+)+$", "^(?=(a+)+$)a"])  # linear engine; look-ahead: the regex module
+async def test_a_servers_output_pattern_is_matched_by_the_bounded_engine(pattern: str) -> None:
+    """Regression (issue 17 §4.2, MCP part): the mcp client matched a server's outputSchema patterns with
+    Python's re on the event loop (2^n steps for n letters); its check answered first, as a tool_error."""
+    hostile = _hostile_server(pattern, "a" * 24 + "!")
+    async with serving_http(Registry(), server=hostile) as url, MCPServer.http(url) as server:
+        result = await server.registry.call(ToolCall(id="1", name="code", arguments={}))
+    assert result.is_error and result.error_kind == "invalid_output", result.text
+    assert f"$.code: {'a' * 24 + '!'!r} does not match {pattern!r}" in result.text

@@ -6,7 +6,7 @@ from agentkit.mcp import MCPServer, serve
 async with MCPServer.stdio("uvx", ["mcp-server-time"]) as time_server:
     time_server.registry          # Registry keyed by the MCP tool names
 
-serve(tools)                      # this registry as an MCP server over stdio
+serve(tools, resources=[docs], prompts=[review])   # this registry (and @resource/@prompt functions) over stdio
 serve(tools, "http", port=8765)   # ... or over streamable HTTP
 ```
 
@@ -18,7 +18,16 @@ from __future__ import annotations as _annotations
 
 from ._client import MCPServer, StructuredOutput
 from ._common import MCPConnectionError, MCPLoadError
+from ._definitions import Prompt, Resource, prompt, resource
 from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
+from ._remote import (
+    MCPPrompt,
+    MCPRequestError,
+    MCPResource,
+    MCPResourceTemplate,
+    PromptArgument,
+    ResourceContents,
+)
 from ._server import (
     Transport,
     create_server,
@@ -35,8 +44,16 @@ __all__ = [
     "ApprovalFromAnnotations",
     "MCPConnectionError",
     "MCPLoadError",
+    "MCPPrompt",
+    "MCPRequestError",
+    "MCPResource",
+    "MCPResourceTemplate",
     "MCPServer",
     "MCPTool",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceContents",
     "StructuredOutput",
     "ToolAnnotations",
     "Transport",
@@ -44,6 +61,8 @@ __all__ = [
     "load_registry",
     "mcp_output_schema",
     "mcp_tools",
+    "prompt",
+    "resource",
     "serve",
     "serve_async",
     "serve_command",

@@ -18,6 +18,7 @@ from ..context import ToolContext
 from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
+from ._client_extras import ResourcesAndPrompts, list_all
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
@@ -61,7 +62,7 @@ def _model_output(value: Any) -> list[ContentPart]:
     return [TextPart(to_json(value, fallback=repr).decode())]
 
 
-class MCPServer:
+class MCPServer(ResourcesAndPrompts):
     """A connection to one MCP server whose tools become a `Registry`.
 
     Open it with ``async with`` (or hand it to an agent, which does): the server is started (stdio) or
@@ -85,6 +86,10 @@ class MCPServer:
                                                          arguments={"timezone": "UTC"}))
         ```
 
+    The server's resources and prompts are listed too (`resources`, `resource_templates`, `prompts`):
+    read them with `read_resource`, follow them with `subscribe`, get prompts as messages with
+    `get_prompt`, or let the model read resources with ``resource_tool=True``.
+
     The session lives in a task of its own, so entering and leaving may happen in different tasks
     (as with test fixtures); both must run on the same event loop.
     """
@@ -99,6 +104,7 @@ class MCPServer:
         prefix: str = "",
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
 
@@ -115,8 +121,12 @@ class MCPServer:
                 added up, in bytes; None: no limit). A larger one becomes an error result for the model.
             requires_approval: approval for every tool (a bool), or decided per tool from its
                 `ToolAnnotations` (e.g. ``lambda a: a.destructive``), returning a bool or a policy.
+            resource_tool: add a ``read_resource`` tool (key ``prefix + "read_resource"``) letting the
+                model read the server's resources by URI, when it has any.
         """
         self._transport = transport
+        self.resource_tool = resource_tool
+        self._init_extras()
         self.requires_approval = requires_approval
         self._elicitations = Elicitations(lambda: self.name)
         self.name = name
@@ -156,6 +166,7 @@ class MCPServer:
         errlog: TextIO | None = None,
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -171,6 +182,7 @@ class MCPServer:
             errlog: where the server's stderr goes (default: this process's stderr).
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
+            resource_tool: add a ``read_resource`` tool for the server's resources.
         """
         arguments = [str(a) for a in args]
 
@@ -191,6 +203,7 @@ class MCPServer:
             prefix=prefix,
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
+            resource_tool=resource_tool,
         )
 
     @classmethod
@@ -206,6 +219,7 @@ class MCPServer:
         name: str | None = None,
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
@@ -219,6 +233,7 @@ class MCPServer:
             name: how errors name the server until it tells its own name (default: the URL).
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
+            resource_tool: add a ``read_resource`` tool for the server's resources.
         """
         extra = dict(headers or {})
 
@@ -254,6 +269,7 @@ class MCPServer:
             prefix=prefix,
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
+            resource_tool=resource_tool,
         )
 
     # ---- lifetime ---------------------------------------------------------------------------------
@@ -368,15 +384,17 @@ class MCPServer:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
-                    _session_class()(read, write, elicitation_callback=self._elicitations)
+                    _session_class()(
+                        read, write, elicitation_callback=self._elicitations, message_handler=self._on_message
+                    )
                 )
-                init = await session.initialize()
+                await session.initialize()
                 tools = await _list_tools(session)
-                self.server_info = init.server_info
-                self.instructions = init.instructions
-                # mcp types server_info as always there; a server that leaves it out is tolerated
-                if init.server_info is not None and init.server_info.name:  # pyright: ignore[reportUnnecessaryComparison]
-                    self.name = init.server_info.name
+                await self._list_extras(session)
+                self.server_info = session.server_info
+                self.instructions = session.instructions
+                if self.server_info is not None and self.server_info.name:
+                    self.name = self.server_info.name
                 self.listed_tools = tools
                 self._registry = self._build_registry(tools)
                 self._session = session
@@ -432,6 +450,8 @@ class MCPServer:
                 continue
             item.annotations, item.server = annotations, self.name
             registry.add(self.prefix + listed.name, item)
+        if self.resource_tool and (self.resources or self.resource_templates):
+            registry.add(self.prefix + "read_resource", self._resource_tool())
         return registry
 
     def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[..., Any]:
@@ -564,15 +584,4 @@ def result_size(result: mcp_types.CallToolResult) -> int:
 
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:
     """Every tool, following pagination cursors."""
-    from mcp import types
-
-    tools: list[mcp_types.Tool] = []
-    cursor: str | None = None
-    for _ in range(1000):  # a server whose cursors never end cannot hang the connection
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tools
+    return await list_all(lambda params: session.list_tools(params=params), "tools")

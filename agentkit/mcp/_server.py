@@ -20,7 +20,9 @@ from ..registry import Registry
 from ..tools import Tool
 from ._checks import schema_problems
 from ._common import MCPLoadError, parts_to_content, require_mcp
+from ._definitions import Prompt, Resource
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
+from ._serve_extras import extra_handlers
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
@@ -93,6 +95,8 @@ def create_server(
     version: str | None = None,
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
 ) -> Server[Any]:
     """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
 
@@ -110,7 +114,12 @@ def create_server(
         name: the server's name in the initialization handshake.
         version: the server's version (default: agentkit's).
         instructions: instructions the server gives clients at initialization.
-        deps: dependencies for the `ToolContext` of every call.
+        deps: dependencies for the `ToolContext` of every call (resources and prompts included).
+        resources: `Resource`s to serve (`resource` makes them), static and templates.
+        prompts: `Prompt`s to serve (`prompt` makes them).
+
+    Raises:
+        ValueError: two resources share a URI or two prompts a name.
     """
     require_mcp()
     from mcp import MCPError, types
@@ -151,6 +160,7 @@ def create_server(
         instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **extra_handlers(resources, prompts, deps),
     )
 
 
@@ -164,6 +174,8 @@ async def serve_async(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
@@ -182,11 +194,15 @@ async def serve_async(
         name: the server's name in the handshake.
         instructions: instructions given to clients at initialization.
         deps: dependencies for the `ToolContext` of every call.
+        resources: `Resource`s to serve beside the tools (see `resource`).
+        prompts: `Prompt`s to serve beside the tools (see `prompt`).
         auth_token: the bearer token HTTP clients must send (``Authorization: Bearer ...``); None: none.
         allowed_hosts: more ``Host`` names HTTP clients use (the bound host and loopback always work).
         allow_unauthenticated: serve HTTP on a non-loopback interface without a token anyway.
     """
-    server = create_server(registry, name=name, instructions=instructions, deps=deps)
+    server = create_server(
+        registry, name=name, instructions=instructions, deps=deps, resources=resources, prompts=prompts
+    )
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -298,6 +314,8 @@ async def serving_http(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     server: Server[Any] | None = None,
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
@@ -327,7 +345,9 @@ async def serving_http(
         host, auth_token=auth_token, allowed_hosts=allowed_hosts, allow_unauthenticated=allow_unauthenticated
     )
     server_class = _background_server_class()
-    mcp_server = server or create_server(registry, name=name, instructions=instructions, deps=deps)
+    mcp_server = server or create_server(
+        registry, name=name, instructions=instructions, deps=deps, resources=resources, prompts=prompts
+    )
     shown = f"[{host}]" if ":" in host else host
     app = mcp_server.streamable_http_app(streamable_http_path=path, host=host, **security.app_kwargs(f"http://{shown}"))
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
@@ -368,6 +388,8 @@ def serve(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
@@ -393,6 +415,8 @@ def serve(
                 name=name,
                 instructions=instructions,
                 deps=deps,
+                resources=resources,
+                prompts=prompts,
                 auth_token=auth_token,
                 allowed_hosts=allowed_hosts,
                 allow_unauthenticated=allow_unauthenticated,

@@ -39,9 +39,11 @@ from ._server import (
     serve_command,
     serving_http,
 )
+from ._trust import DriftPolicy, ToolDrift
 
 __all__ = [
     "ApprovalFromAnnotations",
+    "DriftPolicy",
     "MCPConnectionError",
     "MCPLoadError",
     "MCPPrompt",
@@ -56,6 +58,7 @@ __all__ = [
     "ResourceContents",
     "StructuredOutput",
     "ToolAnnotations",
+    "ToolDrift",
     "Transport",
     "create_server",
     "load_registry",

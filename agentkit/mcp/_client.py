@@ -22,6 +22,7 @@ from ._client_extras import ResourcesAndPrompts, list_all
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
+from ._trust import DriftPolicy, ToolDrift, fingerprint, tool_drift
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -60,6 +61,24 @@ def _model_output(value: Any) -> list[ContentPart]:
     if is_array(value) and value and all(isinstance(v, (TextPart, ImagePart)) for v in value):
         return list(value)
     return [TextPart(to_json(value, fallback=repr).decode())]
+
+
+class _HttpRefusals:
+    """The last HTTP error status the server answered with (the mcp transport reports it without one)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, str] | None = None
+
+    async def note(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.last = (response.status_code, str(response.reason_phrase))
+
+    def describe(self) -> str:
+        if self.last is None:
+            return ""
+        code, reason = self.last
+        hint = ": check the bearer token (bearer_token=) or headers" if code in (401, 403) else ""
+        return f" (HTTP {code} {reason}{hint})"
 
 
 class MCPServer(ResourcesAndPrompts):
@@ -105,6 +124,9 @@ class MCPServer(ResourcesAndPrompts):
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
         resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
+        http_refusals: _HttpRefusals | None = None,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
 
@@ -123,9 +145,19 @@ class MCPServer(ResourcesAndPrompts):
                 `ToolAnnotations` (e.g. ``lambda a: a.destructive``), returning a bool or a policy.
             resource_tool: add a ``read_resource`` tool (key ``prefix + "read_resource"``) letting the
                 model read the server's resources by URI, when it has any.
+            pinned: the `fingerprints` the app approved (tool name -> fingerprint); a tool listed
+                differently, or not pinned at all, is drift (`drift`), handled by `on_drift`.
+            on_drift: ``"refuse"`` (leave such tools out of the registry), ``"report"`` (offer them,
+                with a warning), or a callable deciding per `ToolDrift`.
+            http_refusals: where the `http` constructor's client notes HTTP errors (for messages).
         """
         self._transport = transport
+        self._http_refusals = http_refusals
         self.resource_tool = resource_tool
+        self.pinned = dict(pinned) if pinned is not None else None
+        self.on_drift: DriftPolicy = on_drift
+        self.drift: list[ToolDrift] = []
+        """How the listed tools differ from `pinned`, found when the session opened (empty without `pinned`)."""
         self._init_extras()
         self.requires_approval = requires_approval
         self._elicitations = Elicitations(lambda: self.name)
@@ -167,6 +199,8 @@ class MCPServer(ResourcesAndPrompts):
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
         resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -183,6 +217,8 @@ class MCPServer(ResourcesAndPrompts):
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
             resource_tool: add a ``read_resource`` tool for the server's resources.
+            pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
+            on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
         """
         arguments = [str(a) for a in args]
 
@@ -204,6 +240,8 @@ class MCPServer(ResourcesAndPrompts):
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
             resource_tool=resource_tool,
+            pinned=pinned,
+            on_drift=on_drift,
         )
 
     @classmethod
@@ -212,6 +250,7 @@ class MCPServer(ResourcesAndPrompts):
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
         http_client: Any = None,
         timeout: float | None = 60.0,
         connect_timeout: float | None = 30.0,
@@ -220,12 +259,16 @@ class MCPServer(ResourcesAndPrompts):
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
         resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
         Args:
             url: the MCP endpoint.
             headers: extra HTTP headers for every request (e.g. an ``Authorization`` header).
+            bearer_token: an OAuth bearer token (e.g. the user's own), sent as ``Authorization: Bearer
+                ...`` on every request; never shown by `repr` or in errors.
             http_client: a configured ``httpx2.AsyncClient`` to use instead (then `headers` is ignored).
             timeout: seconds one tool call may take (None: no limit).
             connect_timeout: seconds to connect, initialize and list tools.
@@ -234,8 +277,17 @@ class MCPServer(ResourcesAndPrompts):
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
             resource_tool: add a ``read_resource`` tool for the server's resources.
+            pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
+            on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
         """
         extra = dict(headers or {})
+        refusals = _HttpRefusals()
+        if bearer_token is not None:
+            if http_client is not None:
+                raise ValueError("bearer_token= and http_client= together: set the Authorization header on your client")
+            if not bearer_token.strip() or any(c.isspace() for c in bearer_token):
+                raise ValueError("bearer_token= is blank or has whitespace: pass the token itself, without 'Bearer '")
+            extra["Authorization"] = f"Bearer {bearer_token}"
 
         @contextlib.asynccontextmanager
         async def transport() -> AsyncGenerator[_Streams, None]:
@@ -251,7 +303,11 @@ class MCPServer(ResourcesAndPrompts):
                     client = cast(
                         Any,
                         await stack.enter_async_context(
-                            httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
+                            httpx2.AsyncClient(
+                                headers=extra,
+                                timeout=httpx2.Timeout(30.0, read=300.0),
+                                event_hooks={"response": [refusals.note]},
+                            )
                         ),
                     )
                 # One SSE event carries one result, often twice (text and structured content): the
@@ -264,12 +320,15 @@ class MCPServer(ResourcesAndPrompts):
         return cls(
             transport,
             name=name or url,
+            http_refusals=refusals,
             timeout=timeout,
             connect_timeout=connect_timeout,
             prefix=prefix,
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
             resource_tool=resource_tool,
+            pinned=pinned,
+            on_drift=on_drift,
         )
 
     # ---- lifetime ---------------------------------------------------------------------------------
@@ -326,7 +385,10 @@ class MCPServer(ResourcesAndPrompts):
                     f"{self.connect_timeout:g} s"
                 ) from None
             if isinstance(exc, Exception):
-                raise MCPConnectionError(f"Could not connect to MCP server {self.name!r}: {describe(exc)}") from exc
+                status = self._http_refusals.describe() if self._http_refusals is not None else ""
+                raise MCPConnectionError(
+                    f"Could not connect to MCP server {self.name!r}: {describe(exc)}{status}"
+                ) from exc
             raise
 
     async def __aexit__(
@@ -415,9 +477,24 @@ class MCPServer(ResourcesAndPrompts):
 
     # ---- tools ------------------------------------------------------------------------------------
 
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        """Each listed tool's fingerprint (name -> ``sha256:...``), to pin.
+
+        Store them when the app approves the server, and pass them back as ``pinned=`` to detect drift.
+        """
+        return {t.name: fingerprint(t) for t in self.listed_tools}
+
     def _build_registry(self, tools: Sequence[mcp_types.Tool]) -> Registry:
         registry = Registry()
+        refused: set[str] = set()
+        if self.pinned is not None:
+            self.drift, refused = tool_drift({t.name: t for t in tools}, self.pinned, self.on_drift)
+            for drift in self.drift:
+                warnings.warn(f"MCP server {self.name!r}: {drift}", AgentkitWarning, stacklevel=2)
         for listed in tools:
+            if listed.name in refused:
+                continue
             if _task_support(listed) == "required":
                 # Such a tool only runs as an MCP task (tasks/get, tasks/result), which the installed `mcp`
                 # client cannot drive: offered to a model, every call would fail.

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
 from pydantic_core import to_json
 
@@ -35,6 +35,11 @@ DEFAULT_MAX_RESULT_BYTES = 1 << 20
 """The default `MCPServer` limit on one tool result: 1 MiB (about 250,000 tokens of text)."""
 _ABORT_BOUND = 10.0
 """Seconds a failed attempt waits at most for the transport's clean-up (mcp's own bounds are shorter)."""
+Protocol = Literal["auto", "legacy", "2026-07-28"]
+"""`MCPServer(protocol=...)`: negotiated (``"auto"``), the ``initialize`` handshake, or 2026-07-28 only."""
+_MODERN = ("2026-07-28",)
+_MAX_ROUNDS = 10
+"""``input_required`` rounds one call may take (the `mcp` client's own default)."""
 _TransportFactory = Callable[[], AbstractAsyncContextManager[_Streams]]
 
 
@@ -126,6 +131,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
+        protocol: Protocol = "auto",
         http_refusals: _HttpRefusals | None = None,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
@@ -149,8 +155,14 @@ class MCPServer(ResourcesAndPrompts):
                 differently, or not pinned at all, is drift (`drift`), handled by `on_drift`.
             on_drift: ``"refuse"`` (leave such tools out of the registry), ``"report"`` (offer them,
                 with a warning), or a callable deciding per `ToolDrift`.
+            protocol: ``"auto"`` (the newest both sides speak: 2026-07-28 if the server answers
+                ``server/discover``, else the handshake), ``"legacy"`` (the ``initialize`` handshake), or
+                ``"2026-07-28"`` (fail unless the server speaks it).
             http_refusals: where the `http` constructor's client notes HTTP errors (for messages).
         """
+        if protocol not in ("auto", "legacy", *_MODERN):
+            raise ValueError(f"protocol= must be 'auto', 'legacy' or one of {list(_MODERN)}, got {protocol!r}")
+        self.protocol = protocol
         self._transport = transport
         self._http_refusals = http_refusals
         self.resource_tool = resource_tool
@@ -201,6 +213,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
+        protocol: Protocol = "auto",
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -219,6 +232,7 @@ class MCPServer(ResourcesAndPrompts):
             resource_tool: add a ``read_resource`` tool for the server's resources.
             pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
             on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
+            protocol: ``"auto"`` (negotiated), ``"legacy"`` or ``"2026-07-28"`` (see `MCPServer`).
         """
         arguments = [str(a) for a in args]
 
@@ -242,6 +256,7 @@ class MCPServer(ResourcesAndPrompts):
             resource_tool=resource_tool,
             pinned=pinned,
             on_drift=on_drift,
+            protocol=protocol,
         )
 
     @classmethod
@@ -261,6 +276,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
+        protocol: Protocol = "auto",
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
@@ -279,6 +295,7 @@ class MCPServer(ResourcesAndPrompts):
             resource_tool: add a ``read_resource`` tool for the server's resources.
             pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
             on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
+            protocol: ``"auto"`` (negotiated), ``"legacy"`` or ``"2026-07-28"`` (see `MCPServer`).
         """
         extra = dict(headers or {})
         refusals = _HttpRefusals()
@@ -329,6 +346,7 @@ class MCPServer(ResourcesAndPrompts):
             resource_tool=resource_tool,
             pinned=pinned,
             on_drift=on_drift,
+            protocol=protocol,
         )
 
     # ---- lifetime ---------------------------------------------------------------------------------
@@ -450,7 +468,7 @@ class MCPServer(ResourcesAndPrompts):
                         read, write, elicitation_callback=self._elicitations, message_handler=self._on_message
                     )
                 )
-                await session.initialize()
+                await _negotiate(session, self.protocol)
                 tools = await _list_tools(session)
                 await self._list_extras(session)
                 self.server_info = session.server_info
@@ -570,7 +588,7 @@ class MCPServer(ResourcesAndPrompts):
             why = f" ({describe(self._failure)})" if self._failure is not None else ""
             raise ToolError(f"MCP server {self.name!r} is not connected{why}; the tool {name!r} cannot run.")
         try:
-            return await session.call_tool(name, dict(arguments or {}))
+            return await self._rounds(session, name, dict(arguments or {}))
         except MCPError as exc:
             if exc.code == OVERSIZE and self.max_result_bytes is not None:
                 raise ToolError(
@@ -583,6 +601,41 @@ class MCPServer(ResourcesAndPrompts):
                     f"max_result_bytes?); the call to {name!r} did not complete."
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
+
+    async def _rounds(self, session: ClientSession, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """``tools/call``, answering ``input_required`` rounds (2026-07-28) as the session's callbacks say.
+
+        An elicitation this run must pause on (answered ``cancel`` by `Elicitations`) ends the rounds: the
+        server keeps nothing between rounds, so nothing is left to cancel there.
+        """
+        from mcp import types
+        from mcp.client.session import ClientRequestContext
+
+        responses: dict[str, Any] | None = None
+        state: str | None = None
+        for round_number in range(_MAX_ROUNDS):
+            result = await session.call_tool(
+                name, arguments, input_responses=responses, request_state=state, allow_input_required=True
+            )
+            if not isinstance(result, types.InputRequiredResult):
+                return result
+            responses = {}
+            for key, request in (result.input_requests or {}).items():
+                meta = request.params.meta if request.params is not None else None
+                context = ClientRequestContext(session=session, request_id=key, meta=meta)
+                answer = await session.dispatch_input_request(context, request)
+                if isinstance(answer, types.ErrorData):
+                    raise ToolError(f"MCP server {self.name!r} asked for input agentkit cannot give: {answer.message}")
+                if isinstance(answer, types.ElicitResult) and answer.action == "cancel":
+                    text = f"The MCP tool {name!r} is waiting for input."
+                    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+                responses[key] = answer
+            if not responses:  # only state: the server is still working; ask again shortly
+                await asyncio.sleep(min(0.05 * 2**round_number, 0.25))
+            state = result.request_state
+        raise ToolError(
+            f"MCP server {self.name!r} asked for input more than {_MAX_ROUNDS} times in one call to {name!r}."
+        )
 
     def _tool_output(self, name: str, result: mcp_types.CallToolResult, has_output_schema: bool) -> Any:
         parts = content_to_parts(result.content)
@@ -604,6 +657,11 @@ class MCPServer(ResourcesAndPrompts):
         if all(isinstance(p, TextPart) for p in parts):
             return "\n".join(texts)
         return parts
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP version agreed for this connection (e.g. ``"2026-07-28"``), None when not connected."""
+        return self._session.protocol_version if self._session is not None else None
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
@@ -657,6 +715,18 @@ def result_size(result: mcp_types.CallToolResult) -> int:
             if isinstance(value, str):
                 size += len(value.encode()) if attribute == "text" else len(value)
     return size
+
+
+async def _negotiate(session: ClientSession, protocol: str) -> None:
+    """Agree on a protocol version for this connection (``server/discover``, else ``initialize``)."""
+    if protocol == "legacy":
+        await session.initialize()
+        return
+    from mcp.client._probe import negotiate_auto  # the SDK's own era negotiation (Client(mode="auto") uses it)
+
+    await negotiate_auto(session)
+    if protocol != "auto" and session.protocol_version != protocol:
+        raise MCPConnectionError(f"the server speaks MCP {session.protocol_version}, not {protocol} (protocol=)")
 
 
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:

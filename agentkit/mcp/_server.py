@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _loader
 from .._json_schema import JsonSchema, inline_root_ref
-from .._jsonish import is_mapping
 from .._text import clip
 from ..context import ToolContext
 from ..exceptions import ToolSuspended
@@ -22,6 +21,7 @@ from ._checks import schema_problems
 from ._common import MCPLoadError, parts_to_content, require_mcp
 from ._definitions import Prompt, Resource
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
+from ._rounds import STATE_TTL, call_in_rounds, question_of, state_boundary, unaskable
 from ._serve_extras import extra_handlers
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ def create_server(
     deps: Any = None,
     resources: Sequence[Resource] = (),
     prompts: Sequence[Prompt] = (),
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> Server[Any]:
     """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
 
@@ -104,7 +106,9 @@ def create_server(
     back as ``isError: true`` results with the error message, never as a crashed server. A tool that
     suspends (`ToolContext.suspend`) asks the client with an elicitation (its payload as the message, its
     schema as ``requestedSchema``) and runs again with the answer; a client that cannot answer, or
-    declines, gets an error result. A result has
+    declines, gets an error result. On a 2026-07-28 connection the question is an ``input_required``
+    result whose request state is sealed, bound to the tool, its arguments and the caller, and expires
+    (see `agentkit.mcp._rounds`); on a handshake-era one, an ``elicitation/create`` request. A result has
     text content (what a model would receive) and, when the tool has an output schema,
     ``structuredContent`` (see `mcp_output_schema` for non-object results). An unknown tool name is
     a protocol error (``-32602``), as the MCP specification asks.
@@ -117,13 +121,18 @@ def create_server(
         deps: dependencies for the `ToolContext` of every call (resources and prompts included).
         resources: `Resource`s to serve (`resource` makes them), static and templates.
         prompts: `Prompt`s to serve (`prompt` makes them).
+        request_state_keys: secrets (32 bytes or more each) sealing the 2026-07-28 request states; the
+            first seals, all open (rotation). Several processes serving one endpoint need the same keys;
+            without them a key of this process is used.
+        request_state_ttl: seconds a request state stays valid (the client's time to answer).
 
     Raises:
-        ValueError: two resources share a URI or two prompts a name.
+        ValueError: two resources share a URI or two prompts a name, or a key is shorter than 32 bytes.
     """
     require_mcp()
     from mcp import MCPError, types
     from mcp.server.lowlevel import Server
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
     from .. import __version__
 
@@ -135,7 +144,7 @@ def create_server(
     async def list_tools(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
         return types.ListToolsResult(tools=definitions)
 
-    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> Any:
         if params.name not in registry:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
@@ -144,7 +153,13 @@ def create_server(
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        result = await _call_answering_suspensions(ctx, registry, call, deps)
+        if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            outcome = await call_in_rounds(registry, call, params, deps)
+            if not isinstance(outcome, ToolResult):
+                return outcome  # input_required: the state is sealed by the boundary on its way out
+            result = outcome
+        else:
+            result = await _call_answering_suspensions(ctx, registry, call, deps)
         content = parts_to_content(result.content)
         if result.is_error:
             return types.CallToolResult(content=content, is_error=True)
@@ -154,7 +169,7 @@ def create_server(
             structured = value if params.name in object_output else {"result": value}
         return types.CallToolResult(content=content, structured_content=structured)
 
-    return Server(
+    server: Server[Any] = Server(
         name,
         version=version or __version__,
         instructions=instructions,
@@ -162,6 +177,8 @@ def create_server(
         on_call_tool=call_tool,
         **extra_handlers(resources, prompts, deps),
     )
+    server.middleware.append(state_boundary(name, request_state_keys, request_state_ttl))
+    return server
 
 
 async def serve_async(
@@ -179,6 +196,9 @@ async def serve_async(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> None:
     """Serve `registry` over MCP until the client disconnects (stdio) or the task is cancelled (HTTP).
 
@@ -199,9 +219,20 @@ async def serve_async(
         auth_token: the bearer token HTTP clients must send (``Authorization: Bearer ...``); None: none.
         allowed_hosts: more ``Host`` names HTTP clients use (the bound host and loopback always work).
         allow_unauthenticated: serve HTTP on a non-loopback interface without a token anyway.
+        stateless: serve HTTP without sessions for handshake-era clients too (2026-07-28 requests
+            are always sessionless); they then cannot be asked questions (see `serving_http`).
+        request_state_keys: secrets sealing 2026-07-28 request states (see `create_server`).
+        request_state_ttl: seconds a request state stays valid.
     """
     server = create_server(
-        registry, name=name, instructions=instructions, deps=deps, resources=resources, prompts=prompts
+        registry,
+        name=name,
+        instructions=instructions,
+        deps=deps,
+        resources=resources,
+        prompts=prompts,
+        request_state_keys=request_state_keys,
+        request_state_ttl=request_state_ttl,
     )
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -221,6 +252,7 @@ async def serve_async(
             auth_token=auth_token,
             allowed_hosts=allowed_hosts,
             allow_unauthenticated=allow_unauthenticated,
+            stateless=stateless,
         ):
             await asyncio.Event().wait()  # until cancelled
     else:
@@ -243,24 +275,6 @@ async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCa
                 return ToolResult.error(call, answer, "tool_error")
             context = ToolContext(deps=deps, resume_data=answer[0])
     return ToolResult.error(call, f"Tool {call.name!r} asked more than {_MAX_QUESTIONS} questions.", "tool_error")
-
-
-def question_of(tool: str, payload: Any) -> str:
-    """The text of a suspension's question: the payload when it is text, or its message/question field."""
-    import json
-
-    if isinstance(payload, str):
-        return payload
-    if is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
-        return str(payload.get("message") or payload.get("question"))
-    return f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
-
-
-def unaskable(tool: str, schema: Mapping[str, Any] | None) -> str | None:
-    """Why a suspension's schema cannot be asked over MCP (elicitation asks for an object), or None."""
-    if schema is None or schema.get("type") != "object":
-        return f"Tool {tool!r} needs input this MCP server can only ask for as an object (its schema is {schema})."
-    return None
 
 
 async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
@@ -320,6 +334,9 @@ async def serving_http(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> AsyncGenerator[str, None]:
     """Serve `registry` over streamable HTTP in the background; yields the endpoint URL.
 
@@ -331,6 +348,10 @@ async def serving_http(
     for every bind. With `auth_token`, every request needs ``Authorization: Bearer <auth_token>`` (HTTP 401
     otherwise). A bind that is not loopback without a token raises `ValueError`, unless
     `allow_unauthenticated` is set.
+
+    2026-07-28 requests are always served sessionless (each POST stands alone). ``stateless=True``
+    serves handshake-era clients without sessions too (no ``Mcp-Session-Id``, any worker can answer);
+    they then have no back channel, so a tool that suspends fails for them with an error result.
 
     Example:
         ```python
@@ -346,10 +367,19 @@ async def serving_http(
     )
     server_class = _background_server_class()
     mcp_server = server or create_server(
-        registry, name=name, instructions=instructions, deps=deps, resources=resources, prompts=prompts
+        registry,
+        name=name,
+        instructions=instructions,
+        deps=deps,
+        resources=resources,
+        prompts=prompts,
+        request_state_keys=request_state_keys,
+        request_state_ttl=request_state_ttl,
     )
     shown = f"[{host}]" if ":" in host else host
-    app = mcp_server.streamable_http_app(streamable_http_path=path, host=host, **security.app_kwargs(f"http://{shown}"))
+    app = mcp_server.streamable_http_app(
+        streamable_http_path=path, host=host, stateless_http=stateless, **security.app_kwargs(f"http://{shown}")
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
     http = server_class(config)
     task = asyncio.get_running_loop().create_task(http.serve(), name="agentkit-mcp-http")
@@ -393,6 +423,9 @@ def serve(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> None:
     """Serve `registry` as an MCP server, blocking; `serve_async` has the same arguments.
 
@@ -420,6 +453,9 @@ def serve(
                 auth_token=auth_token,
                 allowed_hosts=allowed_hosts,
                 allow_unauthenticated=allow_unauthenticated,
+                stateless=stateless,
+                request_state_keys=request_state_keys,
+                request_state_ttl=request_state_ttl,
             )
         )
 

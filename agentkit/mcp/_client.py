@@ -22,6 +22,7 @@ from ._client_extras import ResourcesAndPrompts, list_all
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
+from ._tasks import call_as_task
 from ._trust import DriftPolicy, ToolDrift, fingerprint, tool_drift
 
 if TYPE_CHECKING:
@@ -513,21 +514,11 @@ class MCPServer(ResourcesAndPrompts):
         for listed in tools:
             if listed.name in refused:
                 continue
-            if _task_support(listed) == "required":
-                # Such a tool only runs as an MCP task (tasks/get, tasks/result), which the installed `mcp`
-                # client cannot drive: offered to a model, every call would fail.
-                warnings.warn(
-                    f"MCP server {self.name!r}: tool {listed.name!r} skipped: it requires task-augmented execution "
-                    "(execution.taskSupport = 'required'), which the mcp client agentkit uses does not support",
-                    AgentkitWarning,
-                    stacklevel=2,
-                )
-                continue
             annotations = ToolAnnotations.from_mcp(listed.annotations)
             policy = self.requires_approval
             try:
                 item = MCPTool(
-                    self._forwarder(listed.name, listed.output_schema is not None),
+                    self._forwarder(listed.name, listed.output_schema is not None, _task_support(listed) == "required"),
                     id=listed.name,
                     description=listed.description or listed.title or "",
                     input_schema=dict(listed.input_schema),
@@ -549,11 +540,11 @@ class MCPServer(ResourcesAndPrompts):
             registry.add(self.prefix + "read_resource", self._resource_tool())
         return registry
 
-    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[..., Any]:
+    def _forwarder(self, tool_name: str, has_output_schema: bool, as_task: bool) -> Callable[..., Any]:
         async def forward(ctx: ToolContext[Any], arguments: dict[str, Any]) -> Any:
             slot = self._elicitations.open(ctx.resume_data) if ctx.resumed else self._elicitations.open()
             try:
-                result = await self.call_tool(tool_name, arguments)
+                result = await self.call_tool(tool_name, arguments, as_task=as_task, on_status=ctx.emit)
             finally:
                 self._elicitations.close(slot)
             if slot.asked is not None:  # the server asked the user something: the run pauses (see _elicit)
@@ -573,8 +564,18 @@ class MCPServer(ResourcesAndPrompts):
         del forward.__annotations__["return"]
         return forward
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> mcp_types.CallToolResult:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        as_task: bool = False,
+        on_status: Callable[[dict[str, Any]], None] | None = None,
+    ) -> mcp_types.CallToolResult:
         """Send one ``tools/call`` as it is (no agentkit validation) and return mcp's `CallToolResult`.
+
+        With `as_task`, the call runs as an MCP task (see `agentkit.mcp._tasks`), each status it reports
+        passed to `on_status`; tools listed with ``execution.taskSupport: "required"`` are called so.
 
         Raises:
             ToolError: the session is closed, the connection dropped (the server crashed), or the server
@@ -588,6 +589,8 @@ class MCPServer(ResourcesAndPrompts):
             why = f" ({describe(self._failure)})" if self._failure is not None else ""
             raise ToolError(f"MCP server {self.name!r} is not connected{why}; the tool {name!r} cannot run.")
         try:
+            if as_task:
+                return await call_as_task(session, name, dict(arguments or {}), server=self.name, on_status=on_status)
             return await self._rounds(session, name, dict(arguments or {}))
         except MCPError as exc:
             if exc.code == OVERSIZE and self.max_result_bytes is not None:

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, ToolCall, tool
-from agentkit.exceptions import AgentkitWarning
 from agentkit.mcp import MCPConnectionError, MCPServer, serving_http
 
 
@@ -113,15 +112,14 @@ def _task_server() -> Any:
     return Server("tasks", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def test_a_tool_that_requires_task_execution_is_not_offered() -> None:
-    """Regression: such a tool was offered to models and failed on every call."""
+async def test_a_tool_that_requires_task_execution_is_offered_and_a_plain_answer_taken() -> None:
+    """It was left out with a warning (no task support); it is now called as a task. A server that answers
+    the task request with a plain result is taken at its word (the real task flow: test_everything.py)."""
     async with serving_http(Registry(), server=_task_server()) as url:
-        with pytest.warns(AgentkitWarning, match=r"'slow_job' skipped: it requires task-augmented execution"):
-            async with MCPServer.http(url, protocol="legacy") as server:  # execution.taskSupport is 2025-11-25's
-                assert list(server.registry) == ["either", "plain"]
-                result = await server.registry.call(ToolCall(id="1", name="either", arguments={}))
-                assert result.text == "ran either"
-                assert [t.name for t in server.listed_tools] == ["slow_job", "either", "plain"]
+        async with MCPServer.http(url, protocol="legacy") as server:  # execution.taskSupport is 2025-11-25's
+            assert list(server.registry) == ["slow_job", "either", "plain"]
+            result = await server.registry.call(ToolCall(id="1", name="slow_job", arguments={}))
+            assert result.text == "ran slow_job"
 
 
 async def test_a_result_over_the_transports_old_cap_gets_the_limit_error_not_a_dropped_connection(

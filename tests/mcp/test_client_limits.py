@@ -115,11 +115,13 @@ def _task_server() -> Any:
 async def test_a_tool_that_requires_task_execution_is_offered_and_a_plain_answer_taken() -> None:
     """It was left out with a warning (no task support); it is now called as a task. A server that answers
     the task request with a plain result is taken at its word (the real task flow: test_everything.py)."""
-    async with serving_http(Registry(), server=_task_server()) as url:
-        async with MCPServer.http(url, protocol="legacy") as server:  # execution.taskSupport is 2025-11-25's
-            assert list(server.registry) == ["slow_job", "either", "plain"]
-            result = await server.registry.call(ToolCall(id="1", name="slow_job", arguments={}))
-            assert result.text == "ran slow_job"
+    async with (
+        serving_http(Registry(), server=_task_server()) as url,
+        MCPServer.http(url, protocol="legacy") as server,  # execution.taskSupport is 2025-11-25's
+    ):
+        assert list(server.registry) == ["slow_job", "either", "plain"]
+        result = await server.registry.call(ToolCall(id="1", name="slow_job", arguments={}))
+        assert result.text == "ran slow_job"
 
 
 async def test_a_result_over_the_transports_old_cap_gets_the_limit_error_not_a_dropped_connection(

@@ -22,7 +22,7 @@ from ._client_extras import ResourcesAndPrompts, list_all
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
-from ._tasks import call_as_task
+from ._tasks import call_as_task, follow_task, is_task, session_extensions
 from ._trust import DriftPolicy, ToolDrift, fingerprint, tool_drift
 
 if TYPE_CHECKING:
@@ -466,7 +466,11 @@ class MCPServer(ResourcesAndPrompts):
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
                     _session_class()(
-                        read, write, elicitation_callback=self._elicitations, message_handler=self._on_message
+                        read,
+                        write,
+                        elicitation_callback=self._elicitations,
+                        message_handler=self._on_message,
+                        **session_extensions(),
                     )
                 )
                 await _negotiate(session, self.protocol)
@@ -591,7 +595,7 @@ class MCPServer(ResourcesAndPrompts):
         try:
             if as_task:
                 return await call_as_task(session, name, dict(arguments or {}), server=self.name, on_status=on_status)
-            return await self._rounds(session, name, dict(arguments or {}))
+            return await self._rounds(session, name, dict(arguments or {}), on_status)
         except MCPError as exc:
             if exc.code == OVERSIZE and self.max_result_bytes is not None:
                 raise ToolError(
@@ -605,40 +609,68 @@ class MCPServer(ResourcesAndPrompts):
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
 
-    async def _rounds(self, session: ClientSession, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """``tools/call``, answering ``input_required`` rounds (2026-07-28) as the session's callbacks say.
+    async def _rounds(
+        self,
+        session: ClientSession,
+        name: str,
+        arguments: dict[str, Any],
+        on_status: Callable[[dict[str, Any]], None] | None = None,
+    ) -> mcp_types.CallToolResult:
+        """``tools/call``, answering ``input_required`` rounds and following a task (2026-07-28).
 
         An elicitation this run must pause on (answered ``cancel`` by `Elicitations`) ends the rounds: the
-        server keeps nothing between rounds, so nothing is left to cancel there.
+        server keeps nothing between rounds, so nothing is left to cancel there (a task is cancelled).
         """
         from mcp import types
-        from mcp.client.session import ClientRequestContext
 
         responses: dict[str, Any] | None = None
         state: str | None = None
         for round_number in range(_MAX_ROUNDS):
-            result = await session.call_tool(
-                name, arguments, input_responses=responses, request_state=state, allow_input_required=True
+            result: Any = await session.call_tool(
+                name,
+                arguments,
+                input_responses=responses,
+                request_state=state,
+                allow_input_required=True,
+                allow_claimed=True,
             )
+            if is_task(result):
+                answer = functools.partial(self._answer, session, name)
+                return await follow_task(
+                    session, result, name=name, server=self.name, on_status=on_status, answer=answer
+                )
             if not isinstance(result, types.InputRequiredResult):
-                return result
-            responses = {}
-            for key, request in (result.input_requests or {}).items():
-                meta = request.params.meta if request.params is not None else None
-                context = ClientRequestContext(session=session, request_id=key, meta=meta)
-                answer = await session.dispatch_input_request(context, request)
-                if isinstance(answer, types.ErrorData):
-                    raise ToolError(f"MCP server {self.name!r} asked for input agentkit cannot give: {answer.message}")
-                if isinstance(answer, types.ElicitResult) and answer.action == "cancel":
-                    text = f"The MCP tool {name!r} is waiting for input."
-                    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-                responses[key] = answer
+                return cast("mcp_types.CallToolResult", result)
+            responses = await self._answer(session, name, result.input_requests or {})
+            if responses is None:
+                text = f"The MCP tool {name!r} is waiting for input."
+                return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
             if not responses:  # only state: the server is still working; ask again shortly
                 await asyncio.sleep(min(0.05 * 2**round_number, 0.25))
             state = result.request_state
         raise ToolError(
             f"MCP server {self.name!r} asked for input more than {_MAX_ROUNDS} times in one call to {name!r}."
         )
+
+    async def _answer(self, session: ClientSession, name: str, requests: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Answers to a server's input requests (elicitations), or None when the run pauses on one."""
+        from mcp import types
+        from mcp.client.session import ClientRequestContext
+
+        responses: dict[str, Any] = {}
+        for key, raw in requests.items():
+            request: Any = raw if not is_mapping(raw) else types.ElicitRequest.model_validate(raw, by_name=False)
+            meta = request.params.meta if request.params is not None else None
+            context = ClientRequestContext(session=session, request_id=key, meta=meta)
+            answer = await session.dispatch_input_request(context, request)
+            if isinstance(answer, types.ErrorData):
+                raise ToolError(f"MCP server {self.name!r} asked for input agentkit cannot give: {answer.message}")
+            if isinstance(answer, types.ElicitResult) and answer.action == "cancel":
+                return None
+            responses[key] = (
+                answer.model_dump(by_alias=True, mode="json", exclude_none=True) if is_mapping(raw) else answer
+            )
+        return responses
 
     def _tool_output(self, name: str, result: mcp_types.CallToolResult, has_output_schema: bool) -> Any:
         parts = content_to_parts(result.content)

@@ -108,17 +108,19 @@ async def test_fastmcps_client_uses_agentkits_server() -> None:
         return {"row": 4, "letter": "D"}
 
     served = Registry([choose_seat, echo])
-    async with serving_http(served, resources=RESOURCES, prompts=PROMPTS) as url:
-        async with Client(url, elicitation_handler=answer) as client:
-            assert {t.name for t in await client.list_tools()} == {"choose_seat", "echo"}
-            assert [str(r.uri) for r in await client.list_resources()] == [
-                "docs://readme",
-                "images://pixel",
-                "data://raw",
-            ]
-            seat = await client.call_tool("choose_seat", {"flight": "LH1"})  # input_required, answered by FastMCP
-            assert seat.structured_content == {"result": "LH1: 4D"}
-            (book,) = await client.read_resource("books://4")
-            assert book.text == '{"id":4,"title":"Book 4"}'  # type: ignore[union-attr]
-            prompt = await client.get_prompt("review", {"code": "x"})
-            assert prompt.messages[0].content.text == "Review this python code:\nx"  # type: ignore[union-attr]
+    async with (
+        serving_http(served, resources=RESOURCES, prompts=PROMPTS) as url,
+        Client(url, elicitation_handler=answer) as client,
+    ):
+        assert {t.name for t in await client.list_tools()} == {"choose_seat", "echo"}
+        assert [str(r.uri) for r in await client.list_resources()] == [
+            "docs://readme",
+            "images://pixel",
+            "data://raw",
+        ]
+        seat = await client.call_tool("choose_seat", {"flight": "LH1"})  # input_required, answered by FastMCP
+        assert seat.structured_content == {"result": "LH1: 4D"}
+        (book,) = await client.read_resource("books://4")
+        assert book.text == '{"id":4,"title":"Book 4"}'  # type: ignore[union-attr]
+        prompt = await client.get_prompt("review", {"code": "x"})
+        assert prompt.messages[0].content.text == "Review this python code:\nx"  # type: ignore[union-attr]

@@ -23,6 +23,8 @@ from ._definitions import Prompt, Resource
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
 from ._rounds import STATE_TTL, call_in_rounds, question_of, state_boundary, unaskable
 from ._serve_extras import extra_handlers
+from ._serve_tasks import TaskBoard, wants_tasks
+from ._serve_tasks import install as install_tasks
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
@@ -140,6 +142,7 @@ def create_server(
     wrapped = {key for key, item in registry.items() if item.output_schema is not None}
     object_output = {key for key in wrapped if _is_object_schema(registry[key].output_schema or {})}
     ids = itertools.count(1)
+    board = TaskBoard()
 
     async def list_tools(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
         return types.ListToolsResult(tools=definitions)
@@ -153,20 +156,28 @@ def create_server(
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+        modern = getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+        if modern and registry[params.name].background and wants_tasks(ctx):
+            started = board.start(lambda: _call_in_background(registry, call, deps), lambda r: wire(params.name, r))
+            if started is not None:
+                return started  # a task: the client follows it with tasks/get
+        if modern:
             outcome = await call_in_rounds(registry, call, params, deps)
             if not isinstance(outcome, ToolResult):
                 return outcome  # input_required: the state is sealed by the boundary on its way out
             result = outcome
         else:
             result = await _call_answering_suspensions(ctx, registry, call, deps)
+        return wire(params.name, result)
+
+    def wire(name: str, result: ToolResult) -> Any:
         content = parts_to_content(result.content)
         if result.is_error:
             return types.CallToolResult(content=content, is_error=True)
         structured: Any = None
-        if params.name in wrapped:
-            value = registry[params.name].schema.dump_output_python(result.output)
-            structured = value if params.name in object_output else {"result": value}
+        if name in wrapped:
+            value = registry[name].schema.dump_output_python(result.output)
+            structured = value if name in object_output else {"result": value}
         return types.CallToolResult(content=content, structured_content=structured)
 
     server: Server[Any] = Server(
@@ -178,6 +189,7 @@ def create_server(
         **extra_handlers(resources, prompts, deps),
     )
     server.middleware.append(state_boundary(name, request_state_keys, request_state_ttl))
+    install_tasks(server, board)
     return server
 
 
@@ -261,6 +273,14 @@ async def serve_async(
 
 _MAX_QUESTIONS = 5  # a tool that keeps asking gets an error result, not an endless conversation
 _ASKS_PER_QUESTION = 3  # answers that do not fit: asked again twice, then the call fails
+
+
+async def _call_in_background(registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
+    """A call run as a task: nobody can be asked a question there, so a suspension fails it."""
+    try:
+        return await registry.call(call, deps=deps)
+    except ToolSuspended:
+        return ToolResult.error(call, f"Tool {call.name!r} needs input, which a task cannot ask for.", "tool_error")
 
 
 async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCall, deps: Any) -> ToolResult:

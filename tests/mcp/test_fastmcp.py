@@ -14,7 +14,7 @@ import uvicorn
 from fastmcp import Client, FastMCP
 from fastmcp_tasks import TasksExtension
 
-from agentkit import Registry, ToolCall, ToolContext, UserMessage
+from agentkit import Registry, ToolCall, ToolContext, UserMessage, tool
 from agentkit.mcp import MCPServer, serving_http
 
 from .fixtures.helpers import free_port
@@ -124,3 +124,51 @@ async def test_fastmcps_client_uses_agentkits_server() -> None:
         assert book.text == '{"id":4,"title":"Book 4"}'  # type: ignore[union-attr]
         prompt = await client.get_prompt("review", {"code": "x"})
         assert prompt.messages[0].content.text == "Review this python code:\nx"  # type: ignore[union-attr]
+
+
+# ---- agentkit serving background tools as tasks ----------------------------------------------------------
+
+STOPPED: list[int] = []
+
+
+@tool(background=True)
+async def crunch_here(n: int, seconds: float = 0.3) -> int:
+    """Double a number, slowly (served as a task)."""
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        STOPPED.append(n)
+        raise
+    return n * 2
+
+
+async def test_a_background_tool_is_served_as_a_task_to_clients_that_opt_in() -> None:
+    from fastmcp_tasks import call_tool_task
+
+    async with serving_http(Registry([crunch_here])) as url:
+        async with Client(url) as client:  # FastMCP's client, with fastmcp-tasks: opts in
+            handle = await call_tool_task(client, "crunch_here", {"n": 5})
+            assert len(handle.task_id) >= 40  # unguessable
+            assert (await handle.status()).status in ("working", "completed")
+            assert (await client.call_tool("crunch_here", {"n": 6})).structured_content == {"result": 12}
+        statuses: list[Any] = []
+        async with MCPServer.http(url) as ours:
+            result = await ours.registry.call(
+                ToolCall(id="1", name="crunch_here", arguments={"n": 21}),
+                context=ToolContext(on_progress=statuses.append),
+            )
+        assert result.output == {"result": 42} and statuses[-1]["status"] == "completed"
+        async with MCPServer.http(url, protocol="legacy") as legacy:  # no tasks before 2026-07-28: a plain result
+            assert (await legacy.call_tool("crunch_here", {"n": 1})).structured_content == {"result": 2}
+
+
+async def test_a_served_task_is_stopped_by_tasks_cancel() -> None:
+    STOPPED.clear()
+    async with serving_http(Registry([crunch_here])) as url, MCPServer.http(url, timeout=1) as client:
+        result = await client.registry.call(ToolCall(id="1", name="crunch_here", arguments={"n": 9, "seconds": 30}))
+        assert result.error_kind == "timeout"
+        for _ in range(100):
+            if STOPPED:
+                break
+            await asyncio.sleep(0.05)
+    assert STOPPED == [9]

@@ -507,6 +507,7 @@ def serve_command(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
 ) -> None:
     """What ``agentkit mcp serve TARGET`` runs: load the registry named by `target`, serve it (blocking).
 
@@ -537,6 +538,7 @@ def serve_command(
         auth_token=token,
         allowed_hosts=allowed_hosts,
         allow_unauthenticated=allow_unauthenticated,
+        stateless=stateless,
     )
 
 
@@ -566,6 +568,11 @@ def add_serve_arguments(parser: Any) -> None:
         action="store_true",
         help="serve HTTP on a non-loopback interface without a token (only on a trusted network)",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve HTTP without sessions for handshake-era clients too (2026-07-28 clients never need one)",
+    )
 
 
 def run_serve(args: Any) -> None:
@@ -578,6 +585,7 @@ def run_serve(args: Any) -> None:
         auth_token=args.auth_token,
         allowed_hosts=args.allowed_host,
         allow_unauthenticated=args.allow_unauthenticated,
+        stateless=args.stateless,
     )
 
 

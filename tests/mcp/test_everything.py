@@ -21,6 +21,7 @@ from ..agent_helpers import call, calls, scripted
 from .fixtures.helpers import EVERYTHING, node_with
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module")]
+NEEDS_NODE = True
 
 
 def everything(**options: Any) -> MCPServer:

@@ -185,3 +185,25 @@ async def test_sessionless_serving_answers_both_eras_without_a_session() -> None
                 assert (await server.call_tool("echo", {"text": "hi"})).structured_content == {"result": "hi"}
             asked = await legacy.call_tool("choose_seat", {"flight": "LH1"})  # no back channel without a session
             assert asked.is_error and "could not be asked for" in asked.content[0].text  # type: ignore[union-attr]
+
+
+async def test_the_command_serves_sessionless_with_stateless() -> None:
+    from .fixtures.helpers import FIXTURE_TARGET, start_http_server, stop
+
+    process, url = await start_http_server(FIXTURE_TARGET, "--stateless")
+    try:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            initialize = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+            response = await http.post(url, json=initialize, headers={"Accept": "application/json, text/event-stream"})
+        assert response.status_code == 200 and "mcp-session-id" not in response.headers
+    finally:
+        stop(process)

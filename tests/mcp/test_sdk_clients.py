@@ -20,6 +20,7 @@ from .fixtures.registry import PIXEL, tools
 from .test_rounds import choose_seat
 
 pytestmark = pytest.mark.e2e  # node and the TypeScript SDK from js/node_modules
+NEEDS_NODE = True
 
 
 async def run_ts_client(url: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ served: importing this module does not import `mcp`.
 
 from __future__ import annotations as _annotations
 
-from ._client import MCPServer, Protocol, StructuredOutput
+from ._client import MCPServer, ProtocolChoice, StructuredOutput
 from ._common import MCPConnectionError, MCPLoadError
 from ._definitions import Prompt, Resource, prompt, resource
 from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
@@ -54,7 +54,7 @@ __all__ = [
     "MCPTool",
     "Prompt",
     "PromptArgument",
-    "Protocol",
+    "ProtocolChoice",
     "Resource",
     "ResourceContents",
     "StructuredOutput",

@@ -36,7 +36,7 @@ DEFAULT_MAX_RESULT_BYTES = 1 << 20
 """The default `MCPServer` limit on one tool result: 1 MiB (about 250,000 tokens of text)."""
 _ABORT_BOUND = 10.0
 """Seconds a failed attempt waits at most for the transport's clean-up (mcp's own bounds are shorter)."""
-Protocol = Literal["auto", "legacy", "2026-07-28"]
+ProtocolChoice = Literal["auto", "legacy", "2026-07-28"]
 """`MCPServer(protocol=...)`: negotiated (``"auto"``), the ``initialize`` handshake, or 2026-07-28 only."""
 _MODERN = ("2026-07-28",)
 _MAX_ROUNDS = 10
@@ -132,7 +132,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
-        protocol: Protocol = "auto",
+        protocol: ProtocolChoice = "auto",
         http_refusals: _HttpRefusals | None = None,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
@@ -214,7 +214,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
-        protocol: Protocol = "auto",
+        protocol: ProtocolChoice = "auto",
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -277,7 +277,7 @@ class MCPServer(ResourcesAndPrompts):
         resource_tool: bool = False,
         pinned: Mapping[str, str] | None = None,
         on_drift: DriftPolicy = "refuse",
-        protocol: Protocol = "auto",
+        protocol: ProtocolChoice = "auto",
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 

@@ -31,6 +31,7 @@ Exception
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
+│   ├── MCPRequestError                     an MCP server answered a request (a resource, a prompt) with an error
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
@@ -75,6 +76,7 @@ __all__ = [
     "InvalidToolNamesError",
     "MCPConnectionError",
     "MCPLoadError",
+    "MCPRequestError",
     "ModelAPIError",
     "ModelHTTPError",
     "ModelRetry",
@@ -522,6 +524,26 @@ class MCPLoadError(AgentkitError, ValueError):
 
     Raised by the one loader every ``agentkit`` command and `agentkit.mcp.load_registry` use.
     """
+
+
+class MCPRequestError(AgentkitError):
+    """An MCP server answered a request (``resources/read``, ``prompts/get``, ...) with an error.
+
+    `code` is the JSON-RPC error code (``-32002``: no such resource, ``-32602``: bad arguments).
+    """
+
+    def __init__(self, server: str, request: str, code: int, message: str) -> None:
+        self.server = server
+        self.request = request
+        self.code = code
+        self.message = message
+        super().__init__(server, request, code, message)
+
+    def __str__(self) -> str:
+        return f"MCP server {self.server!r} refused {self.request} ({self.code}): {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.server, self.request, self.code, self.message))
 
 
 class UIInputError(AgentkitError, ValueError):

@@ -17,12 +17,11 @@ served: importing this module does not import `mcp`.
 from __future__ import annotations as _annotations
 
 from ._client import MCPServer, ProtocolChoice, StructuredOutput
-from ._common import MCPConnectionError, MCPLoadError
+from ._common import MCPConnectionError, MCPLoadError, MCPRequestError
 from ._definitions import Prompt, Resource, prompt, resource
 from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
 from ._remote import (
     MCPPrompt,
-    MCPRequestError,
     MCPResource,
     MCPResourceTemplate,
     PromptArgument,

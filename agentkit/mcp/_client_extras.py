@@ -21,10 +21,9 @@ from ..context import ToolContext
 from ..exceptions import ToolError
 from ..messages import ContentPart
 from ..tools import Tool
-from ._common import MCPConnectionError
+from ._common import MCPConnectionError, MCPRequestError
 from ._remote import (
     MCPPrompt,
-    MCPRequestError,
     MCPResource,
     MCPResourceTemplate,
     PromptMessage,

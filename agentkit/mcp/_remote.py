@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from ..exceptions import AgentkitError
 from ..messages import AssistantMessage, ContentPart, ImagePart, TextPart, UserMessage
 from ._common import content_to_parts
 
@@ -25,33 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MCPPrompt",
-    "MCPRequestError",
     "MCPResource",
     "MCPResourceTemplate",
     "PromptArgument",
     "ResourceContents",
     "prompt_messages",
 ]
-
-
-class MCPRequestError(AgentkitError):
-    """An MCP server answered a request (``resources/read``, ``prompts/get``, ...) with an error.
-
-    `code` is the JSON-RPC error code (``-32002``: no such resource, ``-32602``: bad arguments).
-    """
-
-    def __init__(self, server: str, request: str, code: int, message: str) -> None:
-        self.server = server
-        self.request = request
-        self.code = code
-        self.message = message
-        super().__init__(server, request, code, message)
-
-    def __str__(self) -> str:
-        return f"MCP server {self.server!r} refused {self.request} ({self.code}): {self.message}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.server, self.request, self.code, self.message))
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from ..runs._answers import check_answer_async
 from ..tools import ApprovalPolicy, Tool
-from ._checks import schema_problems
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
@@ -129,7 +129,7 @@ class Elicitations:
                 return types.ElicitResult(action="accept")
             # The answer was checked against the question the run paused on; the server may ask differently
             # now. An answer that does not fit this question is never sent: the run pauses on it instead.
-            problems = await schema_problems(dict(params.requested_schema), answer)
+            problems = await check_answer_async(dict(params.requested_schema), answer)
             if not problems:
                 return types.ElicitResult(action="accept", content=answer)
             message = f"{message}\n\n(The answer given before does not fit this question: {'; '.join(problems)})"

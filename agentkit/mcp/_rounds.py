@@ -22,7 +22,7 @@ from ..context import ToolContext
 from ..exceptions import ToolSuspended
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
-from ._checks import schema_problems
+from ..runs._answers import check_answer_async
 
 __all__ = ["ANSWER_KEY", "STATE_TTL", "call_in_rounds", "question_of", "state_boundary", "unaskable"]
 
@@ -93,7 +93,7 @@ async def call_in_rounds(registry: Registry, call: ToolCall, params: Any, deps: 
             why = "no answer was sent" if action is None else f"the user did not give it ({action})"
             return ToolResult.error(call, f"Tool {call.name!r} needs input, and {why}.", "tool_error")
         content: dict[str, Any] = dict(getattr(reply, "content", None) or {})
-        problems = await schema_problems(state["schema"], content)
+        problems = await check_answer_async(state["schema"], content)
         if problems:
             tries = int(state.get("tries", 0)) + 1
             if tries >= _ASKS:

@@ -16,8 +16,8 @@ from ..context import ToolContext
 from ..exceptions import ToolSuspended
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
+from ..runs._answers import check_answer_async
 from ..tools import Tool
-from ._checks import schema_problems
 from ._common import MCPLoadError, parts_to_content, require_mcp
 from ._definitions import Prompt, Resource
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
@@ -318,7 +318,7 @@ async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | st
         if reply.action != "accept":
             return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
         content: dict[str, Any] = dict(reply.content) if reply.content is not None else {}
-        problems = await schema_problems(schema, content)
+        problems = await check_answer_async(schema, content)
         if not problems:
             return (content,)
     unfit = "; ".join(problems)

@@ -15,6 +15,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
+import json
 from collections import deque
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -143,13 +144,35 @@ async def call_tool(request: dict[str, Any]) -> dict[str, Any]:
     except ClientCallRequested:
         return {"client": True}
     encoded = encode_results([result], agent.tools)[0]
-    size = size_of(encoded)
+    outcome: dict[str, Any] = {"result": encoded}
+    same = _output_in_content(result, encoded)
+    if same is not None:  # written once: the workflow reads the output back from the content
+        del encoded["output"]
+        outcome["output"] = same
+    size = size_of(outcome)
     limit = durable.limits.payload
     if size > limit:  # the model hears it, and the run goes on
         fix = "ask for less (a page, a summary), or have the tool store large data and return a reference"
         error = ToolResult.error(call, too_large(f"The result of {call.name!r}", size, limit, fix), "tool_error")
-        encoded = encode_results([error], agent.tools)[0]
-    return {"result": encoded}
+        outcome = {"result": encode_results([error], agent.tools)[0]}
+    return outcome
+
+
+def _output_in_content(result: ToolResult, encoded: dict[str, Any]) -> str | None:
+    """``"text"`` or ``"json"`` when the result's content is its output (as text, or as JSON text), else None."""
+    output = encoded.get("output")
+    if output is None or result.is_error:
+        return None
+    text = result.text
+    if output == text:
+        return "text"
+    if isinstance(output, (dict, list)) and text[:1] in ("{", "["):
+        try:
+            if json.loads(text) == output:
+                return "json"
+        except ValueError:
+            return None
+    return None
 
 
 @activity.defn(name="agentkit.list_mcp_tools")

@@ -49,8 +49,15 @@ class AgentWorker(Worker):
                 await durable.close_mcp()
 
 
-def warm_up() -> None:
-    """Build what a run's first workflow activation would: the codec's adapters, the lazy imports (idempotent)."""
+_WORKFLOW_SIDE = ("_output_adapter", "_output_validate", "_output_to_json")
+"""The lazily built parts of a tool's schema the workflow uses: re-validating and writing outputs."""
+
+
+def warm_up(agents: Sequence[TemporalAgent] = ()) -> None:
+    """Build what a run's workflow activations would (idempotent, cheap the second time).
+
+    That is the codec's adapters, the tools' output validators and the lazy imports.
+    """
     # agentkit imports these lazily (schemas of explicit JSON Schema tools, suspensions): load them now, outside
     # the sandbox, and pass them through with agentkit itself
     import docstring_parser  # noqa: F401  # pyright: ignore[reportUnusedImport]
@@ -88,6 +95,10 @@ def warm_up() -> None:
     codec.decode_pending(codec.encode_pending(pending))
     codec.decode_response(codec.encode_response(ModelResponse(AssistantMessage("a"), Usage()), {}))
     codec.decode_settings(codec.encode_settings(ModelSettings()))
+    for durable in agents:
+        for _, item in durable.workflow_agent.tools.items():
+            for part in _WORKFLOW_SIDE:
+                getattr(item.schema, part, None)
 
 
 def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, **options: Any) -> Worker:
@@ -107,7 +118,7 @@ def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, 
 
     for durable in agents:
         DURABLE[durable.agent.id] = durable
-    warm_up()
+    warm_up(agents)
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*_PASSTHROUGH)
     options.setdefault("workflow_runner", SandboxedWorkflowRunner(restrictions=restrictions))
     options.setdefault("sticky_queue_schedule_to_start_timeout", timedelta(seconds=5))

@@ -19,6 +19,7 @@ agents, tools and policies it reaches are the worker process's own objects.
 from __future__ import annotations as _annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -269,6 +270,9 @@ class AgentRunWorkflow:
         if "client" in outcome:
             raise ClientCallRequested()
         result = decode_results([outcome["result"]], "the tool call's result")[0]
+        written = outcome.get("output")
+        if written is not None:  # the activity wrote the output once, as the content the model reads
+            result.output = result.text if written == "text" else json.loads(result.text)
         if not result.is_error and result.output is not None:
             result.output = item.schema.validate_output(call.name, result.output)
         return result

@@ -15,6 +15,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 from collections import deque
 from collections.abc import AsyncGenerator
@@ -57,32 +58,33 @@ class _Progress:
 
 @contextlib.asynccontextmanager
 async def heartbeating(progress: _Progress | None = None) -> AsyncGenerator[None, None]:
-    """Heartbeat in the background while the block runs (every quarter of the heartbeat timeout).
+    """Heartbeat in the background while the block runs: every quarter of the heartbeat timeout.
 
-    The SDK sends at most one heartbeat per 80% of the timeout and keeps the latest details, so
-    beating often costs nothing and the server always has a fresh one.
+    The first beat comes after that quarter, not at once: an attempt that never beats still times out
+    after the heartbeat timeout (counted from its start), and most calls end before a beat is due, so
+    they cost the server nothing. Timer callbacks, not a task: nothing is made for a call that ends sooner.
     """
     timeout = activity.info().heartbeat_timeout
     if not timeout:
         yield
         return
     interval = max(timeout.total_seconds() / 4, 0.05)
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()  # the activity's context: `activity.heartbeat` needs it
+    handle: list[asyncio.TimerHandle] = []
 
-    async def beat() -> None:
-        while True:
-            if progress is not None:
-                activity.heartbeat(progress.details())
-            else:
-                activity.heartbeat()
-            await asyncio.sleep(interval)
+    def beat() -> None:
+        if progress is not None:
+            activity.heartbeat(progress.details())
+        else:
+            activity.heartbeat()
+        handle[0] = loop.call_later(interval, beat, context=context)
 
-    task = asyncio.create_task(beat())
+    handle.append(loop.call_later(interval, beat, context=context))
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        handle[0].cancel()
 
 
 def _durable(agent_id: str) -> TemporalAgent:

@@ -1,11 +1,11 @@
 """A durable run's events, for a caller who asks: the workflow's log, the tools' progress, and typed events again.
 
-The workflow passes an emitter to agentkit's loop, as `Agent.stream` does, and keeps the events as JSON
-data (`AgentEvent.to_dict`) in a log bounded to its newest `KEPT` events, numbered from 1; the
-``agentkit.events`` query reads it. Neither is written to the workflow's history, so watching a run
-costs it nothing. Progress a tool reports with `ToolContext.emit` happens inside an activity: it rides
-on the activity's heartbeats (their details), which `TemporalRun.events` reads from the workflow's
-description while the call runs.
+The workflow passes an emitter to agentkit's loop, as `Agent.stream` does, and keeps the events (frozen
+objects) in a log bounded to its newest `KEPT` events, numbered from 1; the ``agentkit.events`` query
+reads it, as JSON data (`AgentEvent.to_dict`, made only then: a run nobody watches pays an append).
+Neither is written to the workflow's history, so watching a run costs it nothing. Progress a tool
+reports with `ToolContext.emit` happens inside an activity: it rides on the activity's heartbeats (their
+details), which `TemporalRun.events` reads from the workflow's description while the call runs.
 """
 
 from __future__ import annotations as _annotations
@@ -35,19 +35,19 @@ for _name in _events.__all__:
 
 
 class EventLog:
-    """The run's events as JSON data, numbered; the newest `KEPT` of them are kept."""
+    """The run's events, numbered; the newest `KEPT` of them are kept."""
 
     def __init__(self) -> None:
-        self.entries: deque[dict[str, Any]] = deque(maxlen=KEPT)
+        self.entries: deque[tuple[int, Any]] = deque(maxlen=KEPT)
         self.count = 0
 
     def __call__(self, event: Any) -> None:
         self.count += 1
-        self.entries.append({"seq": self.count, "event": event.to_dict()})
+        self.entries.append((self.count, event))
 
     def after(self, seq: int) -> list[dict[str, Any]]:
-        """The kept entries numbered after `seq`."""
-        return [entry for entry in self.entries if entry["seq"] > seq]
+        """The kept events numbered after `seq`, as JSON data: ``{"seq", "event"}``."""
+        return [{"seq": number, "event": event.to_dict()} for number, event in self.entries if number > seq]
 
 
 def event_from_dict(data: dict[str, Any]) -> Any:

@@ -79,6 +79,13 @@ class _ModelActivity(Model):
     def __init__(self, run: AgentRunWorkflow, durable: TemporalAgent) -> None:
         self.run = run
         self.durable = durable
+        self._settings: tuple[ModelSettings, dict[str, Any]] | None = None
+
+    def _encoded(self, settings: ModelSettings) -> dict[str, Any]:
+        # a run sends the same (frozen) settings object at every step but the first: encoded once
+        if self._settings is None or self._settings[0] is not settings:
+            self._settings = (settings, encode_settings(settings))
+        return self._settings[1]
 
     @property
     def name(self) -> str:
@@ -98,7 +105,7 @@ class _ModelActivity(Model):
         try:
             data = await workflow.execute_activity(
                 "agentkit.model_request",
-                {"agent": durable.agent.id, "history": reference, "settings": encode_settings(settings)},
+                {"agent": durable.agent.id, "history": reference, "settings": self._encoded(settings)},
                 start_to_close_timeout=options.start_to_close_timeout,
                 retry_policy=options.retry_policy,
                 heartbeat_timeout=options.heartbeat_timeout,

@@ -32,6 +32,8 @@ Exception
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
+│   ├── TemporalLimitError                  a durable run cannot go on within Temporal's limits; names the limit
+│   ├── CassetteMiss (LookupError)          a request a replaying cassette has no recording of; shows the difference
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -68,6 +70,7 @@ __all__ = [
     "AlreadyResumedError",
     "ApprovalError",
     "CLIError",
+    "CassetteMiss",
     "ClientCallRequested",
     "ErrorDetail",
     "HookError",
@@ -85,6 +88,7 @@ __all__ = [
     "RetryLimitExceeded",
     "SnapshotError",
     "StrictSchemaError",
+    "TemporalLimitError",
     "ToolChoiceError",
     "ToolDeadlineError",
     "ToolDefinitionError",
@@ -534,6 +538,17 @@ class UIInputError(AgentkitError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.status))
+
+
+class TemporalLimitError(AgentkitError):
+    """A durable run cannot go on within Temporal's limits: the message names the limit and what passed it."""
+
+
+class CassetteMiss(AgentkitError, LookupError):  # noqa: N818 - a miss, as the docs call it
+    """A request a cassette has no recording of (in replay), or a cassette file that is missing or broken.
+
+    The message names the request and shows how it differs from the nearest recording, path by path.
+    """
 
 
 class CLIError(AgentkitError):

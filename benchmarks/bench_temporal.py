@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -182,9 +182,8 @@ async def recovery_figure(client: Any, address: str, folder: Path) -> None:
 async def main(quick: bool) -> None:
     from temporalio.client import Client
 
-    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-temporal-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    with DevServer() as server:
+    with tempfile.TemporaryDirectory(prefix="bench-temporal-") as tmp, DevServer() as server:
+        folder = Path(tmp)
         client = await Client.connect(server.address)
         durable = reader(2)
         workflows = [AgentRunWorkflow, FloorRun]

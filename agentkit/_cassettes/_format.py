@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .._jsonish import is_array, is_object
-from ..exceptions import AgentkitError
+from ..exceptions import CassetteMiss
 
 __all__ = ["DROPPED_HEADERS", "CassetteMiss", "Secrets", "body_fields", "chunk_fields", "differences", "request_key"]
 
@@ -48,13 +48,6 @@ DROPPED_HEADERS = frozenset({"content-length", "content-encoding", "transfer-enc
 """Response headers that describe the wire, not the body as stored (decoded, whole)."""
 _KEY_VARIABLES = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 _MIN_SECRET = 6  # shorter values would replace ordinary words
-
-
-class CassetteMiss(AgentkitError, LookupError):  # noqa: N818 - a miss, as the docs call it
-    """A request a cassette has no recording of (in replay), or a cassette file that is missing or broken.
-
-    The message names the request and shows how it differs from the nearest recording, path by path.
-    """
 
 
 class Secrets:

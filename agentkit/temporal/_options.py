@@ -19,7 +19,7 @@ from typing import Literal
 
 from temporalio.common import RetryPolicy
 
-from ..exceptions import AgentkitError
+from ..exceptions import TemporalLimitError
 
 __all__ = [
     "DEFAULT_HEARTBEAT",
@@ -79,10 +79,6 @@ class TemporalLimits:
     payload: int = 2 * MiB
     history: int = 50 * MiB
     events: int = 51_200
-
-
-class TemporalLimitError(AgentkitError):
-    """A durable run cannot go on within Temporal's limits: the message names the limit and what passed it."""
 
 
 def effect_key(workflow_id: str, call_id: str) -> str:

@@ -185,3 +185,38 @@ def test_the_pytest_plugin_records_once_then_replays_and_fails_in_ci_without_a_r
     assert in_ci.returncode == 1 and "does not exist and the mode is replay" in in_ci.stdout
     flag = pytest_run("--cassettes=replay", SERVER_DOWN="1")
     assert flag.returncode == 1 and "CassetteMiss" in flag.stdout
+
+
+async def test_a_real_http_exchange_is_stored_decoded_and_replayed_without_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import gzip
+
+    import httpx
+
+    body = gzip.compress(json.dumps({"answer": "forty-two " * 50}).encode())
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.lower().split(b"\r\n")
+        length = int(next(line.split(b":")[1] for line in lines if line.startswith(b"content-length")))
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n"
+            + f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/ask"
+    path = tmp_path / "real.json"
+    async with server, Cassette(path, mode="record"), httpx.AsyncClient() as client:
+        first = (await client.post(url, json={"q": 1})).json()
+    stored = json.loads(path.read_text())["interactions"][0]["response"]
+    assert stored["json"] == first and "content-encoding" not in stored["headers"]  # readable, as the SDK read it
+    with network_blocked(monkeypatch), Cassette(path, mode="replay"):
+        async with httpx.AsyncClient() as client:
+            assert (await client.post(url, json={"q": 1})).json() == first

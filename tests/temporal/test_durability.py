@@ -164,3 +164,20 @@ async def test_an_unknown_outcome_can_pause_for_a_person_and_resume_three_ways(c
         result = await run.result()
     assert result.text == "t_a=sent to a | t_b=sent to b (checked) | t_c=bounced"
     assert ledger_lines(ledger) == ["transfer a 1", "transfer a 2", "transfer b 1", "transfer c 1"]
+
+
+async def test_a_model_request_whose_attempts_ran_out_fails_the_run_with_a_model_error(client: Any) -> None:
+    from temporalio.client import WorkflowFailureError
+
+    def broken(messages: list[Message], info: FunctionInfo) -> str:
+        raise RuntimeError("the vendor is down")
+
+    once = ActivityOptions(retry_policy=RetryPolicy(maximum_attempts=2, initial_interval=timedelta(milliseconds=100)))
+    durable = TemporalAgent(Agent(id="down-t", model=FunctionModel(broken)), task_queue="down-t", model=once)
+    async with durable.worker(client):
+        run = await durable.start(client, "hi")
+        with pytest.raises(WorkflowFailureError) as failed:  # before: the workflow task failed, and was retried forever
+            await asyncio.wait_for(run.result(), 60)
+    cause: Any = failed.value.cause
+    assert cause.type == "ModelAPIError" and "the model request failed in every attempt" in cause.message
+    assert "the vendor is down" in cause.message

@@ -357,11 +357,14 @@ class AgentRunWorkflow:
         paused, durable = self._paused, self._durable
         if paused is None or durable is None or self._answers is not None:
             raise ApplicationError(f"the run is not waiting for answers (status {self._status!r})", type="ResumeError")
+        reset = current_hooks.set(self._hooks(durable))  # a validator runs outside the run's context
         try:
             with durable.workflow_agent.override(model=_ModelActivity(self, durable)):
                 check_resume(durable.workflow_agent, paused, decode_answers(answers))
         except ResumeError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from None
+        finally:
+            current_hooks.reset(reset)
 
     @workflow.signal(name="cancel")
     def cancel(self) -> None:

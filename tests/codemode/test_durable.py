@@ -24,9 +24,9 @@ def wire(amount: int) -> str:
 
 
 async def test_the_call_tool_activity_runs_a_program() -> None:
-    from agentkit.temporal import TemporalAgent
     from temporalio.testing import ActivityEnvironment
 
+    from agentkit.temporal import TemporalAgent
     from agentkit.temporal._activities import call_tool
 
     agent = Agent(id="codemode-activity", model="test", tools=[double, wire], code_mode=CodeMode())

@@ -109,7 +109,7 @@ def copy() -> None:
             merged = {"id": entry["id"], "question": entry["question"], "function": entry["function"]}
             if category != "irrelevance":
                 merged["ground_truth"] = truth[entry["id"]]
-            out.append(json.dumps(merged, ensure_ascii=False, sort_keys=True))
+            out.append(json.dumps(merged, ensure_ascii=False))  # key order kept: it is the order models see
         target = PACKAGE_DATA / f"{category}.jsonl.gz"
         with gzip.GzipFile(target, "wb", mtime=0) as handle:  # mtime 0: the same data gives the same bytes
             handle.write(("\n".join(out) + "\n").encode())

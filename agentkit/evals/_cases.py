@@ -172,13 +172,13 @@ def _json(text: str, where: str) -> Any:
 def _case(entry: Any, where: str, registry: Registry) -> EvalCase:
     if not is_object(entry):
         raise EvalDataError(f"{where}: a case is a JSON object, got {type(entry).__name__}")
+    case_id = str(entry.get("id", where))
+    where = f"{where} (id {case_id!r})"
     unknown = set(entry) - {"id", "category", "prompt", "messages", "tools", "expected"}
     if unknown:
         raise EvalDataError(
             f"{where}: unknown field(s) {sorted(unknown)}; a case has id, category, prompt or messages, tools, expected"
         )
-    case_id = str(entry.get("id", where))
-    where = f"{where} (id {case_id!r})"
     keys = _tool_keys(entry.get("tools"), where, registry)
     expected = _expected(entry.get("expected"), where, keys)
     return EvalCase(

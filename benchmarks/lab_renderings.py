@@ -6,19 +6,23 @@ scores the calls with agentkit's BFCL checker. Every agentkit variant is one cha
 default (``OpenAIChatProvider`` with ``strict=None``: strict where the schema allows it, aliases for
 names with dots), so a paired test isolates that one choice:
 
-| name | what changes |
-| --- | --- |
-| ``agentkit`` | nothing: agentkit's default payload (with ``--retry``, also validation feedback + one retry) |
-| ``non-strict`` | ``strict=False``: the canonical schema, optional parameters optional, defaults in the schema |
-| ``plain-optional`` | strict payload, but optional parameters left optional instead of required and nullable |
-| ``enums-described`` | enums removed from the schema and listed in the parameter's description |
-| ``constraints-described`` | non-strict, with ``default``/``minimum``/``maximum``/``format``/item counts moved into descriptions |
-| ``docstring`` | the function description followed by a Google-style ``Args:`` section (as docstring-based tools render) |
-| ``dotted-names`` | BFCL's original names (``math.factorial``) sent as they are, instead of aliased (``math_factorial``) |
-| ``free-decoding`` | no ``tools`` field: the same prompt the chat template would build, the calls parsed from the text, so the server's tool-call grammar never applies |
-| ``pydantic-ai`` | pydantic-ai's OpenAI Chat rendering of the same JSON Schema (``ToolDefinition`` -> ``_map_tool_definition``) |
-| ``openai-agents`` | openai-agents' ``FunctionTool(strict_json_schema=True)`` -> ``Converter.tool_to_openai`` (non-strict when its strict rewrite refuses the schema) |
-| ``bfcl`` | BFCL's own OpenAI Chat handler (``convert_to_tool`` with its Python hint), from ``python -m dev.bfcl render`` |
+* ``agentkit``: agentkit's default payload, nothing changed (the lab also runs ``agentkit+retry``:
+  validation feedback and one retry);
+* ``non-strict``: ``strict=False``, the canonical schema (optional parameters optional, defaults in it);
+* ``plain-optional``: the strict payload, optional parameters left optional instead of required+nullable;
+* ``enums-described``: enums removed from the schema and listed in the parameter's description;
+* ``constraints-described``: non-strict, with ``default``, ``minimum``, ``maximum``, ``format`` and item
+  counts moved into descriptions (compared with ``non-strict``);
+* ``docstring``: the description followed by a Google-style ``Args:`` section, as docstring tools render;
+* ``dotted-names``: BFCL's names (``math.factorial``) sent as they are, not aliased (``math_factorial``);
+* ``free-decoding``: no ``tools`` field: the prompt the chat template would build, the calls parsed from
+  the text, so the server's tool-call grammar never applies;
+* ``pydantic-ai``: pydantic-ai's OpenAI Chat rendering of the same JSON Schema (``ToolDefinition`` ->
+  ``_map_tool_definition``);
+* ``openai-agents``: ``FunctionTool(strict_json_schema=True)`` -> ``Converter.tool_to_openai`` (non-strict
+  where its strict rewrite refuses the schema);
+* ``bfcl``: BFCL's own OpenAI Chat handler (``convert_to_tool`` with its Python hint), from
+  ``python -m dev.bfcl render``.
 
 Peers' calls are judged as their libraries would read them: a ``null`` stays a ``null`` (agentkit's
 reading drops a ``null`` for a parameter that cannot be null, the strict round trip).

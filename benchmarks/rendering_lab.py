@@ -138,7 +138,9 @@ class FreeModel(Model):
         text = response.choices[0].message.content or ""
         names = OpenAIChatProvider().names(tools, aliases=True)
         calls = [
-            ToolCall(f"free_{i}", names.key_for(name), arguments if isinstance(arguments, str) else json.dumps(arguments))
+            ToolCall(
+                f"free_{i}", names.key_for(name), arguments if isinstance(arguments, str) else json.dumps(arguments)
+            )
             for i, (name, arguments) in enumerate(lab.parse_bare_calls(text))
         ]
         return ModelResponse(
@@ -184,7 +186,9 @@ def _row(rendering: str, case: EvalCase, result: Any, request_key: str, reused: 
         "detail": result.detail,
         "first_passed": result.first_passed,
         "retried": result.retried,
-        "calls": [[name, arguments if isinstance(arguments, str) else dict(arguments)] for name, arguments in result.calls],
+        "calls": [
+            [name, arguments if isinstance(arguments, str) else dict(arguments)] for name, arguments in result.calls
+        ],
         "seconds": round(result.seconds, 2),
         "text": result.text[:200],
         "request": request_key,
@@ -216,7 +220,9 @@ async def run(args: argparse.Namespace) -> None:
     model_path = Path(args.model) if args.model else None
     template = Path(args.template) if args.template else None
     extra = ["-ngl", "0"] if args.model else []
-    server = local.LlamaServer.start(model=model_path, template=template, threads=1, context=args.context, extra_args=extra)
+    server = local.LlamaServer.start(
+        model=model_path, template=template, threads=1, context=args.context, extra_args=extra
+    )
     print(f"server on {server.openai_base_url} (started in {server.started_in:.1f} s)", file=sys.stderr)
     try:
         http = openai.DefaultAsyncHttpxClient(
@@ -314,7 +320,7 @@ def report(path: Path, out: Any = sys.stdout) -> None:
     print(head, file=out)
     print("|" + " --- |" * (2 + len(categories)), file=out)
     for rendering in present:
-        ids = [i for i in common]
+        ids = list(common)
         passed = sum(rows[rendering][i]["passed"] for i in ids)
         cells = [_pct(passed, len(ids))]
         for category in categories:

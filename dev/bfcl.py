@@ -39,7 +39,15 @@ PACKAGE_DATA = ROOT / "agentkit" / "evals" / "data" / "bfcl"
 VERDICTS = ROOT / "tests" / "data" / "bfcl" / "bfcl_verdicts.jsonl.gz"
 LICENSE = ROOT / "tests" / "data" / "LICENSES" / "gorilla-bfcl.Apache-2.0.txt"
 BFCL_EVAL = "bfcl-eval==2026.3.23"
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple", "irrelevance")
+CATEGORIES = (
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "live_simple",
+    "live_multiple",
+    "irrelevance",
+)
 
 
 def bfcl_python() -> Path:
@@ -73,13 +81,12 @@ def _in_bfcl(code: str, *args: str) -> str:
         "for _name in ('java_parser', 'js_parser'):\n"
         "    sys.modules['bfcl_eval.model_handler.parser.' + _name] = _Stub(_name)\n"
     )
-    done = subprocess.run(
-        [str(bfcl_python()), "-c", stub + code, *args], check=True, capture_output=True, text=True
-    )
+    done = subprocess.run([str(bfcl_python()), "-c", stub + code, *args], check=True, capture_output=True, text=True)
     return done.stdout
 
 
 def data_dir() -> Path:
+    """Where bfcl-eval keeps its data (in its venv)."""
     out = _in_bfcl("import bfcl_eval, pathlib; print(pathlib.Path(bfcl_eval.__file__).parent / 'data')")
     return Path(out.strip())
 
@@ -113,7 +120,11 @@ def copy() -> None:
         target = PACKAGE_DATA / f"{category}.jsonl.gz"
         with gzip.GzipFile(target, "wb", mtime=0) as handle:  # mtime 0: the same data gives the same bytes
             handle.write(("\n".join(out) + "\n").encode())
-        digests = [f"{p.relative_to(source)} sha256 {hashlib.sha256(p.read_bytes()).hexdigest()}" for p in (questions, answers) if p.exists()]
+        digests = [
+            f"{p.relative_to(source)} sha256 {hashlib.sha256(p.read_bytes()).hexdigest()}"
+            for p in (questions, answers)
+            if p.exists()
+        ]
         lines.append(f"{category}.jsonl.gz: {len(out)} questions from " + "; ".join(digests))
     (PACKAGE_DATA / "SOURCE.txt").write_text("\n".join(lines) + "\n")
     shutil.copyfile(LICENSE, PACKAGE_DATA / "LICENSE")
@@ -162,7 +173,12 @@ def compare(record: bool) -> int:
     for case in cases:
         for probe in probes(case):
             items.append(
-                {"calls": probe.calls, "category": case.category, "function": list(case.source), "answer": list(case.expected)}
+                {
+                    "calls": probe.calls,
+                    "category": case.category,
+                    "function": list(case.source),
+                    "answer": list(case.expected),
+                }
             )
             verdict = check_calls(case.specs(), probe.calls, case.expected, case.check_mode)
             ours.append((case.id, probe.label, verdict.passed, verdict.bfcl_error))
@@ -178,7 +194,8 @@ def compare(record: bool) -> int:
         if verdict["valid"] != passed or verdict["error_type"] != error:
             disagree += 1
             if disagree <= 20:
-                print(f"DISAGREE {case_id} {label}: ours {passed} {error}, bfcl-eval {verdict['valid']} {verdict['error_type']}")
+                theirs_shown = f"{verdict['valid']} {verdict['error_type']}"
+                print(f"DISAGREE {case_id} {label}: ours {passed} {error}, bfcl-eval {theirs_shown}")
     print(f"{len(ours)} probes on {len(cases)} questions ({BFCL_EVAL}): {disagree} disagreements")
     for kind, count in sorted(kinds.items()):
         print(f"  {kind}: {count}")
@@ -222,6 +239,7 @@ def render(target: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m dev.bfcl", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("copy", help="rebuild agentkit/evals/data/bfcl from bfcl-eval's data")

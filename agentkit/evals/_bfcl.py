@@ -13,6 +13,7 @@ checker scores on the original names.
 
 from __future__ import annotations as _annotations
 
+import functools
 import gzip
 import json
 from collections.abc import Iterator, Mapping, Sequence
@@ -118,7 +119,9 @@ def _messages(question: Any, where: str) -> list[Message]:
 
 
 def _lines(category: str) -> Iterator[dict[str, Any]]:
-    source = resources.files(__package__).joinpath("data", "bfcl", f"{category}.jsonl.gz")
+    source = (
+        resources.files(__name__.rpartition(".")[0]).joinpath("data").joinpath("bfcl").joinpath(f"{category}.jsonl.gz")
+    )
     with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as text:
         for line in text:
             if line.strip():
@@ -167,7 +170,7 @@ def bfcl_cases(categories: Sequence[str] | str = "bfcl") -> list[EvalCase]:
                     expected=tuple(entry.get("ground_truth") or ()),
                     mode=mode,
                     functions=tuple(function_spec(f) for f in functions),
-                    tools=lambda functions=functions: bfcl_registry(functions),
+                    tools=functools.partial(bfcl_registry, functions),
                     source=tuple(functions),
                 )
             )

@@ -107,8 +107,10 @@ def _bfcl_type(schema: Any) -> str | None:
 
 
 def function_spec_of(key: str, schema: Mapping[str, Any]) -> FunctionSpec:
-    """The checker's view of a JSON Schema: each property's type in BFCL's terms (None when it has no
-    single one, e.g. a union: such values are compared, not type-checked)."""
+    """The checker's view of a tool's JSON Schema: each property's type in BFCL's terms.
+
+    A property without one single type (a union, say) gets None: its values are compared, not type-checked.
+    """
     properties = schema.get("properties")
     params: dict[str, ParamSpec] = {}
     if is_object(properties):
@@ -137,7 +139,7 @@ def load_cases(path: str | Path, registry: Registry) -> list[EvalCase]:
     entries = list(_entries(text, path))
     cases = [_case(entry, where, registry) for where, entry in entries]
     seen: dict[str, str] = {}
-    for case, (where, _) in zip(cases, entries):
+    for case, (where, _) in zip(cases, entries, strict=True):
         if case.id in seen:
             raise EvalDataError(f"{where}: id {case.id!r} is already used by {seen[case.id]}; ids must be unique")
         seen[case.id] = where
@@ -205,12 +207,12 @@ def _expected(value: Any, where: str, keys: list[str]) -> list[ExpectedCall]:
     if value is None:
         raise EvalDataError(f"{where}: 'expected' is missing; use [] when no tool should be called")
     if not is_array(value):
-        raise EvalDataError(f"{where}: 'expected' is a list of calls, e.g. [{{\"tool\": {{\"arg\": [\"value\"]}}}}]")
+        raise EvalDataError(f'{where}: \'expected\' is a list of calls, e.g. [{{"tool": {{"arg": ["value"]}}}}]')
     calls: list[ExpectedCall] = []
     for position, call in enumerate(value):
         at = f"{where}: expected[{position}]"
         if not is_object(call) or len(call) != 1:
-            raise EvalDataError(f"{at} is one tool key mapped to its arguments, e.g. {{\"get_weather\": {{...}}}}")
+            raise EvalDataError(f'{at} is one tool key mapped to its arguments, e.g. {{"get_weather": {{...}}}}')
         key, arguments = next(iter(call.items()))
         if key not in keys:
             raise EvalDataError(f"{at} calls {key!r}, which is not among the case's tools {keys}")
@@ -242,7 +244,8 @@ def _case_messages(entry: Mapping[str, Any], where: str) -> list[Message]:
         content = message.get("content") if is_object(message) else None
         if role not in ("system", "user") or not isinstance(content, str):
             raise EvalDataError(
-                f"{where}: messages[{position}] must be {{'role': 'system' or 'user', 'content': text}}, got {message!r}"
+                f"{where}: messages[{position}] must be {{'role': 'system' or 'user', 'content': text}}, "
+                f"got {message!r}"
             )
         out.append(SystemMessage(content) if role == "system" else UserMessage(content))
     return out

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._jsonish import is_array, is_mapping, is_object
+
 __all__ = [
     "ERROR_CLASSES",
     "CheckMode",
@@ -136,17 +138,18 @@ def standardize(text: str) -> str:
 
 def function_spec(function: Mapping[str, Any]) -> FunctionSpec:
     """The `FunctionSpec` of a BFCL function document (``{"name", "description", "parameters"}``)."""
-    parameters: Mapping[str, Any] = function.get("parameters") or {}
+    parameters = function.get("parameters")
+    properties = parameters.get("properties") if is_mapping(parameters) else None
     params: dict[str, ParamSpec] = {}
-    for name, body in (parameters.get("properties") or {}).items():
-        kind = body.get("type") if isinstance(body, Mapping) else None
-        items = body.get("items") if isinstance(body, Mapping) else None
-        item_type = items.get("type") if isinstance(items, Mapping) and kind in ("array", "tuple") else None
+    for name, body in properties.items() if is_mapping(properties) else ():
+        kind = body.get("type") if is_mapping(body) else None
+        items = body.get("items") if is_mapping(body) else None
+        item_type = items.get("type") if is_mapping(items) and kind in ("array", "tuple") else None
         params[str(name)] = ParamSpec(
             kind if isinstance(kind, str) else None, item_type if isinstance(item_type, str) else None
         )
-    required = parameters.get("required") or ()
-    return FunctionSpec(str(function["name"]), params, tuple(str(r) for r in required))
+    required = parameters.get("required") if is_mapping(parameters) else None
+    return FunctionSpec(str(function["name"]), params, tuple(str(r) for r in required) if is_array(required) else ())
 
 
 # ---- decoding the model's calls ------------------------------------------------------------------
@@ -174,7 +177,10 @@ def decode_calls(calls: Sequence[tuple[str, str | Mapping[str, Any]]]) -> Decode
             except (ValueError, RecursionError):
                 shown = arguments if len(arguments) <= 80 else arguments[:80] + "..."
                 return Verdict(
-                    False, "malformed_arguments", "ast_decoder:decoder_failed", f"{name}: arguments {shown!r} are not JSON"
+                    False,
+                    "malformed_arguments",
+                    "ast_decoder:decoder_failed",
+                    f"{name}: arguments {shown!r} are not JSON",
                 )
         if not isinstance(value, dict):
             return Verdict(
@@ -201,7 +207,7 @@ def check_calls(
     `calls` are ``[(name, arguments)]`` pairs (see `decode_calls`) or already decoded. `expected` is
     BFCL's possible answer: ``[{name: {argument: [acceptable values]}}]``, empty for ``irrelevance``.
     """
-    decoded = calls if _is_decoded(calls) else decode_calls(calls)  # type: ignore[arg-type]
+    decoded = _as_decoded(calls)
     if mode == "irrelevance":
         if isinstance(decoded, Verdict) or _is_empty(decoded):
             return Verdict(True)
@@ -226,8 +232,11 @@ def _count(decoded: Decoded, expected: Sequence[Any]) -> str:
     return f"{len(decoded)} calls, expected {len(expected)}"
 
 
-def _is_decoded(calls: Any) -> bool:
-    return all(isinstance(call, dict) for call in calls) and bool(calls)
+def _as_decoded(calls: Decoded | Sequence[tuple[str, str | Mapping[str, Any]]]) -> Decoded | Verdict:
+    if calls and all(isinstance(call, dict) for call in calls):
+        return [dict(call) for call in calls if isinstance(call, dict)]
+    pairs = [call for call in calls if isinstance(call, tuple)]
+    return decode_calls(pairs)
 
 
 def _is_empty(decoded: Decoded) -> bool:
@@ -343,24 +352,30 @@ def _argument(name: str, param: str, value: Any, spec: ParamSpec, possible: Sequ
             if failure is not None:
                 return Verdict(False, "wrong_value", failure, f"{name}: {param!r} = {_short(value)}, {_hint(possible)}")
             return None
-    elif type(value) in (str, list, dict):  # no declared type: compared by the value's own kind
-        failure = _by_kind(type(value), None, value, possible)
+    elif isinstance(value, str) or is_array(value) or is_object(value):  # no declared type: by the value's kind
+        own: type[Any] = str if isinstance(value, str) else list if is_array(value) else dict
+        failure = _by_kind(own, None, value, possible)
         if failure is not None:
             return Verdict(False, "wrong_value", failure, f"{name}: {param!r} = {_short(value)}, {_hint(possible)}")
         return None
     if value not in possible:
-        return Verdict(False, "wrong_value", "value_error:others", f"{name}: {param!r} = {_short(value)}, {_hint(possible)}")
+        return Verdict(
+            False, "wrong_value", "value_error:others", f"{name}: {param!r} = {_short(value)}, {_hint(possible)}"
+        )
     return None
 
 
-def _first_type(possible: Sequence[Any]) -> type | None:
+def _first_type(possible: Sequence[Any]) -> type[Any] | None:
     for answer in possible:
         if answer != "":
-            return type(answer)
+            kind: type[Any] = type(answer)  # pyright: ignore[reportUnknownVariableType]  # any JSON value's type
+            return kind
     return None
 
 
-def _type_check(value: Any, possible: Sequence[Any], expected: type, nested: type | None) -> tuple[str | None, bool]:
+def _type_check(
+    value: Any, possible: Sequence[Any], expected: type[Any], nested: type[Any] | None
+) -> tuple[str | None, bool]:
     """(BFCL's error type or None, is a variable): BFCL's `type_checker`, one level of nesting."""
     answer_type = _first_type(possible)
     is_variable = answer_type is not None and answer_type is not expected
@@ -368,8 +383,9 @@ def _type_check(value: Any, possible: Sequence[Any], expected: type, nested: typ
     if type(value) is expected:
         if nested is None:
             return None, is_variable
+        items: list[Any] = list(value)  # a list: its type was just checked
         for item in possible:
-            if isinstance(item, list) and not all(_type_check(v, item, nested, None)[0] is None for v in value):
+            if is_array(item) and not all(_type_check(v, item, nested, None)[0] is None for v in items):
                 continue
             return None, is_variable  # BFCL: an acceptable value that is not a list passes the nested check
         failure = "type_error:nested"
@@ -379,7 +395,7 @@ def _type_check(value: Any, possible: Sequence[Any], expected: type, nested: typ
     return "type_error:simple", is_variable
 
 
-def _by_kind(expected: type, nested: type | None, value: Any, possible: Sequence[Any]) -> str | None:
+def _by_kind(expected: type[Any], nested: type[Any] | None, value: Any, possible: Sequence[Any]) -> str | None:
     """BFCL's value rules by declared type; the error type, or None when the value is acceptable."""
     if expected is dict:
         return _dict_check(value, possible)
@@ -400,7 +416,9 @@ def _std_list(value: Sequence[Any]) -> list[Any]:
 def _std_answer_list(answer: Any) -> list[Any]:
     # BFCL indexes each acceptable value: a list gives its items; the "" marker gives none (so [] matches
     # it); another string gives its characters
-    if isinstance(answer, (list, str)):
+    if is_array(answer):
+        return _std_list(answer)
+    if isinstance(answer, str):
         return _std_list(list(answer))
     return [answer]
 
@@ -417,13 +435,14 @@ def _dict_check(value: Mapping[str, Any], possible: Sequence[Any]) -> str | None
         error = "dict_checker:unclear"
         ok = True
         for key, item in value.items():
-            if not isinstance(answer, Mapping) or key not in answer:
+            if not is_mapping(answer) or key not in answer:
                 error, ok = "value_error:dict_key", False
                 break
-            if _std_value(item) not in [_std_value(a) for a in answer[key]]:
+            allowed: Any = answer[key]
+            if _std_value(item) not in [_std_value(a) for a in (allowed if is_array(allowed) else [allowed])]:
                 error, ok = "value_error:dict_value", False
                 break
-        if isinstance(answer, Mapping):
+        if is_mapping(answer):
             for key, allowed in answer.items():
                 if key not in value and "" not in allowed:
                     error, ok = "value_error:dict_key", False
@@ -436,14 +455,14 @@ def _dict_check(value: Mapping[str, Any], possible: Sequence[Any]) -> str | None
 def _list_dict_check(value: Sequence[Any], possible: Sequence[Any]) -> str | None:
     error = "list_dict_checker:unclear"
     for answer in possible:
-        if not isinstance(answer, (list, str)) or len(value) != len(answer):
+        members: list[Any] | str = answer if is_array(answer) or isinstance(answer, str) else ""
+        if members == "" and answer != "" or len(value) != len(members):
             error = "value_error:list_dict_count"
             continue
         failure = None
         for position, item in enumerate(value):
-            wanted = answer[position]
-            ok = isinstance(item, Mapping) and isinstance(wanted, Mapping)
-            failure = _dict_check(item, [wanted]) if ok else "value_error:dict_key"
+            wanted: Any = members[position]
+            failure = _dict_check(item, [wanted]) if is_mapping(item) and is_mapping(wanted) else "value_error:dict_key"
             if failure is not None:
                 break
         if failure is None:
@@ -474,7 +493,7 @@ _CLASSES: dict[str, ErrorClass] = {
 
 
 def error_class(bfcl_error: str) -> ErrorClass:
-    """agentkit's `ErrorClass` for one of BFCL's error types (e.g. ``"value_error:string"`` -> ``wrong_value``)."""
+    """The `ErrorClass` of one of BFCL's error types (e.g. ``"value_error:string"`` -> ``wrong_value``)."""
     known = _CLASSES.get(bfcl_error)
     if known is not None:
         return known
@@ -483,4 +502,3 @@ def error_class(bfcl_error: str) -> ErrorClass:
     if bfcl_error.startswith("type_error"):
         return "wrong_type"
     return "wrong_value"
-

@@ -23,7 +23,9 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``agentkit eval``."""
     parser.add_argument(
-        "target", nargs="?", help="module:attr or file.py:attr naming the Registry (or agent) a case file's tools are in"
+        "target",
+        nargs="?",
+        help="module:attr or file.py:attr naming the Registry (or agent) a case file's tools are in",
     )
     parser.add_argument("--dataset", "-d", help="bfcl, bfcl:CATEGORY[,...] or a case file (.json/.jsonl)")
     parser.add_argument("--model", "-m", help="vendor:model-name, or 'test' (agentkit.testing.TestModel)")
@@ -85,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
     from ._selftest import self_test
 
     if args.self_test:
-        report = self_test()
-        print(report)
-        return 0 if report.ok else 1
+        checked = self_test()
+        print(checked)
+        return 0 if checked.ok else 1
     if not args.dataset or not args.model:
         raise CLIError("--dataset and --model are required (or --self-test)", 2)
     registry = None

@@ -1,4 +1,4 @@
-"""Argument repair: known slips of small models, fixed only where the schema says what was meant.
+r"""Argument repair: known slips of small models, fixed only where the schema says what was meant.
 
 Four slips, each fixed only when the result then passes the tool's validation (and the arguments as
 sent did not), and always reported (`Repair.fixes`), never silently:
@@ -68,7 +68,7 @@ def _parse(text: str, fixes: list[str]) -> Any:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
-    if not isinstance(value, dict):
+    if not is_object(value):
         return None
     fixes.append("read single-quoted (Python) syntax as JSON")
     return value
@@ -93,7 +93,9 @@ def _shape(value: Any, schema: Any, path: str, fixes: list[str]) -> Any:
             except ValueError:
                 decoded = None
             if (is_object(decoded) and "object" in wanted) or (is_array(decoded) and "array" in wanted):
-                fixes.append(f"decoded the JSON string at {path or '/'} into an {'object' if is_object(decoded) else 'array'}")
+                fixes.append(
+                    f"decoded the JSON string at {path or '/'} into an {'object' if is_object(decoded) else 'array'}"
+                )
                 value = decoded
         elif "integer" in wanted and _INTEGER.fullmatch(value):
             fixes.append(f"read the string {value!r} at {path} as an integer")

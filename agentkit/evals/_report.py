@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._jsonish import is_mapping
 from ._checker import ERROR_CLASSES
 from ._runner import CaseResult
 
@@ -70,7 +71,7 @@ def _arguments(value: Any) -> Any:
             return json.loads(value)
         except ValueError:
             return value  # kept as sent: it is what was wrong
-    return dict(value) if isinstance(value, Mapping) else value
+    return dict(value) if is_mapping(value) else value
 
 
 @dataclass
@@ -108,7 +109,7 @@ class EvalReport:
     @property
     def errors(self) -> dict[str, int]:
         """How many questions failed for each error class (every class listed)."""
-        counts = dict.fromkeys(ERROR_CLASSES, 0)
+        counts: dict[str, int] = dict.fromkeys(ERROR_CLASSES, 0)
         for result in self.results:
             if result.error is not None:
                 counts[result.error] += 1

@@ -79,8 +79,11 @@ def _pairs(calls: Sequence[ToolCall]) -> list[tuple[str, Any]]:
 
 
 async def _feedback(registry: Registry, calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[ToolResult]]:
-    """The calls that pass validation, and a result for every call: the error result an agent run would
-    send for a call that fails (its path and fix), a neutral "ok" for the others (no tool runs in an eval)."""
+    """The calls that pass validation, and a result for every call.
+
+    A call that fails gets the error result an agent run would send (its path and fix); the others a
+    neutral "ok" (no tool runs in an eval).
+    """
     kept: list[ToolCall] = []
     results: list[ToolResult] = []
     for call in calls:
@@ -93,7 +96,9 @@ async def _feedback(registry: Registry, calls: Sequence[ToolCall]) -> tuple[list
             results.append(failures.invalid_arguments(call, exc, redacted=False))
             continue
         except ValueError as exc:  # not a JSON object at all
-            results.append(ToolResult.error(call, f"Invalid arguments for tool {call.name!r}: {exc}", "invalid_arguments"))
+            results.append(
+                ToolResult.error(call, f"Invalid arguments for tool {call.name!r}: {exc}", "invalid_arguments")
+            )
             continue
         kept.append(call)
         results.append(ToolResult(call.id, call.name, (TextPart("ok"),)))
@@ -129,7 +134,7 @@ async def run_case(
     registry = case.registry()
     settings = settings or DEFAULT_SETTINGS
     messages: list[Message] = list(case.messages)
-    base = {"id": case.id, "category": case.category, "expected_tools": case.expected_tools}
+    base = _Base(case.id, case.category, case.expected_tools)
     try:
         response = await model.request(messages, registry, settings)
     except Exception as exc:  # noqa: BLE001 - one question's failed request is its result, not the run's end
@@ -157,12 +162,14 @@ async def run_case(
             calls = kept + more
     verdict = _judge(case, _pairs(calls)) if retried else first
     return CaseResult(
-        **base,
+        base.id,
+        base.category,
         passed=verdict.passed,
         error=verdict.error,
         bfcl_error=verdict.bfcl_error,
         detail=verdict.detail,
         calls=tuple(_pairs(calls)),
+        expected_tools=base.expected_tools,
         first_passed=first.passed if retry else None,
         retried=retried,
         repairs=tuple(repairs),
@@ -172,10 +179,19 @@ async def run_case(
     )
 
 
-def _failed(base: dict[str, Any], exc: BaseException, started: float) -> CaseResult:
+@dataclass(frozen=True)
+class _Base:
+    id: str
+    category: str
+    expected_tools: tuple[str, ...]
+
+
+def _failed(base: _Base, exc: BaseException, started: float) -> CaseResult:
     first_line = (str(exc).splitlines() or [""])[0][:300]
     return CaseResult(
-        **base,
+        base.id,
+        base.category,
+        expected_tools=base.expected_tools,
         passed=False,
         error="model_error",
         detail=f"{type(exc).__name__}: {first_line}",

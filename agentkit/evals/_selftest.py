@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .._jsonish import is_array, is_mapping
 from ._cases import EvalCase
 from ._checker import FunctionSpec, check_calls, standardize
 
@@ -65,25 +66,28 @@ def _value(spec_type: str | None, items: str | None, allowed: Sequence[Any]) -> 
     found, value = _first(allowed)
     if not found:
         return False, None
-    if spec_type == "dict" and isinstance(value, Mapping):
+    if spec_type == "dict" and is_mapping(value):
         return True, _dict_value(value)
-    if spec_type in ("array", "tuple") and items == "dict" and isinstance(value, list):
-        return True, [_dict_value(v) if isinstance(v, Mapping) else v for v in value]
+    if spec_type in ("array", "tuple") and items == "dict" and is_array(value):
+        return True, [_dict_value(v) if is_mapping(v) else v for v in value]
     return True, value
 
 
 def _dict_value(answer: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, allowed in answer.items():
-        found, value = _first(allowed) if isinstance(allowed, list) else (True, allowed)
+        found, value = _first(allowed) if is_array(allowed) else (True, allowed)
         if found:
             out[key] = value
     return out
 
 
 def consistent(functions: Sequence[FunctionSpec], expected: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether BFCL's own rules can accept the expected answer: every argument is a parameter of its
-    function and every required parameter has an acceptable value (a few BFCL answers break this)."""
+    """Whether BFCL's own rules can accept the expected answer.
+
+    Every argument must be a parameter of its function, and every required parameter must have an
+    acceptable value; a few BFCL answers break this (their own checker rejects them).
+    """
     specs = {f.name: f for f in functions}
     for answer in expected:
         name, possible = next(iter(answer.items()))

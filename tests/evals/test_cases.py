@@ -49,7 +49,10 @@ def test_the_checker_reads_types_from_the_tools_schemas() -> None:
     [
         ({"expected": None}, "'expected' is missing; use []"),
         ({"expected": {"weather.get": {}}}, "'expected' is a list of calls"),
-        ({"expected": [{"weather.get": {"city": "Paris"}}]}, 'must be a non-empty list of acceptable values, e.g. ["Paris"]'),
+        (
+            {"expected": [{"weather.get": {"city": "Paris"}}]},
+            'must be a non-empty list of acceptable values, e.g. ["Paris"]',
+        ),
         ({"expected": [{"search": {"query": ["x"]}}], "tools": ["weather.get"]}, "not among the case's tools"),
         ({"prompt": None}, "give either 'prompt' (text) or 'messages'"),
         ({"messages": [{"role": "assistant", "content": "x"}], "prompt": None}, "must be {'role': 'system' or 'user'"),
@@ -57,7 +60,9 @@ def test_the_checker_reads_types_from_the_tools_schemas() -> None:
         ({"extra": 1}, "unknown field(s) ['extra']"),
     ],
 )
-def test_a_malformed_case_names_the_case_the_field_and_the_fix(tmp_path: Path, change: dict[str, Any], message: str) -> None:
+def test_a_malformed_case_names_the_case_the_field_and_the_fix(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
     case = {k: v for k, v in {**CASES[0], **change}.items() if v is not None or k == "expected"}
     if change.get("expected", 0) is None:
         case.pop("expected")

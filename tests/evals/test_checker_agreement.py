@@ -1,4 +1,6 @@
-"""The checker agrees with bfcl-eval's own (recorded by ``python -m dev.bfcl compare --record``), and its self-test passes.
+"""The checker agrees with bfcl-eval's own, and its self-test passes.
+
+bfcl-eval's verdicts are recorded by ``python -m dev.bfcl compare --record``.
 
 `tests/data/bfcl/bfcl_verdicts.jsonl.gz` holds bfcl-eval 2026.3.23's verdict (valid, error type) on every probe
 of every shipped question: each expected answer, the variants BFCL accepts and deliberately wrong calls.
@@ -18,11 +20,7 @@ VERDICTS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "bfcl_verdict
 def test_every_probe_is_judged_as_bfcl_eval_judged_it() -> None:
     with gzip.open(VERDICTS, "rt") as handle:
         recorded = [json.loads(line) for line in handle]
-    ours = [
-        (case, probe)
-        for case in bfcl_cases()
-        for probe in probes(case)
-    ]
+    ours = [(case, probe) for case in bfcl_cases() for probe in probes(case)]
     assert len(ours) == len(recorded) > 20_000
     wrong = []
     for (case, probe), theirs in zip(ours, recorded, strict=True):

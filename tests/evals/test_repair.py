@@ -34,7 +34,11 @@ TOOL = Tool.from_json_schema("find", SCHEMA)
             {"name": "a", "filters": {"tag": "x"}},
             "decoded the JSON string at /filters into an object",
         ),
-        ('{"name": "a", "ids": "[1, 2]"}', {"name": "a", "ids": [1, 2]}, "decoded the JSON string at /ids into an array"),
+        (
+            '{"name": "a", "ids": "[1, 2]"}',
+            {"name": "a", "ids": [1, 2]},
+            "decoded the JSON string at /ids into an array",
+        ),
         ('"{\\"name\\": \\"a\\"}"', {"name": "a"}, "decoded arguments that were encoded as a JSON string"),
         ('{"name": "a", "count": "7"}', {"name": "a", "count": 7}, "read the string '7' at /count as an integer"),
         ('{"name": "a", "ratio": "0.5"}', {"name": "a", "ratio": 0.5}, "read the string '0.5' at /ratio as a number"),
@@ -65,7 +69,9 @@ def test_no_repair_without_a_known_slip_or_when_still_invalid(sent: str) -> None
 
 
 def test_a_string_meant_as_a_string_is_left_alone() -> None:
-    tool = Tool.from_json_schema("t", {"type": "object", "properties": {"code": {"type": "string"}, "n": {"type": "integer"}}})
+    tool = Tool.from_json_schema(
+        "t", {"type": "object", "properties": {"code": {"type": "string"}, "n": {"type": "integer"}}}
+    )
     result = repair_arguments('{"code": "42", "n": "3"}', tool)
     assert result is not None and result.arguments == {"code": "42", "n": 3}
     assert result.fixes == ("read the string '3' at /n as an integer",)

@@ -115,7 +115,9 @@ async def test_repair_fixes_reported_slips_only(tmp_path: Path) -> None:
     assert (plain.passed, plain.error, plain.repairs) == (False, "malformed_arguments", ())
     repaired = await run_case(sloppy, paris, repair=True)
     assert repaired.passed
-    assert repaired.repairs == ("weather.get: read single-quoted (Python) syntax as JSON, read the string '2' at /days as an integer",)
+    assert repaired.repairs == (
+        "weather.get: read single-quoted (Python) syntax as JSON, read the string '2' at /days as an integer",
+    )
 
 
 async def test_concurrency_is_bounded() -> None:
@@ -151,7 +153,9 @@ async def test_dotted_names_are_aliased_on_the_wire_and_scored_by_their_bfcl_nam
         call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": '{"number": 5}'}}
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
         choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
-        return httpx.Response(200, json={"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [choice]})
+        return httpx.Response(
+            200, json={"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [choice]}
+        )
 
     model = OpenAIChatModel("local", client=sdk_client(handler))
     report = await evaluate(model, [case])
@@ -171,11 +175,21 @@ async def test_a_strict_null_is_read_as_left_out() -> None:
         body = json.loads(request.content)
         assert body["tools"][0]["function"]["strict"] is True
         assert body["tools"][0]["function"]["parameters"]["properties"]["unit"]["type"] == ["string", "null"]
-        call = {"id": "call_1", "type": "function", "function": {"name": "calculate_triangle_area", "arguments": arguments}}
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "calculate_triangle_area", "arguments": arguments},
+        }
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
         return httpx.Response(
-            200, json={"id": "x", "object": "chat.completion", "created": 1, "model": "m",
-                       "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+            200,
+            json={
+                "id": "x",
+                "object": "chat.completion",
+                "created": 1,
+                "model": "m",
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            },
         )
 
     result = await run_case(OpenAIChatModel("local", client=sdk_client(handler)), copy.copy(case))

@@ -90,7 +90,7 @@ MAX_TOKENS = 256
 
 
 def choose(size: int, seed: int = 0) -> list[EvalCase]:
-    """`size` questions, spread over the categories as `PER_CATEGORY` says (seeded, stable)."""
+    """`size` questions, spread over the categories as `PER_CATEGORY` says, in a seeded random order."""
     import random
 
     cases = bfcl_cases()
@@ -100,6 +100,7 @@ def choose(size: int, seed: int = 0) -> list[EvalCase]:
     for category, share in PER_CATEGORY.items():
         members = [c for c in cases if c.category == category]
         chosen += rng.sample(members, min(len(members), max(1, round(size * share / total))))
+    rng.shuffle(chosen)  # categories interleaved: a run stopped early is still a sample of every category
     return chosen
 
 

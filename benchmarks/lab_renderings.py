@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -253,21 +254,45 @@ def template_system_prompt(system: str | None, tools: Tools) -> str:
     return (system if system is not None else DEFAULT_SYSTEM) + TOOLS_HEADER + body + TOOLS_FOOTER
 
 
-def parse_bare_calls(text: str) -> list[tuple[str, Any]]:
-    """``{"name": ..., "arguments": ...}`` objects in the model's text, in order (the template's call form)."""
-    decoder = json.JSONDecoder()
-    calls: list[tuple[str, Any]] = []
-    position = 0
-    while True:
-        start = text.find("{", position)
-        if start < 0:
-            return calls
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            position = start + 1
+_CALL = re.compile(r'\{\s*"name"\s*:\s*"([^"]+)"\s*,\s*"arguments"\s*:\s*')
+
+
+def _balanced(text: str, start: int) -> str | None:
+    """The text of the brace-balanced value at `start` (strings skipped), or None when it never closes."""
+    depth, in_string, escaped = 0, False, False
+    for position in range(start, len(text)):
+        char = text[position]
+        if in_string:
+            escaped = not escaped and char == "\\"
+            if char == '"' and not escaped:
+                in_string = False
             continue
-        if isinstance(value, dict) and isinstance(value.get("name"), str) and "arguments" in value:
-            arguments = value["arguments"]
-            calls.append((value["name"], arguments if isinstance(arguments, (dict, str)) else json.dumps(arguments)))
-        position = end
+        if char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return text[start : position + 1]
+    return None
+
+
+def parse_bare_calls(text: str) -> list[tuple[str, Any]]:
+    """``{"name": ..., "arguments": ...}`` calls in the model's text, in order (the template's call form).
+
+    A call whose arguments are not valid JSON is kept with its arguments' text as it came (what was
+    wrong), so it is judged ``malformed_arguments`` and argument repair can be measured on it.
+    """
+    calls: list[tuple[str, Any]] = []
+    for match in _CALL.finditer(text):
+        arguments = _balanced(text, match.end())
+        if arguments is None:
+            continue  # cut off by the token limit
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            calls.append((match.group(1), arguments))
+            continue
+        calls.append((match.group(1), value if isinstance(value, dict) else arguments))
+    return calls

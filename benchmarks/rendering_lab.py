@@ -265,11 +265,7 @@ async def run(args: argparse.Namespace) -> None:
                 previous[(row["id"], row["request"])] = row
     model_path = Path(args.model) if args.model else None
     template = Path(args.template) if args.template else None
-    # --no-repack: this CPU advertises AMX, but its tile instructions trap here (SIGILL at the first matmul)
-    extra = ["--no-repack"]
-    server = local.LlamaServer.start(
-        model=model_path, template=template, threads=1, context=args.context, extra_args=extra
-    )
+    server = local.LlamaServer.start(model=model_path, template=template, threads=1, context=args.context)
     print(f"server on {server.openai_base_url} (started in {server.started_in:.1f} s)", file=sys.stderr)
     try:
         http = openai.DefaultAsyncHttpxClient(

@@ -1,8 +1,11 @@
 """`agentkit eval` against the real local server: 20 BFCL questions, one at a time (the CI smoke of issue 21).
 
 Small models judge poorly, so what is asserted is what the run guarantees: every question was asked and
-judged, the report's shape, and a floor far under the lab's measured accuracy for this model
-(docs/evals.md) that a broken pipeline (names not mapped back, arguments misread) would not reach.
+judged, the report's shape, and a floor far under this model's measured accuracy (docs/evals.md) that a
+broken pipeline (names not mapped back, arguments misread) would not reach. The questions are asked with
+``tool_choice="required"``: llama-server then constrains the answer to its tool-call grammar from the
+first token; with ``auto`` this model often writes its call in a fenced block, which the server's own
+parser refuses with HTTP 500 (measured in the lab), so questions that expect no call are left out.
 """
 
 from __future__ import annotations
@@ -18,16 +21,15 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]  # 20 requests on one b
 
 
 async def test_twenty_bfcl_questions_on_the_local_model(openai_model: Any) -> None:
-    cases = sample(bfcl_cases(), 20, seed=0)
-    settings = ModelSettings(tool_choice="auto", temperature=0.0, aliases=True, max_tokens=256)
+    cases = sample([c for c in bfcl_cases() if c.expected], 20, seed=0)
+    settings = ModelSettings(tool_choice="required", temperature=0.0, aliases=True, max_tokens=160)
     report = await evaluate(openai_model, cases, concurrency=1, settings=settings, retry=True)
     data = report.to_json()
     assert data["total"] == 20 and len(data["cases"]) == 20
     assert set(data["categories"]) == {c.category for c in cases}
     assert set(data["errors"]) == set(ERROR_CLASSES)
-    # llama-server answers output that trips its tool-call grammar with HTTP 500: rare, never most
-    assert data["errors"]["model_error"] <= 3, [c["detail"] for c in data["cases"] if c["error"] == "model_error"]
-    assert data["passed"] >= 5, report.text(failures=20)
+    assert data["errors"]["model_error"] <= 2, [c["detail"] for c in data["cases"] if c["error"] == "model_error"]
+    assert data["passed"] >= 3, report.text(failures=20)
     assert data["first_attempt"] is not None and data["first_attempt"]["passed"] <= data["passed"]
     for case, row in zip(cases, data["cases"], strict=True):  # calls come back under BFCL's dotted keys
         aliases = {key.replace(".", "_") for key in case.registry() if "." in key}

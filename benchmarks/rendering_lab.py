@@ -89,7 +89,7 @@ PAIRS = {
 }
 """Each rendering and the one it is compared with (one change apart)."""
 
-MAX_TOKENS = 160
+MAX_TOKENS = 128
 
 
 def choose(size: int, seed: int = 0) -> list[EvalCase]:

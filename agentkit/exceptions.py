@@ -32,6 +32,7 @@ Exception
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
+│   ├── EvalDataError (ValueError)          an eval dataset or case file that cannot be read (names case and field)
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -70,6 +71,7 @@ __all__ = [
     "CLIError",
     "ClientCallRequested",
     "ErrorDetail",
+    "EvalDataError",
     "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
@@ -534,6 +536,10 @@ class UIInputError(AgentkitError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.status))
+
+
+class EvalDataError(AgentkitError, ValueError):
+    """An eval dataset or case file that cannot be read: the message names the file, case, field and fix."""
 
 
 class CLIError(AgentkitError):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from .._jsonish import is_array, is_object
-from ..exceptions import AgentkitError
+from ..exceptions import EvalDataError
 from ..messages import Message, SystemMessage, UserMessage
 from ..registry import Registry
 from ._checker import CheckMode, FunctionSpec, ParamSpec
@@ -35,10 +35,6 @@ __all__ = ["EvalCase", "EvalDataError", "ExpectedCall", "function_spec_of", "loa
 
 ExpectedCall = Mapping[str, Mapping[str, Sequence[Any]]]
 """One expected call: ``{tool_key: {argument: [acceptable values]}}`` (``""``: may be left out)."""
-
-
-class EvalDataError(AgentkitError, ValueError):
-    """A dataset that cannot be read: the message names the file, the case and the field, and the fix."""
 
 
 @dataclass(frozen=True)

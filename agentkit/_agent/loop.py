@@ -49,7 +49,7 @@ from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
-from .display import display_arguments, error_text, merge_transforms, progress_data, shape
+from .display import display_arguments, error_text, merge_transforms, progress_data, shape, tool_made
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
@@ -607,7 +607,7 @@ class RunLoop:
         rules = self.rules(call.name)
         arguments = display_arguments(call)
         if item.kind == "suspension":
-            payload, error = shape(rules.suspension, item.request, "suspension")
+            payload, error = tool_made(rules, "suspension", item.request)  # withheld if the tool's values are redacted
             if self.emit is not None:
                 self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error))
             return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)

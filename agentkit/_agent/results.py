@@ -145,6 +145,8 @@ class RunState:
     """Deferred tools a search found (sent from then on), in the order found."""
     require_approval: bool = False
     """Every call of the run needs approval (`generate(require_approval=True)`)."""
+    approved: frozenset[str] = frozenset()
+    """Calls a resume approved: one that then paused (suspended, or a client tool's) may run again."""
     step_tools: tuple[str, ...] | None = None
     """While paused: the keys the paused step could run (the resumed calls run against those)."""
     limits: RunLimits = field(default_factory=RunLimits)

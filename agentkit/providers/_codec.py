@@ -27,7 +27,7 @@ from ..registry import Registry
 from ..tools import Tool
 from ._dialect import Dialect, DialectResult, Loss, PerDefinition
 from ._ids import IdRule
-from ._malformed import checked_call, guarded
+from ._malformed import check_shape, checked_call, guarded
 from ._names import NameMap, NameRule, resolve_names
 from ._nulls import restore_defaults
 from ._output import with_output_prompt
@@ -139,6 +139,10 @@ class Provider(ABC):
     tool_search: ClassVar[Mapping[str, Any] | None] = None
     """The vendor's own tool search tool entry, sent beside tools in its native deferred form
     (``defer_loading: true``) when `FormatOptions.deferred` names some; None: the vendor has none."""
+    response_shape: ClassVar[tuple[tuple[str | int, ...], ...]] = ()
+    """Where the vendor puts every answer's content in a whole response (``("choices", 0, "message")``): one
+    of these paths must lead to an object or a list, else `parse_response` raises `ModelAPIError` instead of
+    reading an unrelated JSON document as an empty, finished answer. Empty: no check."""
     refuses_forced_strict: ClassVar[bool] = True
     """Whether `format_tools` raises `StrictSchemaError` for a tool forced strict that the dialect rejects
     (False where "strict" is a request-level mode whose rejections are not strict mode's, as Gemini's)."""
@@ -510,6 +514,10 @@ class Provider(ABC):
         return self.id_rule.apply(call_id) if self.id_rule is not None else call_id
 
     # ---- shared machinery ------------------------------------------------------------------------
+
+    def _check_shape(self, data: Any) -> None:
+        """Raise `ModelAPIError` when a whole response has none of `response_shape` (see there)."""
+        check_shape(data, self.response_shape, self.name)
 
     def _complete_request(self, body: dict[str, Any]) -> dict[str, Any]:
         """`build_request`'s last step: what a vendor adds to (or fixes in) the whole body. Default: nothing."""

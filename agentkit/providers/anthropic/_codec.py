@@ -137,6 +137,8 @@ class AnthropicProvider(Provider):
     """Anthropic Messages. Pure: plain dicts in and out; SDK objects are accepted as responses."""
 
     name = "anthropic"
+    # Message: content[] is required (it may be empty: an end_turn with nothing more to say)
+    response_shape = (("content",),)
     name_rule = ANTHROPIC_NAME_RULE
     id_rule = ANTHROPIC_ID_RULE
     dialect = AnthropicDialect()
@@ -242,6 +244,7 @@ class AnthropicProvider(Provider):
         data = as_dict(response)
         if not is_object(data):
             raise TypeError(f"not an Anthropic Message: {response!r}")
+        self._check_shape(data)
         content = [b for b in _content_of(data) if is_object(b)]
         text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]

@@ -90,6 +90,8 @@ class OpenAIResponsesProvider(Provider):
     """OpenAI Responses. Pure: plain dicts in and out; SDK objects are accepted as responses."""
 
     name = "openai-responses"
+    # Response: output[] is required (openai-openapi.yaml); it may be empty
+    response_shape = (("output",),)
     name_rule = OPENAI_NAME_RULE
     id_rule = IdRule(pattern=r"^.{1,64}$", allowed=".", max_length=64)
     dialect = OpenAIDialect()
@@ -220,6 +222,7 @@ class OpenAIResponsesProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A response (dict or SDK ``Response``) as a `ModelResponse`; its output items are kept for replay."""
         data = as_dict(response)
+        self._check_shape(data)
         if not is_object(data):
             data = {}
         output = [item for item in data.get("output") or () if is_object(item)]

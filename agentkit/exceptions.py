@@ -35,6 +35,7 @@ Exception
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   ├── TemporalLimitError                  a durable run cannot go on within Temporal's limits; names the limit
 │   ├── CassetteMiss (LookupError)          a request a replaying cassette has no recording of; shows the difference
+│   ├── EvalDataError (ValueError)          an eval dataset or case file that cannot be read (names case and field)
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -75,6 +76,7 @@ __all__ = [
     "CassetteMiss",
     "ClientCallRequested",
     "ErrorDetail",
+    "EvalDataError",
     "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
@@ -573,6 +575,10 @@ class CassetteMiss(AgentkitError, LookupError):  # noqa: N818 - a miss, as the d
 
     The message names the request and shows how it differs from the nearest recording, path by path.
     """
+
+
+class EvalDataError(AgentkitError, ValueError):
+    """An eval dataset or case file that cannot be read: the message names the file, case, field and fix."""
 
 
 class CLIError(AgentkitError):

@@ -87,6 +87,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return cmd_run(args)
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from .evals._cli import run
+
+    return run(args)
+
+
 def _cmd_mcp_serve(args: argparse.Namespace) -> int:
     from .mcp._server import run_serve
 
@@ -221,6 +227,21 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--max-steps", type=int, default=8, help="model turns at most (default 8)")
     add_json_flag(run_cmd)
     run_cmd.set_defaults(run=_cmd_run)
+
+    eval_cmd = commands.add_parser(
+        "eval",
+        help="score a model's tool calls on BFCL or your own cases",
+        description="Score a model's tool calls on BFCL or on your own cases (exit 1 below --min-accuracy).",
+        epilog=_examples(
+            "agentkit eval --dataset bfcl:simple_python --model openai:gpt-4.1-mini --limit 50",
+            "agentkit eval myapp.tools:registry -d cases.jsonl -m openai:local --base-url http://127.0.0.1:8080/v1",
+            "agentkit eval --self-test",
+        ),
+    )
+    from .evals._cli import add_arguments as add_eval_arguments
+
+    add_eval_arguments(eval_cmd)
+    eval_cmd.set_defaults(run=_cmd_eval)
 
     # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
     commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)

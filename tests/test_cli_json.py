@@ -113,8 +113,9 @@ def test_an_inspect_document_says_how_the_output_is_asked_for(capsys: pytest.Cap
         (["inspect", "tests.cli_fixtures:nope"], 2),
         (["lint", "tests.cli_fixtures:tools", "--no-such-flag"], 2),
         (["run", "tests.cli_fixtures:tools", "hi", "-m", "opena:gpt"], 2),
+        (["eval", "--dataset", "bfcl"], 2),  # a subcommand of its own module: the same document
     ],
-    ids=["tool-raised", "bad-target", "bad-flag", "bad-model"],
+    ids=["tool-raised", "bad-target", "bad-flag", "bad-model", "eval-without-model"],
 )
 def test_failures_print_the_error_document(capsys: pytest.CaptureFixture[str], argv: list[str], status: int) -> None:
     got, data, err = emitted(capsys, *argv)

@@ -101,7 +101,7 @@ def test_every_status_is_documented() -> None:
 
 # ---- --help: an example each, and every example is a valid command line ---------------------------------------
 
-HELPS = [[], ["inspect"], ["lint"], ["call"], ["run"], ["mcp"], ["mcp", "serve"], ["dev"]]
+HELPS = [[], ["inspect"], ["lint"], ["call"], ["run"], ["eval"], ["mcp"], ["mcp", "serve"], ["dev"]]
 
 
 def _examples(text: str) -> list[str]:

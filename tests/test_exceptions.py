@@ -105,6 +105,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
     # and stays importable where it was defined before
     from agentkit.agent import ApprovalError, RetryLimitExceeded
     from agentkit.cli import CLIError
+    from agentkit.evals import EvalDataError
     from agentkit.mcp import MCPConnectionError, MCPLoadError
     from agentkit.providers import InvalidToolNameError, InvalidToolNamesError, UnknownProviderError
     from agentkit.ui import UIInputError
@@ -114,6 +115,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
         ApprovalError,
         RetryLimitExceeded,
         CLIError,
+        EvalDataError,
         MCPConnectionError,
         MCPLoadError,
         InvalidToolNameError,

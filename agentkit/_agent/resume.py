@@ -304,7 +304,8 @@ def _check_interrupt(
         )
     tool = run.executor.get(call.name) if call.name in run.executor else None
     if item.kind == "suspension":
-        able = tool is not None and bool(tool.schema.context_params)
+        # a durable engine pauses a call itself when its outcome is unknown (agentkit.temporal, on_unknown="pause")
+        able = tool is not None and (bool(tool.schema.context_params) or run.hooks.durable)
         why = "takes no ToolContext, so it cannot suspend"
     else:
         able = tool is not None and bool(getattr(tool, "executed_by_client", False))

@@ -11,6 +11,7 @@ from __future__ import annotations as _annotations
 import datetime as dt
 import json
 import random
+import re
 import string
 import sys
 import uuid
@@ -20,7 +21,7 @@ from typing import Any
 from ._json_schema import JsonSchema
 from ._jsonish import is_array, is_object
 
-__all__ = ["generate_arguments", "sample_pattern"]
+__all__ = ["documented_examples", "example_arguments", "generate_arguments", "sample_pattern"]
 
 _MAX_DEPTH = 3  # beyond this many $ref levels, optional fields and array items are left out
 _ATTEMPTS = 30
@@ -325,3 +326,62 @@ def generate_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, 
         f"generate_arguments found no value valid for this schema in {_ATTEMPTS} attempts: at {where}, "
         f"{message}. Use agentkit.testing.check_tool_contract (hypothesis) for such schemas"
     )
+
+
+# "City name, e.g. "Paris"." / "for example `EUR`" / "such as 42": the value a description gives as an example
+_EXAMPLE = re.compile(
+    r"\b(?:e\.g\.|for example|such as)[,:]?\s+(?:\"([^\"]+)\"|'([^']+)'|`([^`]+)`|([^\s,;)]+?))(?=[\s,;)]|\.?$|\.\s)",
+    re.IGNORECASE,
+)
+
+
+def documented_examples(schema: JsonSchema) -> dict[str, Any]:
+    """The example each top-level property of `schema` documents, by property name.
+
+    Its first ``examples`` entry, else the value its description gives after "e.g." (also "for example",
+    "such as"): quoted, or one word; a word that is JSON (``42``) is read as JSON.
+    """
+    found: dict[str, Any] = {}
+    properties = schema.get("properties")
+    if not is_object(properties):
+        return found
+    for key, prop in properties.items():
+        if not is_object(prop):
+            continue
+        examples = prop.get("examples")
+        if is_array(examples) and examples:
+            found[key] = examples[0]
+            continue
+        description = prop.get("description")
+        match = _EXAMPLE.search(description) if isinstance(description, str) else None
+        if match is None:
+            continue
+        quoted = next((g for g in match.groups()[:3] if g is not None), None)
+        if quoted is not None:
+            found[key] = quoted
+        else:
+            word = match.group(4)
+            try:
+                found[key] = json.loads(word)
+            except ValueError:
+                found[key] = word
+    return found
+
+
+def example_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, Any]:
+    """`generate_arguments`, with each property that documents an example (`documented_examples`) set to it.
+
+    An example replaces the generated value only where the object stays valid for `schema`, so what is
+    returned is as valid as `generate_arguments`'s; it reads like what a model would send ("Paris", not
+    a random word), which is what `TestModel` answers with.
+    """
+    value = generate_arguments(schema, seed=seed)
+    examples = documented_examples(schema)
+    if not examples:
+        return value
+    validator = _validator(schema)
+    for key, example in examples.items():
+        candidate = {**value, key: example}
+        if next(iter(validator.iter_errors(candidate)), None) is None:
+            value = candidate
+    return value

@@ -250,16 +250,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _say(command: str | None, message: str, status: int, as_json: bool) -> int:
+    from ._cli._errors import say
     from ._cli._json import dump, error_document
 
-    print(f"agentkit{f' {command}' if command else ''}: error: {message}", file=sys.stderr)
+    say(command, message)
     if as_json:
         dump(error_document(command, status, message))
     return status
 
 
 def _main(arguments: list[str]) -> int:
-    from ._cli._errors import FindingsError, failure
+    from ._cli._errors import failure
     from ._cli._json import wants_json
 
     as_json = wants_json(arguments)
@@ -282,9 +283,6 @@ def _main(arguments: list[str]) -> int:
         return 130
     except BrokenPipeError:
         raise
-    except FindingsError as exc:  # the result is printed already (with --json, its own document)
-        print(f"agentkit {command}: error: {exc.message}", file=sys.stderr)
-        return exc.status
     except Exception as exc:  # noqa: BLE001 - every failure is one message and a status, never a traceback
         message, status = failure(exc)
         return _say(command, message, status, as_json)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
 from ._cassettes import Cassette, CassetteMiss, CassetteMode
-from ._generate import generate_arguments
+from ._generate import example_arguments, generate_arguments
 from ._jsonish import is_array, is_object
 from ._text import closest, json_text
 from ._vendors import VENDORS, load
@@ -37,6 +37,7 @@ from .messages import (
     SystemMessage,
     TextPart,
     ToolCall,
+    ToolResult,
     ToolResultsMessage,
     Usage,
     UserMessage,
@@ -245,8 +246,10 @@ class TestModel(Model):
 
     On a turn that follows the user, it calls every tool (or those in `call_tools`, among the active
     ones; ``tool_choice="none"`` calls none, a named `tool_choice` only that one), with arguments
-    generated from each input schema. On the turn after the results, it answers `text`, or by default a
-    JSON object mapping each called key to its result text. Same `seed`, same arguments.
+    generated from each input schema (a parameter that documents an example, ``e.g. "Paris"`` in its
+    description or ``examples``, gets it). On the turn after the results, it answers `text`, or by
+    default a line per called key, ``key: result`` (JSON results shown as JSON). Same `seed`, same
+    arguments.
 
     A run with an output type gets an answer generated from the output schema instead (as JSON text,
     or as a call of the output tool in ``tool`` mode), unless `text` is given: then `text` is the answer,
@@ -257,7 +260,7 @@ class TestModel(Model):
         call_tools: ``"all"`` or the keys to call, in order. A key the registry does not have raises
             `UnknownToolError` (naming the registered keys) on the first request; a registered key that
             is not active for a turn is skipped.
-        text: the final answer; by default a JSON summary of the tool results.
+        text: the final answer; by default a summary of the tool results, a line per call.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -305,7 +308,7 @@ class TestModel(Model):
         if keys:
             calls: list[ToolCall] = []
             for position, key in enumerate(keys):
-                arguments = generate_arguments(tools[key].input_schema, seed=f"{self.seed}:{key}")
+                arguments = example_arguments(tools[key].input_schema, seed=f"{self.seed}:{key}")
                 # ids from the turn, not a counter: the same run on the same model gives the same history
                 calls.append(ToolCall(f"test_call_{len(messages)}_{position}", key, arguments))
             message = AssistantMessage(tool_calls=calls)
@@ -321,7 +324,7 @@ class TestModel(Model):
     def _output_answer(self, output: OutputRequest, turn: int) -> tuple[AssistantMessage, str]:
         """A schema-valid answer for the output: JSON text, or a call of the output tool."""
         definition = output.definition
-        value = generate_arguments(definition.input_schema, seed=f"{self.seed}:{definition.key}")
+        value = example_arguments(definition.input_schema, seed=f"{self.seed}:{definition.key}")
         if output.mode == "tool":
             return AssistantMessage(tool_calls=[ToolCall(f"test_call_{turn}_0", definition.key, value)]), "tool_calls"
         return AssistantMessage(text=json_text(value, compact=True, ensure_ascii=False)), "stop"
@@ -330,8 +333,19 @@ class TestModel(Model):
         if self.text is not None:
             return self.text
         if isinstance(last, ToolResultsMessage):
-            return json.dumps({r.name: r.text for r in last.results}, ensure_ascii=False)
+            return "\n".join(_summary(r) for r in last.results)
         return "success (no tool calls)"
+
+
+def _summary(result: ToolResult) -> str:
+    """``key: result`` for the test model's answer; a JSON result as JSON, not as escaped JSON text."""
+    text = result.text
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = text
+    shown = text if isinstance(value, str) else json_text(value, ensure_ascii=False)
+    return f"{result.name}: {'error: ' if result.is_error else ''}{shown}"
 
 
 def _tokens(messages: Iterable[Message]) -> int:

@@ -245,6 +245,14 @@ def show_vendors(full: bool) -> None:
             print(f"\n-- {vendor}\n{json.dumps(payload, indent=2)}")
 
 
+NEXT = """
+== Where next
+  agentkit dev examples/approval.py:agent        a run in your browser: its approval, its steps, payloads
+  agentkit lint examples/quickstart.py:tools     what each vendor loses or rejects of these tools
+  docs/tools.md, docs/agents.md, docs/output.md  tools, the agent loop, typed answers
+  examples/                                      more scripts: approvals, pauses, UI streams, MCP, tests"""
+
+
 async def main() -> None:
     """The tools, an agent run, then the vendors' payloads side by side."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -269,6 +277,7 @@ async def main() -> None:
     show_vendors(args.full)
     if not args.full:
         print("\n  (--full prints every payload whole)")
+    print(NEXT)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,31 @@ def test_the_quickstart_shows_a_conversation_and_what_differs_between_vendors() 
     assert 'tool_choice: "REQUIRED"' in out and 'toolConfig.functionCallingConfig.mode: "ANY"' in out
     assert '"convert_currency"  cohere' in out  # the alias a vendor's name rule forces, pointed out
     assert '{"type": "function"' not in out  # no whole payloads unless --full
+    # it ends by saying where to go next (issue 22 §5.2), with commands that work as printed
+    assert out.rstrip().endswith(quickstart_next().rstrip()) and "agentkit dev examples/approval.py:agent" in out
+
+
+def quickstart_next() -> str:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quickstart", ROOT / "examples" / "quickstart.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.NEXT)
+
+
+def test_the_commands_the_quickstart_suggests_work() -> None:
+    for target in ("examples/approval.py:agent", "examples/quickstart.py:tools"):
+        done = subprocess.run(
+            [sys.executable, "-m", "agentkit", "lint", target, "-p", "gemini", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=ROOT,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr  # the target loads
 
 
 def test_the_structured_output_example_shows_the_typed_answer_the_stream_and_each_vendors_form() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 from inline_snapshot import snapshot
+from pydantic import BaseModel, Field
 
 from agentkit import Tool, ToolCall, ToolError, UnknownToolError, tool
 from agentkit.agent import Agent
@@ -77,8 +78,49 @@ async def test_testmodel_calls_every_tool_then_summarises() -> None:
     assert [c.name for c in result.steps[0].tool_calls] == list(zoo_registry())
     assert all(not r.is_error for r in result.tool_results), [r.text for r in result.tool_results if r.is_error]
     assert result.status == "complete" and len(result.steps) == 2
-    assert result.text.startswith("{") and '"get_weather"' in result.text
+    # a line per call, `key: result`, JSON results as JSON (issue 22 §5.2: it was escaped JSON inside JSON)
+    lines = result.text.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == list(zoo_registry())
+    assert lines[0] == 'get_weather: {"temp": 20.0, "days": 1.0}' and "\\" not in result.text
     assert result.usage.requests == 2 and result.usage.input_tokens > 0
+
+
+async def test_testmodel_summarises_failed_calls_as_errors() -> None:
+    @tool
+    def broken(n: int) -> int:
+        """Always fails."""
+        raise ToolError("out of stock")
+
+    result = await Agent(model=TestModel(), tools=[broken]).generate("go")
+    assert result.text == "broken: error: out of stock"
+
+
+async def test_testmodel_uses_the_examples_a_schema_documents() -> None:
+    """Regression (issue 22 §5.2): the README's run asked for the weather in "dafjlly", not the docstring's "Paris"."""
+
+    @tool
+    def weather(city: str, days: int = 1, unit: str = "c", code: str = "x") -> str:
+        """The weather.
+
+        Args:
+            city: City name, e.g. "Paris".
+            days: How many days, e.g. 3.
+            unit: for example `f`.
+            code: An ISO code such as 99 (not a string: the example does not fit, so it is not used).
+        """
+        return f"{city} {days} {unit} {code}"
+
+    result = await Agent(model=TestModel(), tools=[weather]).generate("go")
+    arguments = result.tool_calls[0].arguments
+    assert (arguments["city"], arguments["days"], arguments["unit"]) == ("Paris", 3, "f")
+    assert arguments["code"] != 99 and isinstance(arguments["code"], str)  # generated: still valid
+    assert result.text.startswith("weather: Paris 3 f ")
+
+    class Trip(BaseModel):
+        destination: str = Field(examples=["Lisbon"])
+
+    answer = await Agent(model=TestModel(), output_type=Trip).generate("go")
+    assert answer.output == Trip(destination="Lisbon")
 
 
 async def test_testmodel_respects_call_tools_active_tools_and_tool_choice() -> None:

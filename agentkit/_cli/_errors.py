@@ -8,6 +8,7 @@ the command line the same advice is a flag (``--aliases``, ``--output-mode tool`
 from __future__ import annotations as _annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 from ..exceptions import (
@@ -19,7 +20,7 @@ from ..exceptions import (
     StrictSchemaError,
 )
 
-__all__ = ["USAGE", "FindingsError", "failure", "in_cli_words"]
+__all__ = ["USAGE", "failure", "in_cli_words", "say"]
 
 USAGE = 2
 """The exit status of a usage error (argparse's own)."""
@@ -102,8 +103,6 @@ def failure(exc: BaseException) -> tuple[str, int]:
     return (f"{type(exc).__name__}: {first}" if first else type(exc).__name__), 1
 
 
-class FindingsError(CLIError):
-    """The command printed its result, and that result is a failure (status 1): the message goes to stderr only.
-
-    With ``--json`` the result's own document is on stdout already: no error document follows it.
-    """
+def say(command: str | None, message: str) -> None:
+    """Print `message` as the command's error line on stderr: ``agentkit COMMAND: error: ...``."""
+    print(f"agentkit{f' {command}' if command else ''}: error: {message}", file=sys.stderr)

@@ -8,13 +8,12 @@ import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from .._jsonish import is_object
 from .._loader import is_agent, load_object
 from .._status import status_reason
 from .._text import clip, json_text
 from .._unicode import escaped
 from ..exceptions import CLIError, ModelSetupError
-from ._errors import USAGE, FindingsError, in_cli_words
+from ._errors import USAGE, in_cli_words, say
 from ._json import dump, print_json
 from ._terminal import Progress
 from ._tools import load_target
@@ -49,24 +48,6 @@ def _shown_outcome(entry: TranscriptEntry, failed: bool) -> str:
     if entry.transform_errors and (entry.error if failed else entry.output) is None:
         return "[withheld]"
     return _shown(entry.error if failed else entry.output)
-
-
-def _readable(text: str) -> str:
-    """A JSON object of results as ``key: value`` lines (values that are JSON text decoded), else `text`."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    if not is_object(data):
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    lines: list[str] = []
-    for key, value in data.items():
-        if isinstance(value, str):
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"  {key}: {shown}")
-    return "\n".join(lines)
 
 
 def _doing(event: AgentEvent) -> str | None:
@@ -173,9 +154,9 @@ def _print_text(agent: Agent[Any, Any], result: RunResult[Any], model: str) -> N
         print(f"[answer] {model} ({type(result.output).__name__}):")
         dump(_jsonable(result.output))
     elif model == "test":
-        # TestModel's answer is a JSON summary of the tool results, not prose: say so, and show it readably.
+        # TestModel's answer is a summary of the tool results, not a model's prose: say so
         print("[answer] from the offline test model (it calls each tool with generated arguments, then lists results):")
-        print(escaped(_readable(result.text)))
+        print(escaped("\n".join(f"  {line}" for line in result.text.splitlines())))
     else:
         print(escaped(f"[answer] {model}:" if model else "[answer]"))
         print(escaped(result.text))
@@ -212,6 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_json("run", _document(agent, result, model))
     else:
         _print_text(agent, result, model)
-    if result.status != "complete":
-        raise FindingsError(_why(result, args.max_steps))
+    if result.status != "complete":  # a finding, said after the result (with --json, its document)
+        say("run", _why(result, args.max_steps))
+        return 1
     return 0

@@ -36,6 +36,7 @@ TARGETS = {
     "first_schema": 1.2,
     "registry_call": 4.0,
     "format_tools_cached": 2.0,
+    "from_json_schema": 10.0,
 }
 
 
@@ -193,6 +194,34 @@ def bench_call(repeats: int, number: int) -> None:
     asyncio.run(main())
 
 
+def bench_from_json_schema(repeats: int, number: int) -> None:
+    """A tool from a raw JSON Schema (MCP, imported definitions) against copying that schema.
+
+    The schema is the six-parameter tool's own (a ``$ref``, an ``anyOf``, defaults, an enum); the floor
+    is ``copy.deepcopy`` of it, what keeping a caller's schema costs at least. Then the BFCL corpus,
+    3,526 definitions made tools, against deep-copying them.
+    """
+    import copy
+
+    from agentkit import Tool
+    from agentkit.interop import tool_from_definition
+    from benchmarks import corpus_report
+
+    schema = Tool(make_function()).input_schema
+    made = best_of(lambda: per_call(lambda: Tool.from_json_schema("search", schema), number), repeats)
+    floor = best_of(lambda: per_call(lambda: copy.deepcopy(schema), number), repeats)
+    report("Tool.from_json_schema, 6-parameter schema  vs  copy.deepcopy", made, floor, "from_json_schema")
+
+    definitions = corpus_report.bfcl_definitions()
+
+    corpus = best_of(lambda: per_call(lambda: [tool_from_definition(d, warn=False) for d in definitions], 1), 3)
+    copied = best_of(lambda: per_call(lambda: copy.deepcopy(definitions), 1), 3)
+    print(
+        f"{f'BFCL corpus: {len(definitions):,} definitions made tools':<48} {corpus * 1e3:10.1f} ms"
+        f"   deepcopy of them {copied * 1e3:8.1f} ms   ratio {corpus / copied:5.2f}x   (reported)"
+    )
+
+
 def bench_format_tools(repeats: int, size: int) -> None:
     from agentkit import Registry, Tool
     from agentkit.providers import get_provider, provider_names
@@ -261,6 +290,7 @@ def main() -> None:
     bench_import(repeats)
     bench_definition(repeats, number)
     bench_call(repeats, number * 5)
+    bench_from_json_schema(repeats, number)
     bench_format_tools(repeats, 1000)
 
 

@@ -153,7 +153,7 @@ def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, regi
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
-        deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
+        deferred = paused._deferred()  # pyright: ignore[reportPrivateUsage]  # read safely: checked in restore
         tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
         return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers

@@ -17,6 +17,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union, cast
@@ -24,27 +25,27 @@ from typing import TYPE_CHECKING, Any, Union, cast
 from .._agent.hooks import BACKGROUND
 from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
 from .._jsonish import is_array, is_mapping
+from .._text import clip
 from ..events import RunStatus
 from ..exceptions import ResumeError, SnapshotError
-from ..messages import AssistantMessage, Message, ToolResult, ToolResultsMessage, Usage
+from ..messages import AssistantMessage, Message, ToolResultsMessage, Usage
 from ._codec import (
     decode_messages,
     decode_pending,
-    decode_response,
-    decode_results,
-    decode_settings,
-    decode_steps,
+    decode_usage,
     encode_messages,
     encode_pending,
     encode_response,
     encode_results,
     encode_settings,
     encode_steps,
+    json_text,
     restore_outputs,
 )
 
 if TYPE_CHECKING:
     from ..tools import Tool
+    from ._document import Decoded
 
 __all__ = [
     "FORMAT",
@@ -81,17 +82,26 @@ def signing_keys(key: Any) -> list[bytes]:
 
 def _canonical(document: Mapping[str, Any]) -> bytes:
     body = {k: v for k, v in document.items() if k != "signature"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _sign(document: Mapping[str, Any], key: bytes) -> str:
     return "hmac-sha256:" + hmac.new(key, _canonical(document), hashlib.sha256).hexdigest()
 
 
+_FINGERPRINTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
 def fingerprint(item: Tool[..., Any]) -> str:
-    """A short hash of a tool's input and output schemas (what a stored call and output must still fit)."""
-    text = json.dumps([item.input_schema, item.output_schema], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short hash of a tool's input and output schemas (what a stored call and output must still fit).
+
+    Kept per tool (its schemas never change): a snapshot of a run over 1,000 tools hashes none again.
+    """
+    found = _FINGERPRINTS.get(item)
+    if found is None:
+        text = json.dumps([item.input_schema, item.output_schema], sort_keys=True, separators=(",", ":"))
+        found = _FINGERPRINTS[item] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return found
 
 
 class RunSnapshot:
@@ -105,6 +115,15 @@ class RunSnapshot:
     __slots__ = ("__dict__", "document")
 
     def __init__(self, document: Mapping[str, Any]) -> None:
+        """Keep `document` once its envelope is one (format, version, the parts present, a paused status).
+
+        The whole document (every part's type, the references between them) is checked when it is resumed,
+        after its signature: `resume` refuses a malformed one with a `SnapshotError` before it claims the
+        pause or runs anything.
+
+        Raises:
+            SnapshotError: not a snapshot, or a format newer than this agentkit reads.
+        """
         _check_shape(document)
         self.document: dict[str, Any] = dict(document)
         """The JSON document (read it; editing it breaks the signature)."""
@@ -112,26 +131,41 @@ class RunSnapshot:
     # ---- JSON ------------------------------------------------------------------------------------
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """The snapshot as JSON text."""
-        return json.dumps(self.document, ensure_ascii=False, indent=indent)
+        """The snapshot as JSON text (UTF-8 safe: a lone surrogate in a string is written as its escape)."""
+        return json_text(self.document, indent=indent)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RunSnapshot:
         """Read a snapshot written by `to_json` (the signature is checked by `resume`, with the agent's key).
 
         Raises:
-            SnapshotError: not JSON, not a snapshot, or a format newer than this agentkit reads.
+            SnapshotError: not JSON, not a snapshot, a format newer than this agentkit reads, or a document
+                that does not fit the format (see `RunSnapshot`).
         """
         try:
             document = json.loads(text)
         except ValueError as exc:
             raise SnapshotError(f"a snapshot must be JSON text: {exc}") from None
+        except RecursionError:
+            raise SnapshotError("the snapshot is nested too deeply to be read") from None
         return cls(document)
 
+    def _deferred(self) -> bool | list[str] | None:
+        """The run's own ``deferred_tools=`` as recorded: which tools a resume must check the document against.
+
+        None where the record is no such value (the full check in `resume` then refuses the document).
+        """
+        state = self.document.get("state")
+        control = state.get("control") if is_mapping(state) else None
+        deferred = control.get("deferred") if is_mapping(control) else None
+        if isinstance(deferred, bool) or (is_array(deferred) and all(isinstance(k, str) for k in deferred)):
+            return deferred
+        return None
+
     def __repr__(self) -> str:
-        return (
-            f"RunSnapshot(agent_id={self.agent_id!r}, status={self.status!r}, pending={len(self.document['pending'])})"
-        )
+        pending = self.document["pending"]
+        count = len(pending) if is_array(pending) else "?"
+        return f"RunSnapshot(agent_id={clip(self.agent_id, 80)!r}, status={self.status!r}, pending={count})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunSnapshot) and other.document == self.document
@@ -183,7 +217,7 @@ class RunSnapshot:
     @property
     def usage(self) -> Usage:
         """Tokens and requests used so far."""
-        return Usage(**self.document["usage"])
+        return decode_usage(self.document["usage"])
 
     def verify(self, key: Any) -> None:
         """Check the signature against `key` (or any of several keys).
@@ -193,12 +227,13 @@ class RunSnapshot:
         """
         keys = signing_keys(key)
         signature = self.document.get("signature")
-        if not isinstance(signature, str):
+        if not isinstance(signature, str) or not signature:
             raise SnapshotError(
                 "the snapshot is not signed, but a snapshot key is configured: only snapshots signed with the key "
                 "are resumed (an unsigned one could have been edited)"
             )
-        if not any(hmac.compare_digest(signature, _sign(self.document, k)) for k in keys):
+        given = signature.encode("utf-8", "surrogatepass")  # any text compares (and fails), never raises
+        if not any(hmac.compare_digest(given, _sign(self.document, k).encode()) for k in keys):
             raise SnapshotError(
                 "the snapshot's signature does not match: it was edited after it was signed, or signed with "
                 "another key. Nothing ran."
@@ -209,7 +244,7 @@ def _check_shape(document: Any) -> None:
     if not is_mapping(document) or document.get("format") != FORMAT:
         raise SnapshotError(f"not an agentkit run snapshot (expected an object with format={FORMAT!r})")
     version = document.get("version")
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise SnapshotError(f"the snapshot has no valid format version (got {version!r})")
     if version > VERSION:
         raise SnapshotError(
@@ -219,8 +254,11 @@ def _check_shape(document: Any) -> None:
     missing = [k for k in _REQUIRED if k not in document]
     if missing:
         raise SnapshotError(f"the snapshot lacks {missing}")
-    if document["status"] not in PAUSED_STATUSES:
-        raise SnapshotError(f"the snapshot's status {document['status']!r} is not a paused one")
+    status = document["status"]
+    if not isinstance(status, str) or status not in PAUSED_STATUSES:
+        raise SnapshotError(f"the snapshot's status {clip(repr(status), 80)} is not a paused one")
+    if not isinstance(document["pause_id"], str):
+        raise SnapshotError("the snapshot's pause_id must be a string (the key its resume claims)")
 
 
 _REQUIRED = ("agent_id", "run_id", "pause_id", "status", "messages", "steps", "usage", "state", "pending", "tools")
@@ -323,25 +361,23 @@ def _encode_control(state: RunState) -> dict[str, Any]:
     }
 
 
-def _decode_control(data: Any) -> dict[str, Any]:
-    """`RunState` fields from `_encode_control`'s JSON (a snapshot without them: the defaults)."""
+def _decode_control(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`RunState` fields from `_encode_control`'s JSON, its types already checked (none: the defaults)."""
     from ..limits import RunLimits
 
     if data is None:
         return {}
-    if not is_mapping(data):
-        raise TypeError("'control' must be an object")
     deferred = data.get("deferred")
     step_tools = data.get("step_tools")
     return {
-        "tool_calls": {str(k): int(v) for k, v in dict(data.get("tool_calls", {})).items()},
-        "total_calls": int(data.get("total_calls", 0)),
-        "found": [str(k) for k in data.get("found", [])],
-        "require_approval": bool(data.get("require_approval", False)),
-        "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
-        "limits": RunLimits(**dict(data.get("limits", {}))),
-        "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
-        "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
+        "tool_calls": dict(data.get("tool_calls", {})),
+        "total_calls": data.get("total_calls", 0),
+        "found": list(data.get("found", [])),
+        "require_approval": data.get("require_approval", False),
+        "step_tools": tuple(step_tools) if step_tools is not None else None,
+        "limits": RunLimits(**data.get("limits", {})),
+        "deferred": frozenset(cast("list[str]", deferred)) if is_array(deferred) else deferred,
+        "run_keys": frozenset(data.get("run_keys", [])),
     }
 
 
@@ -378,9 +414,12 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
     document = snapshot.document
     if document["agent_id"] != agent_id:
         raise SnapshotError(
-            f"the snapshot belongs to agent {document['agent_id']!r}, not {agent_id!r}: resume it with that agent"
+            f"the snapshot belongs to agent {clip(repr(document['agent_id']), 80)}, not {agent_id!r}: resume it "
+            "with that agent"
         )
-    return result_from_document(document, tools)
+    from ._document import decode_document  # pydantic: loaded by the first restore, not by `import`
+
+    return _result(decode_document(document), document, tools)
 
 
 def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
@@ -389,19 +428,24 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
     Raises:
         SnapshotError: changed tools or a malformed document.
     """
-    messages = decode_messages(document["messages"])
-    pending = decode_pending(document["pending"])
-    _check_tools(document["tools"], messages, pending, tools)
-    steps = decode_steps(document["steps"], messages)
-    state = _decode_state(document["state"], document, tools)
-    restore_outputs(messages, steps, tools)
+    from ._document import decode_document
+
+    return _result(decode_document(document), document, tools)
+
+
+def _result(decoded: Decoded, document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
+    messages = decoded.messages
+    pending = decoded.pending
+    _check_tools(decoded.tools, messages, pending, tools)
+    state = _decode_state(decoded.state, document, tools)
+    restore_outputs(messages, decoded.steps, tools)
     return RunResult(
         text=str(document.get("text", "")),
         status=document["status"],
-        steps=steps,
+        steps=decoded.steps,
         messages=messages,
-        usage=Usage(**document["usage"]),
-        _subagent_responses=[decode_response(r) for r in document.get("subagent_responses", ())],
+        usage=decoded.usage,
+        _subagent_responses=decoded.subagent_responses,
         pending=pending,
         agent_id=str(document["agent_id"]),
         _state=state,
@@ -409,10 +453,11 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
 
 
 def _check_tools(
-    recorded: Any, messages: Sequence[Message], pending: Iterable[PendingItem], tools: Mapping[str, Tool[..., Any]]
+    recorded: Mapping[str, str],
+    messages: Sequence[Message],
+    pending: Iterable[PendingItem],
+    tools: Mapping[str, Tool[..., Any]],
 ) -> None:
-    if not is_mapping(recorded):
-        raise SnapshotError("the snapshot's 'tools' must map tool keys to fingerprints")
     used = {c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
     used |= {r.name for m in messages if isinstance(m, ToolResultsMessage) for r in m.results}
     used |= {p.tool_name for p in pending}
@@ -437,29 +482,33 @@ def _check_tools(
         )
 
 
-def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunState:
-    if not is_mapping(data):
-        raise SnapshotError("the snapshot's 'state' must be an object")
+def _decode_state(
+    data: Mapping[str, Any], document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]
+) -> RunState:
+    """The run state of a decoded document (its types checked by `decode_document`)."""
+    from ..models import ModelSettings
+
+    settings = dict(data["settings"])
+    active = settings.get("active_tools")
+    settings["active_tools"] = tuple(active) if active is not None else None
+    settings["deferred_tools"] = tuple(settings.get("deferred_tools", ()))  # a list in JSON; hashable here
+    run_active = data.get("active_tools")
+    pause_id = document.get("pause_id")
+    output = data.get("output")
     try:
-        settings = decode_settings(data["settings"])
-        background: dict[str, ToolResult | None] = {
-            call_id: decode_results([done], f"state.background[{call_id!r}]")[0] if done is not None else None
-            for call_id, done in dict(data.get("background", {})).items()
-        }
-        run_active = data.get("active_tools")
         return RunState(
-            max_steps=int(data["max_steps"]),
+            max_steps=data["max_steps"],
             active_tools=tuple(run_active) if run_active is not None else None,
-            settings=settings,
-            failures={str(k): int(v) for k, v in dict(data["failures"]).items()},
-            run_retries=int(data["run_retries"]),
-            pause_token=str(document["pause_id"]) if document.get("pause_id") is not None else None,
+            settings=ModelSettings(**settings),
+            failures=dict(data["failures"]),
+            run_retries=data["run_retries"],
+            pause_token=pause_id if isinstance(pause_id, str) else None,
             run_id=str(document["run_id"]),
-            background=background,
+            background=dict(data.get("background", {})),
             registry=tools,
-            structured=bool(data.get("structured", False)),
-            output_fingerprint=str(data["output"]) if data.get("output") is not None else None,
+            structured=data.get("structured", False),
+            output_fingerprint=output,
             **_decode_control(data.get("control")),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (TypeError, ValueError) as exc:  # what the limits' own checks refuse (a concurrency of 0, ...)
         raise SnapshotError(f"the snapshot's 'state' is malformed ({type(exc).__name__}: {exc})") from None

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import Agent, AssistantMessage, RunSnapshot, ToolCall, ToolResultsMessage, tool
+from agentkit import Agent, AssistantMessage, RunSnapshot, ToolCall, ToolResultsMessage, UserMessage, tool
 from agentkit.exceptions import SnapshotError
 from agentkit.messages import Message
 from agentkit.runs import MemoryRunStore, SQLiteRunStore
@@ -182,3 +182,10 @@ async def test_a_pause_holding_a_lone_surrogate_is_signed_stored_and_resumed(tmp
     done = await agent.resume(stored, {"c1": True})
     assert done.text == "said echo hi" and done.messages[0].content == f"go {LONE}"  # type: ignore[union-attr]
     assert done.messages[1].text == f"about {LONE}" and done.tool_results[0].output == f"HI {LONE}"  # type: ignore[union-attr]
+
+
+async def test_a_history_holding_a_lone_surrogate_is_stored(tmp_path: Path) -> None:
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3")
+    history: list[Message] = [UserMessage(f"hi {LONE}"), AssistantMessage(f"ho {LONE}")]
+    await store.save_history("m1", history)  # was a UnicodeEncodeError
+    assert await store.history("m1") == history

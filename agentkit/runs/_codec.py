@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,8 +20,10 @@ from .._jsonish import is_mapping
 from ..exceptions import SnapshotError, ToolOutputError
 from ..messages import (
     AssistantMessage,
+    ContentPart,
     Message,
     ModelResponse,
+    TextPart,
     ToolResult,
     ToolResultsMessage,
     Usage,
@@ -65,6 +67,8 @@ def _adapter(kind: str) -> TypeAdapter[Any]:
         return TypeAdapter(list[AnyMessage], config=config)
     if kind == "results":
         return TypeAdapter(list[ToolResult], config=config)
+    if kind == "parts":
+        return TypeAdapter(list[ContentPart], config=config)
     if kind == "pending":
         return TypeAdapter(list[AnyPending], config=config)
     if kind == "usage":
@@ -85,21 +89,7 @@ def dump_output(result: ToolResult, tools: Tools) -> Any:
     return to_jsonable_python(output, fallback=repr, bytes_mode="base64")
 
 
-_RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(ToolResult))
 _USAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Usage))
-
-
-def _with_output(result: ToolResult, output: Any) -> ToolResult:
-    """A shallow copy of `result` holding `output` (a quarter of `dataclasses.replace`'s cost, once per result)."""
-    copied = object.__new__(ToolResult)
-    for name in _RESULT_FIELDS:
-        setattr(copied, name, getattr(result, name))
-    copied.output = output
-    return copied
-
-
-def _with_json_outputs(results: Iterable[ToolResult], tools: Tools) -> list[ToolResult]:
-    return [r if r.output is None else _with_output(r, dump_output(r, tools)) for r in results]
 
 
 def _usage_data(usage: Usage) -> dict[str, Any]:
@@ -107,13 +97,40 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
     return {name: getattr(usage, name) for name in _USAGE_FIELDS}
 
 
+def _result_data(result: ToolResult, tools: Tools) -> dict[str, Any]:
+    """One tool result as JSON data: what the results adapter dumps (``exclude_none``), output included.
+
+    The output goes through its tool's schema. Written out because pydantic serialises `ToolResult.content`
+    (a ``Sequence``) through a Python function, a third of a long history's encoding; a test pins this to
+    the adapter's output.
+    """
+    content = result.content
+    texts = [part.text for part in content if isinstance(part, TextPart)]
+    if len(texts) == len(content):
+        parts: Any = [{"text": text, "kind": "text"} for text in texts]
+    else:
+        parts = _adapter("parts").dump_python(list(content), mode="json", exclude_none=True)
+    data: dict[str, Any] = {"call_id": result.call_id, "name": result.name, "content": parts}
+    if result.output is not None:
+        data["output"] = dump_output(result, tools)
+    data["is_error"] = result.is_error
+    if result.error_kind is not None:
+        data["error_kind"] = result.error_kind
+    if result.exception_type is not None:
+        data["exception_type"] = result.exception_type
+    return data
+
+
 def encode_messages(messages: Sequence[Message], tools: Tools) -> list[Any]:
     """The history as JSON data (tool outputs through their tools' output schemas)."""
-    shallow: list[Message] = [
-        ToolResultsMessage(_with_json_outputs(m.results, tools)) if isinstance(m, ToolResultsMessage) else m
+    others = [m for m in messages if not isinstance(m, ToolResultsMessage)]
+    dumped = iter(_adapter("messages").dump_python(others, mode="json", exclude_none=True))  # one call for all
+    return [
+        {"results": [_result_data(r, tools) for r in m.results], "role": "tool"}
+        if isinstance(m, ToolResultsMessage)
+        else next(dumped)
         for m in messages
     ]
-    return cast("list[Any]", _adapter("messages").dump_python(shallow, mode="json", exclude_none=True))
 
 
 def decode_messages(data: Any) -> list[Message]:
@@ -123,9 +140,7 @@ def decode_messages(data: Any) -> list[Message]:
 
 def encode_results(results: Sequence[ToolResult], tools: Tools) -> list[Any]:
     """Tool results as JSON data."""
-    return cast(
-        "list[Any]", _adapter("results").dump_python(_with_json_outputs(results, tools), mode="json", exclude_none=True)
-    )
+    return [_result_data(r, tools) for r in results]
 
 
 def decode_results(data: Any, where: str) -> list[ToolResult]:
@@ -180,27 +195,26 @@ def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tool
 def restore_outputs(messages: Sequence[Message], steps: Sequence[Step], tools: Tools) -> None:
     """Re-validate every tool output (JSON values) against its tool's output schema, in place.
 
+    The results are set their typed outputs: they must be the caller's own (freshly decoded) objects.
+
     Raises:
         SnapshotError: an output no longer fits its tool's schema (names the call).
     """
     seen: set[int] = set()
     groups = [m.results for m in messages if isinstance(m, ToolResultsMessage)] + [s.results for s in steps]
     for results in groups:
-        if id(results) in seen:
-            continue
-        seen.add(id(results))
-        for index, result in enumerate(results):
-            if result.is_error or result.output is None or result.name not in tools:
+        for result in results:
+            if result.is_error or result.output is None or result.name not in tools or id(result) in seen:
                 continue
+            seen.add(id(result))
             try:
-                value = tools[result.name].schema.validate_output(result.name, result.output)
+                result.output = tools[result.name].schema.validate_output(result.name, result.output)
             except ToolOutputError as exc:
                 raise SnapshotError(
                     f"the output of call {result.call_id!r} ({result.name!r}) does not fit the tool's output "
                     f"schema any more: {exc}",
                     [result.name],
                 ) from None
-            results[index] = _with_output(result, value)
 
 
 def decode_usage(data: Any) -> Usage:

@@ -11,6 +11,7 @@ nothing an edited unsigned snapshot holds can fail a resume half-way. What passe
 from __future__ import annotations as _annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Optional, Union, cast
@@ -36,7 +37,9 @@ from ..messages import (
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["AnyMessage", "AnyPending", "Decoded", "decode_document"]
+__all__ = [
+    "AnyMessage", "AnyPending", "Decoded", "Shaped", "decode", "decode_document", "read_text", "shape", "signed_body",
+]  # fmt: skip
 
 _Count = Annotated[int, Field(strict=True, ge=0)]
 """A count in a document: an int (a bool, a float or a text is refused), not below zero."""
@@ -141,17 +144,18 @@ class _Document(TypedDict):
     signature: NotRequired[str]
 
 
+Shaped = _Document
+"""A document whose every part has its type (what `shape` and `read_text` return; a plain dict)."""
+
+
 @dataclass
 class Decoded:
     """A snapshot document, decoded: typed values, tool outputs still JSON values (see `restore_outputs`)."""
 
+    shaped: Shaped
     messages: list[Message]
     steps: list[Step]
-    usage: Usage
-    state: _State
     subagent_responses: list[ModelResponse]
-    pending: list[PendingItem]
-    tools: dict[str, str]
 
 
 @functools.cache
@@ -170,27 +174,72 @@ def _malformed(location: Sequence[int | str], message: str) -> SnapshotError:
     )
 
 
-def decode_document(document: Mapping[str, Any]) -> Decoded:
-    """Every part of `document`, typed and cross-checked.
+def shape(document: Mapping[str, Any]) -> Shaped:
+    """`document` with every part typed (one pydantic pass).
 
     Raises:
-        SnapshotError: the first place the document does not fit, named (``steps[3].usage.requests``).
+        SnapshotError: the first place the document does not fit, named (``steps.3.usage.requests``).
     """
     from pydantic import ValidationError
 
     try:
-        shaped = _adapter().validate_python(document)
+        return _adapter().validate_python(document)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise _malformed(first["loc"], first["msg"]) from None
     except RecursionError:
         raise SnapshotError("the snapshot is nested too deeply to be read") from None
+
+
+def read_text(text: str | bytes) -> Shaped | None:
+    """`text` parsed and typed in one pass (pydantic-core reads the JSON), or None when it does not fit.
+
+    None sends the caller to the standard library's parser and `shape`, which say exactly what is wrong;
+    pydantic-core's parser also stops at 200 levels of nesting and at a lone surrogate's escape, which
+    that path reads.
+    """
+    from pydantic import ValidationError
+
+    try:
+        return _adapter().validate_json(text)
+    except (ValidationError, ValueError, RecursionError):
+        return None
+
+
+def decode(shaped: Shaped) -> Decoded:
+    """The steps, responses and pending schemas of a typed document, cross-checked.
+
+    Raises:
+        SnapshotError: a step points at a message of another kind, a pending schema is no JSON Schema.
+    """
     messages = shaped["messages"]
     steps = [_step(n, entry, messages) for n, entry in enumerate(shaped["steps"])]
     responses = [_response(cast("Mapping[str, Any]", r), r["message"]) for r in shaped.get("subagent_responses", ())]
     for item in shaped["pending"]:
         _check_pending_schema(item)
-    return Decoded(messages, steps, shaped["usage"], shaped["state"], responses, shaped["pending"], shaped["tools"])
+    return Decoded(shaped, messages, steps, responses)
+
+
+def decode_document(document: Mapping[str, Any]) -> Decoded:
+    """Every part of `document`, typed and cross-checked (`shape`, then `decode`)."""
+    return decode(shape(document))
+
+
+_SIGNATURE_TAIL = re.compile(rb',"signature":"(hmac-sha256:[0-9a-f]{64})"}\s*$')
+
+
+def signed_body(text: str | bytes) -> tuple[bytes, str] | None:
+    """The bytes a signature covers and the signature, when `text` is what a signed `to_json` writes.
+
+    That text is the canonical JSON of the document without its signature, with the signature as its last
+    member: checking the HMAC of those bytes needs no second serialisation. Any other text (a store that
+    reformatted it) gives None, and the canonical form is made from the parsed document instead.
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    found = _SIGNATURE_TAIL.search(data)
+    if found is None:
+        return None
+    return data[: found.start()] + b"}", found.group(1).decode()
 
 
 _RESPONSE_FIELDS = ("finish_reason", "model_name", "response_id", "request_id", "provider_name", "provider_url")

@@ -45,7 +45,7 @@ from ._codec import (
 
 if TYPE_CHECKING:
     from ..tools import Tool
-    from ._document import Decoded
+    from ._document import Decoded, Shaped
 
 __all__ = [
     "FORMAT",
@@ -85,8 +85,12 @@ def _canonical(document: Mapping[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
+def _mac(body: bytes, key: bytes) -> str:
+    return "hmac-sha256:" + hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
 def _sign(document: Mapping[str, Any], key: bytes) -> str:
-    return "hmac-sha256:" + hmac.new(key, _canonical(document), hashlib.sha256).hexdigest()
+    return _mac(_canonical(document), key)
 
 
 _FINGERPRINTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
@@ -112,7 +116,7 @@ class RunSnapshot:
     tool outputs in `messages` are plain JSON values here (a resume re-validates them against the tools).
     """
 
-    __slots__ = ("__dict__", "document")
+    __slots__ = ("__dict__",)
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         """Keep `document` once its envelope is one (format, version, the parts present, a paused status).
@@ -125,23 +129,81 @@ class RunSnapshot:
             SnapshotError: not a snapshot, or a format newer than this agentkit reads.
         """
         _check_shape(document)
-        self.document: dict[str, Any] = dict(document)
+        self._document: dict[str, Any] | None = dict(document)
+        # The fast paths, valid while `document` was never handed out (so nobody edited it; a document given
+        # to the constructor is the caller's): the JSON text it was read from or written as, its typed parts
+        # (until a restore takes them), and the signed bytes with their signature.
+        self._exposed = True
+        self._text: str | None = None
+        self._shaped: Shaped | None = None
+        self._signed: tuple[bytes, str] | None = None
+
+    @classmethod
+    def _internal(
+        cls, document: dict[str, Any] | None, text: str | None, signed: tuple[bytes, str] | None
+    ) -> RunSnapshot:
+        """A snapshot nobody else holds the document of: one `snapshot_of` wrote or `from_json` read."""
+        snapshot = cls.__new__(cls)
+        snapshot._document, snapshot._exposed, snapshot._text = document, False, text
+        snapshot._shaped, snapshot._signed = None, signed
+        return snapshot
+
+    @property
+    def document(self) -> dict[str, Any]:
         """The JSON document (read it; editing it breaks the signature)."""
+        document = self._plain()
+        if not self._exposed:  # the caller may edit it: from now on everything reads the document
+            self._exposed, self._text, self._shaped, self._signed = True, None, None, None
+        return document
+
+    def _plain(self) -> dict[str, Any]:
+        """The document, without handing it out (the fast paths stay)."""
+        document = self._document
+        if document is None:
+            assert self._text is not None
+            document = self._document = json.loads(self._text)  # pydantic-core parsed it: valid JSON
+        return document
+
+    def _read(self) -> Mapping[str, Any]:
+        """The typed parts read from text, else the document (without handing it out)."""
+        if not self._exposed and self._shaped is not None:
+            return self._shaped
+        return self._plain()
 
     # ---- JSON ------------------------------------------------------------------------------------
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """The snapshot as JSON text (UTF-8 safe: a lone surrogate in a string is written as its escape)."""
-        return json_text(self.document, indent=indent)
+        """The snapshot as JSON text (UTF-8 safe: a lone surrogate in a string is written as its escape).
+
+        A signed snapshot is written as the canonical JSON its signature covers, the signature last, so a
+        resume checks it without serialising the document again.
+        """
+        if indent is None and not self._exposed and self._text is not None:
+            return self._text
+        return json_text(
+            self._document if not self._exposed and self._document is not None else self.document, indent=indent
+        )
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RunSnapshot:
         """Read a snapshot written by `to_json` (the signature is checked by `resume`, with the agent's key).
 
         Raises:
-            SnapshotError: not JSON, not a snapshot, a format newer than this agentkit reads, or a document
-                that does not fit the format (see `RunSnapshot`).
+            SnapshotError: not JSON, not a snapshot, or a format newer than this agentkit reads (the rest
+                of the document is checked by `resume`; see `RunSnapshot`).
         """
+        from ._document import read_text, signed_body
+
+        shaped = read_text(text)  # parsed and typed in one pass; None sends it the standard way
+        if shaped is not None and _envelope_ok(shaped):
+            try:
+                written = text if isinstance(text, str) else text.decode()
+            except UnicodeDecodeError:
+                written = None
+            if written is not None:
+                snapshot = cls._internal(None, written, signed_body(written) if "signature" in shaped else None)
+                snapshot._shaped = shaped
+                return snapshot
         try:
             document = json.loads(text)
         except ValueError as exc:
@@ -150,12 +212,24 @@ class RunSnapshot:
             raise SnapshotError("the snapshot is nested too deeply to be read") from None
         return cls(document)
 
+    def _take_shaped(self) -> Shaped | None:
+        """The typed parts read from text, for one restore (which owns the objects from then on).
+
+        None when the snapshot was not read from text, or once `document` was handed out.
+        """
+        from ._document import read_text
+
+        if self._exposed or self._text is None:
+            return None
+        shaped, self._shaped = self._shaped, None
+        return shaped if shaped is not None else read_text(self._text)
+
     def _deferred(self) -> bool | list[str] | None:
         """The run's own ``deferred_tools=`` as recorded: which tools a resume must check the document against.
 
         None where the record is no such value (the full check in `resume` then refuses the document).
         """
-        state = self.document.get("state")
+        state = self._read().get("state")
         control = state.get("control") if is_mapping(state) else None
         deferred = control.get("deferred") if is_mapping(control) else None
         if isinstance(deferred, bool) or (is_array(deferred) and all(isinstance(k, str) for k in deferred)):
@@ -163,7 +237,7 @@ class RunSnapshot:
         return None
 
     def __repr__(self) -> str:
-        pending = self.document["pending"]
+        pending = self._read()["pending"]
         count = len(pending) if is_array(pending) else "?"
         return f"RunSnapshot(agent_id={clip(self.agent_id, 80)!r}, status={self.status!r}, pending={count})"
 
@@ -177,36 +251,39 @@ class RunSnapshot:
     @property
     def agent_id(self) -> str:
         """The id of the agent that ran it (only that agent can resume it)."""
-        return str(self.document["agent_id"])
+        return str(self._read()["agent_id"])
 
     @property
     def run_id(self) -> str:
         """The run's id, the same across its pauses."""
-        return str(self.document["run_id"])
+        return str(self._read()["run_id"])
 
     @property
     def pause_id(self) -> str:
         """This pause's id: the key a run store claims on resume (one resume per pause)."""
-        return str(self.document["pause_id"])
+        return str(self._read()["pause_id"])
 
     @property
     def status(self) -> RunStatus:
         """Why the run paused (``"awaiting_approval"``, ``"suspended"``, ``"awaiting_client"``, ...)."""
-        return cast(RunStatus, self.document["status"])
+        return cast(RunStatus, self._read()["status"])
 
     @property
     def text(self) -> str:
         """The model's text of the last turn."""
-        return str(self.document.get("text", ""))
+        return str(self._read().get("text", ""))
 
     @property
     def signed(self) -> bool:
         """Whether the document carries a signature (checked only against a key, by `verify` or `resume`)."""
-        return isinstance(self.document.get("signature"), str)
+        return isinstance(self._read().get("signature"), str)
 
     @cached_property
     def pending(self) -> list[PendingItem]:
         """What the run waits for (approvals, suspensions, client calls, background calls)."""
+        shaped = self._shaped if not self._exposed else None
+        if shaped is not None:
+            return list(shaped["pending"])  # frozen items, typed already
         return decode_pending(self.document["pending"])
 
     @cached_property
@@ -226,6 +303,9 @@ class RunSnapshot:
             SnapshotError: the snapshot is unsigned, or was signed with another key, or was edited.
         """
         keys = signing_keys(key)
+        signed = self._signed if not self._exposed else None
+        if signed is not None and any(hmac.compare_digest(signed[1], _mac(signed[0], k)) for k in keys):
+            return  # the bytes the text holds are those signed: no canonical form to make again
         signature = self.document.get("signature")
         if not isinstance(signature, str) or not signature:
             raise SnapshotError(
@@ -238,6 +318,14 @@ class RunSnapshot:
                 "the snapshot's signature does not match: it was edited after it was signed, or signed with "
                 "another key. Nothing ran."
             )
+
+
+def _envelope_ok(shaped: Mapping[str, Any]) -> bool:
+    try:
+        _check_shape(shaped)
+    except SnapshotError:
+        return False  # the standard path says what is wrong
+    return True
 
 
 def _check_shape(document: Any) -> None:
@@ -289,9 +377,15 @@ def snapshot_of(
         key = state.signing_key()
     signing = signing_keys(key)
     document = result_document(result, tools)
-    if signing:
-        document["signature"] = _sign(document, signing[0])
-    return RunSnapshot(document)
+    if not signing:
+        return RunSnapshot._internal(document, None, None)  # pyright: ignore[reportPrivateUsage]
+    body = _canonical(document)
+    signature = document["signature"] = _mac(body, signing[0])
+    try:  # the text `to_json` gives: the signed bytes, the signature as their last member
+        text: str | None = (body[:-1] + b',"signature":"' + signature.encode() + b'"}').decode()
+    except UnicodeDecodeError:  # a lone surrogate (written raw in the canonical form): `json_text` escapes it
+        text = None
+    return RunSnapshot._internal(document, text, (body, signature))  # pyright: ignore[reportPrivateUsage]
 
 
 def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
@@ -409,17 +503,18 @@ def restore(snapshot: RunSnapshot, agent_id: str, tools: Mapping[str, Tool[..., 
         SnapshotError: a bad signature (with `key`), another agent's snapshot, changed tools, a malformed
             document.
     """
+    from ._document import decode, shape  # pydantic: loaded by the first restore, not by `import`
+
     if signing_keys(key):
         snapshot.verify(key)
-    document = snapshot.document
-    if document["agent_id"] != agent_id:
+    shaped = snapshot._take_shaped()  # pyright: ignore[reportPrivateUsage]  # this module's own class
+    read: Mapping[str, Any] = shaped if shaped is not None else snapshot.document
+    if read["agent_id"] != agent_id:
         raise SnapshotError(
-            f"the snapshot belongs to agent {clip(repr(document['agent_id']), 80)}, not {agent_id!r}: resume it "
+            f"the snapshot belongs to agent {clip(repr(read['agent_id']), 80)}, not {agent_id!r}: resume it "
             "with that agent"
         )
-    from ._document import decode_document  # pydantic: loaded by the first restore, not by `import`
-
-    return _result(decode_document(document), document, tools)
+    return _result(decode(shaped if shaped is not None else shape(snapshot.document)), tools)
 
 
 def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
@@ -430,24 +525,25 @@ def result_from_document(document: Mapping[str, Any], tools: Mapping[str, Tool[.
     """
     from ._document import decode_document
 
-    return _result(decode_document(document), document, tools)
+    return _result(decode_document(document), tools)
 
 
-def _result(decoded: Decoded, document: Mapping[str, Any], tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
+def _result(decoded: Decoded, tools: Mapping[str, Tool[..., Any]]) -> RunResult[Any]:
+    shaped = decoded.shaped
     messages = decoded.messages
-    pending = decoded.pending
-    _check_tools(decoded.tools, messages, pending, tools)
-    state = _decode_state(decoded.state, document, tools)
+    pending: list[PendingItem] = list(shaped["pending"])
+    _check_tools(shaped["tools"], messages, pending, tools)
+    state = _decode_state(shaped["state"], shaped, tools)
     restore_outputs(messages, decoded.steps, tools)
     return RunResult(
-        text=str(document.get("text", "")),
-        status=document["status"],
+        text=shaped.get("text", ""),
+        status=shaped["status"],
         steps=decoded.steps,
         messages=messages,
-        usage=decoded.usage,
+        usage=shaped["usage"],
         _subagent_responses=decoded.subagent_responses,
         pending=pending,
-        agent_id=str(document["agent_id"]),
+        agent_id=shaped["agent_id"],
         _state=state,
     )
 

@@ -10,7 +10,8 @@ from __future__ import annotations as _annotations
 import contextlib
 import json
 import weakref
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -18,6 +19,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._agent.display import display_arguments, error_text, shape
+from ._vendors import VENDORS
 from .exceptions import ClientCallRequested, ToolSuspended
 from .messages import (
     AssistantMessage,
@@ -42,17 +44,11 @@ if TYPE_CHECKING:
 
 __all__ = ["PROVIDER_NAMES", "Tracing"]
 
-PROVIDER_NAMES = {
-    "openai": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gcp.gemini",
-    "bedrock": "aws.bedrock",
-    "mistral": "mistral_ai",
-    "cohere": "cohere",
-    "ollama": "ollama",
-}
-"""agentkit vendor -> ``gen_ai.provider.name`` (the conventions' well-known values; Ollama has none)."""
+PROVIDER_NAMES: Mapping[str, str] = MappingProxyType(
+    {name: row.telemetry_name for name, row in VENDORS.items() if row.telemetry_name is not None}
+)
+"""agentkit vendor -> ``gen_ai.provider.name``: the vendor table's ``telemetry_name`` column (the conventions'
+well-known values; a vendor without one is named as agentkit names it)."""
 
 
 def _provider_and_model(model: Model) -> tuple[str, str]:

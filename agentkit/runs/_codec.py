@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .._agent.pending import PendingBackground, PendingSuspension
 from .._agent.results import PendingItem, Step
 from .._jsonish import is_mapping
+from .._text import json_text
 from ..exceptions import SnapshotError, ToolOutputError
 from ..messages import (
     AssistantMessage,
@@ -49,8 +50,8 @@ __all__ = [
     "encode_results",
     "encode_settings",
     "encode_steps",
-    "json_text",
     "restore_outputs",
+    "storable_json",
 ]
 
 Tools = Mapping[str, "Tool[..., Any]"]
@@ -222,14 +223,12 @@ def decode_usage(data: Any) -> Usage:
     return cast(Usage, _validate("usage", data, "usage"))
 
 
-def json_text(data: Any, *, indent: int | None = None) -> str:
+def storable_json(data: Any, *, indent: int | None = None) -> str:
     """JSON text of `data`, for storing, in text that encodes as UTF-8 whatever the strings hold.
 
     pydantic-core's encoder writes it (4x the standard library's speed); a lone surrogate, which it
-    refuses, makes the standard library write the text with every non-ASCII character escaped.
-
-    Raises:
-        SnapshotError: `data` is nested too deeply to be written.
+    refuses, makes the standard library write the text with every non-ASCII character escaped, and data
+    nested deeper than Python recurses is written iteratively.
     """
     from pydantic_core import to_json
 
@@ -240,12 +239,12 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
             pass
     try:
         text = json.dumps(data, ensure_ascii=False, indent=indent)
-        try:
-            text.encode()
-        except UnicodeEncodeError:
-            return json.dumps(data, ensure_ascii=True, indent=indent)
     except RecursionError:
-        raise SnapshotError("the document is nested too deeply to be written as JSON") from None
+        return json_text(data)  # iterative, every non-ASCII character escaped
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(data, ensure_ascii=True, indent=indent)
     return text
 
 

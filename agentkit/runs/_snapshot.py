@@ -39,8 +39,8 @@ from ._codec import (
     encode_results,
     encode_settings,
     encode_steps,
-    json_text,
     restore_outputs,
+    storable_json,
 )
 
 if TYPE_CHECKING:
@@ -180,9 +180,7 @@ class RunSnapshot:
         """
         if indent is None and not self._exposed and self._text is not None:
             return self._text
-        return json_text(
-            self._document if not self._exposed and self._document is not None else self.document, indent=indent
-        )
+        return storable_json(self._plain(), indent=indent)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RunSnapshot:
@@ -383,7 +381,7 @@ def snapshot_of(
     signature = document["signature"] = _mac(body, signing[0])
     try:  # the text `to_json` gives: the signed bytes, the signature as their last member
         text: str | None = (body[:-1] + b',"signature":"' + signature.encode() + b'"}').decode()
-    except UnicodeDecodeError:  # a lone surrogate (written raw in the canonical form): `json_text` escapes it
+    except UnicodeDecodeError:  # a lone surrogate (written raw in the canonical form): `storable_json` escapes it
         text = None
     return RunSnapshot._internal(document, text, (body, signature))  # pyright: ignore[reportPrivateUsage]
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ..exceptions import AgentSetupError
 from ..messages import Message
-from ._codec import decode_messages, encode_messages, json_text
+from ._codec import decode_messages, encode_messages, storable_json
 
 if TYPE_CHECKING:
     import sqlite3
@@ -264,7 +264,7 @@ class SQLiteRunStore:
 
     async def save_history(self, message_id: str, messages: list[Message]) -> None:
         """Record the history as JSON."""
-        text = json_text(encode_messages(messages, {}))  # UTF-8 safe: any string a history holds
+        text = storable_json(encode_messages(messages, {}))  # UTF-8 safe: any string a history holds
         await self._call(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO agentkit_histories (message_id, messages, saved_at) VALUES (?, ?, ?)",

@@ -207,6 +207,9 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 transform, which counts too): no error text or log record quotes the arguments. Default:
                 whether the calling agent run's transform policy redacts inputs.
         """
+        given: tuple[Any, Any] = (call.name, call.id)  # Any: untyped callers pass anything
+        if not isinstance(given[0], str) or not isinstance(given[1], str):
+            return self._malformed(call)
         item = self._tools.get(call.name)
         if item is None:
             hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
@@ -244,6 +247,17 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
         return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+
+    def _malformed(self, call: ToolCall) -> ToolResult:
+        """The error result of a call whose name or id is not a string (a caller without a type checker)."""
+        given: tuple[Any, Any] = (call.name, call.id)
+        name, call_id = (value if isinstance(value, str) else shorten(value, 100) for value in given)
+        what = "name" if not isinstance(given[0], str) else "id"
+        text = (
+            f"A tool call's {what} must be a string, got {shorten(given[what == 'id'], 100)}. "
+            f"Available tools: {', '.join(self._tools) or 'none'}."
+        )
+        return failures.unknown_tool(ToolCall(id=call_id, name=name, arguments={}), text)
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""

@@ -91,6 +91,7 @@ class _Settings(TypedDict):
     extra: NotRequired[dict[str, Any]]
     output: NotRequired[None]  # a run's base settings never hold a step's output request
     deferred_tools: NotRequired[_Keys]
+    programmatic_tools: NotRequired[_Keys]
 
 
 @with_config(_CONFIG)
@@ -101,15 +102,22 @@ class _Limits(TypedDict):
 
 
 @with_config(_CONFIG)
+class _Program(TypedDict):
+    state: dict[str, Any]  # a paused program's own record (code mode reads it)
+
+
+@with_config(_CONFIG)
 class _Control(TypedDict):
     tool_calls: NotRequired[dict[str, _Count]]
     total_calls: NotRequired[_Count]
     found: NotRequired[_Keys]
     require_approval: NotRequired[bool]
+    approved: NotRequired[_Keys]
     step_tools: NotRequired[Optional[_Keys]]
     limits: NotRequired[_Limits]
     deferred: NotRequired[Union[bool, _Keys, None]]
     run_keys: NotRequired[_Keys]
+    programs: NotRequired[dict[str, _Program]]
 
 
 @with_config(_CONFIG)

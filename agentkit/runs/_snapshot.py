@@ -442,6 +442,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         "total_calls": state.total_calls,
         "found": list(state.found),
         "require_approval": state.require_approval,
+        "approved": sorted(state.approved),
         "step_tools": list(state.step_tools) if state.step_tools is not None else None,
         "limits": {
             "max_tool_calls": limits.max_tool_calls,
@@ -450,6 +451,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
         "run_keys": sorted(state.run_keys),
+        "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
@@ -466,10 +468,12 @@ def _decode_control(data: Mapping[str, Any] | None) -> dict[str, Any]:
         "total_calls": data.get("total_calls", 0),
         "found": list(data.get("found", [])),
         "require_approval": data.get("require_approval", False),
+        "approved": frozenset(data.get("approved", [])),
         "step_tools": tuple(step_tools) if step_tools is not None else None,
         "limits": RunLimits(**data.get("limits", {})),
         "deferred": frozenset(cast("list[str]", deferred)) if is_array(deferred) else deferred,
         "run_keys": frozenset(data.get("run_keys", [])),
+        "programs": {k: {"state": dict(v["state"])} for k, v in data.get("programs", {}).items()},
     }
 
 
@@ -586,6 +590,7 @@ def _decode_state(
     active = settings.get("active_tools")
     settings["active_tools"] = tuple(active) if active is not None else None
     settings["deferred_tools"] = tuple(settings.get("deferred_tools", ()))  # a list in JSON; hashable here
+    settings["programmatic_tools"] = tuple(settings.get("programmatic_tools", ()))
     run_active = data.get("active_tools")
     pause_id = document.get("pause_id")
     output = data.get("output")

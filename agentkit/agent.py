@@ -500,6 +500,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         usage: Usage,
         inherited: ToolTransform | None = None,
         subagent_responses: list[ModelResponse] | None = None,
+        settle_background: bool = False,
     ) -> RunLoop:
         tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
         state.run_keys = state.run_keys | extra_keys
@@ -542,6 +543,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
             control=control,
             output=RunOutput.of(config, model, run_registry),
             subagent_responses=subagent_responses,
+            settle_background=settle_background,
         )
 
     def _restored_output(self, state: RunState) -> OutputConfig:
@@ -589,6 +591,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         emit: Emit | None,
         inherited: ToolTransform | None = None,
         output: OutputConfig | None = None,
+        *,
+        settle_background: bool = False,
     ) -> RunResult[Any]:
         messages = _as_messages(prompt)
         if options.max_steps is not None:
@@ -624,6 +628,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
                 steps=[],
                 usage=Usage(),
                 inherited=inherited,
+                settle_background=settle_background,
             )
             return await run.run()
 

@@ -12,19 +12,19 @@ run that ended before them (status ``"awaiting_background"``) finds them again o
 from __future__ import annotations as _annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..messages import ToolCall, ToolResult
+from ..messages import TextPart, ToolCall, ToolResult
 from .results import new_pause_token
 
 if TYPE_CHECKING:
     from ..context import ToolContext
     from ..registry import Registry
 
-__all__ = ["BACKGROUND", "ExecutionHooks", "current_hooks"]
+__all__ = ["BACKGROUND", "ExecutionHooks", "background_result", "current_hooks", "start_background"]
 
 CallTool = Callable[["Registry", ToolCall, Any, "ToolContext[Any] | None"], Awaitable[ToolResult]]
 """``(executor, call, deps, context) -> result``: run one tool call (raising `ToolSuspended` to pause)."""
@@ -49,5 +49,30 @@ class ExecutionHooks:
 IN_PROCESS = ExecutionHooks()
 current_hooks: ContextVar[ExecutionHooks] = ContextVar("agentkit_execution_hooks", default=IN_PROCESS)
 
-BACKGROUND: dict[tuple[str, str], asyncio.Future[ToolResult]] = {}
+BACKGROUND: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
 """Background calls of this process: (run id, call id) -> the task computing the result."""
+
+
+def start_background(run_id: str, call: ToolCall, work: Coroutine[Any, Any, ToolResult]) -> None:
+    """Run `work` (the call) as a background task of this process, found again by run id and call id."""
+    # named after the tool's key: a task cancelled before it ran cannot say whose call it was otherwise
+    BACKGROUND[(run_id, call.id)] = asyncio.get_running_loop().create_task(work, name=call.name)
+
+
+def background_result(run_id: str, call_id: str) -> ToolResult | None:
+    """The result of a background call of this process that ended; None while it runs, or if it is not here.
+
+    A call cancelled before it finished (the event loop running it closed: a script's ``asyncio.run``
+    ended) ends as an error result saying so, never as a bare `CancelledError` for whoever reads it.
+    """
+    task = BACKGROUND.get((run_id, call_id))
+    if task is None or not task.done():
+        return None
+    if task.cancelled():
+        text = (
+            f"The background call {call_id} to {task.get_name()!r} was cancelled before it finished (the event "
+            "loop running it closed). Call the tool again if its result is still needed."
+        )
+        content = [TextPart(text)]
+        return ToolResult(call_id, task.get_name(), content, is_error=True, error_kind="cancelled")
+    return task.result()

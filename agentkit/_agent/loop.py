@@ -50,7 +50,7 @@ from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
-from .hooks import BACKGROUND, current_hooks
+from .hooks import BACKGROUND, background_result, current_hooks, start_background
 from .interrupts import Interrupt, background_message, background_started, until_set
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
 from .results import NO_OUTPUT, Approval, PendingApproval, PendingItem, RunResult, RunState, Step
@@ -96,6 +96,7 @@ class RunLoop:
         control: RunControl,
         output: RunOutput | None = None,
         subagent_responses: list[ModelResponse] | None = None,
+        settle_background: bool = False,
     ) -> None:
         self.agent = agent
         self.model = model
@@ -130,6 +131,8 @@ class RunLoop:
         self.output = output
         """The run's output type and stop-at tools (None: a text answer, no tool ends the run)."""
         self._ended: RunResult[Any] | None = None
+        self.settles_background = self.hooks.durable or settle_background
+        """Whether the run waits for its background calls instead of ending before them."""
 
     # ---- the loop --------------------------------------------------------------------------------
 
@@ -207,7 +210,7 @@ class RunLoop:
                 return paused
         if self._ended is not None:
             return self._ended
-        if self.state.background and self.hooks.durable:
+        if self.state.background and self.settles_background:
             await self.wait_background()
             self.join_background(len(self.steps))
         if self.state.background:
@@ -223,9 +226,11 @@ class RunLoop:
         text = response.message.text
         if not self.state.background:
             return self._finish("complete", text)
-        if not self.hooks.durable:
+        if not self.settles_background:
             return self._finish("awaiting_background", text, self._background_pending())
-        await self.wait_background()  # a durable engine outlives its workers: wait, then go on
+        # a durable engine outlives its workers, and `generate_sync`'s event loop cannot outlive the run:
+        # wait, then go on
+        await self.wait_background()
         return None
 
     def _ask_approval(self, index: int, response: ModelResponse, calls: list[ToolCall]) -> RunResult[Any] | None:
@@ -625,12 +630,9 @@ class RunLoop:
                     call, f"The background call to {call.name!r} cannot pause the run.", "tool_error"
                 )
 
-        BACKGROUND[(self.run_id(), call.id)] = asyncio.ensure_future(work())
+        start_background(self.run_id(), call, work())
         self.state.background[call.id] = None
         return background_started(call)
-
-    def _background_task(self, call_id: str) -> asyncio.Future[ToolResult] | None:
-        return BACKGROUND.get((self.state.run_id, call_id))
 
     def join_background(self, index: int) -> None:
         """Add every finished background call's result to the conversation (before the model turn `index`)."""
@@ -638,10 +640,9 @@ class RunLoop:
         for call_id in list(background):
             result = background[call_id]
             if result is None:
-                task = self._background_task(call_id)
-                if task is None or not task.done():
+                result = background_result(self.state.run_id, call_id)
+                if result is None:
                     continue
-                result = task.result()
             BACKGROUND.pop((self.state.run_id, call_id), None)
             del background[call_id]
             self.convo.append(background_message(result))
@@ -658,16 +659,18 @@ class RunLoop:
     async def wait_background(self) -> None:
         """Wait for this run's background calls running in this process; their results stay in the state."""
         for call_id, result in list(self.state.background.items()):
-            task = self._background_task(call_id) if result is None else None
+            task = BACKGROUND.get((self.state.run_id, call_id)) if result is None else None
             if task is not None:
-                self.state.background[call_id] = await task
+                if not task.done():
+                    await asyncio.wait([task])  # a cancelled call is an error result, not a raise
+                self.state.background[call_id] = background_result(self.state.run_id, call_id)
 
     def _background_pending(self) -> list[PendingItem]:
         calls = {c.id: c for step in self.steps for c in step.tool_calls}
         pending: list[PendingItem] = []
         for call_id, result in self.state.background.items():
             call = calls.get(call_id)
-            task = self._background_task(call_id)
+            task = BACKGROUND.get((self.state.run_id, call_id))
             done = result is not None or (task is not None and task.done())
             name = call.name if call is not None else (result.name if result is not None else "")
             arguments = display_arguments(call) if call is not None else None

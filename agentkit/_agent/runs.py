@@ -51,6 +51,8 @@ class AgentRuns(Generic[DepsT, OutputT]):
             emit: Emit | None,
             inherited: ToolTransform | None = None,
             output: OutputConfig | None = None,
+            *,
+            settle_background: bool = False,
         ) -> RunResult[Any]: ...
 
         def _session(self) -> contextlib.AbstractAsyncContextManager[None]: ...
@@ -138,9 +140,13 @@ class AgentRuns(Generic[DepsT, OutputT]):
     def generate_sync(
         self, prompt: Prompt, *, output_type: Any = None, **options: Unpack[RunKwargs[Any]]
     ) -> RunResult[Any]:
-        """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
+        """`generate` for scripts: runs its own event loop (inside async code, await `generate`).
+
+        The event loop ends with the call, so the run waits for its background calls (`Tool.background`)
+        and lets the model go on with their results, instead of ending ``"awaiting_background"``.
+        """
         checked, output = self._run_setup("generate_sync", output_type, options)
-        return asyncio.run(self._start(prompt, checked, None, output=output))
+        return asyncio.run(self._start(prompt, checked, None, output=output, settle_background=True))
 
     @overload
     def stream(

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from .._agent.hooks import BACKGROUND
+from .._agent.hooks import background_result
 from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
 from .._jsonish import is_array, is_mapping
 from ..events import RunStatus
@@ -285,10 +285,8 @@ def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[
     settings = encode_settings(state.settings)
     background: dict[str, Any] = {}
     for call_id, done in state.background.items():
-        if done is None:
-            task = BACKGROUND.get((state.run_id, call_id))
-            if task is not None and task.done():
-                done = task.result()  # finished meanwhile: its result travels with the snapshot
+        if done is None:  # finished meanwhile (or cancelled): its result travels with the snapshot
+            done = background_result(state.run_id, call_id)
         background[call_id] = encode_results([done], tools)[0] if done is not None else None
     return {
         "max_steps": state.max_steps,

@@ -36,6 +36,7 @@ from contextvars import ContextVar
 from typing import Any, overload
 
 from ._agent._deps import check_deps
+from ._agent._limits import inherits_budget
 from ._agent._options import ResumeKwargs, RunKwargs, RunOptions, check_hooks
 from ._agent._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
 from ._agent._steps import Instructions, InstructionsLike, RunControl, check_prepare
@@ -513,6 +514,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
             limits=state.limits,
             require_approval=state.require_approval,
             extra_keys=extra_keys,
+            inherited_budget=inherits_budget(),
         )
         run_registry = tools.registry
         executor = run_registry.select(state.active_tools) if state.active_tools is not None else run_registry

@@ -1,8 +1,8 @@
 """Budgets and concurrency limits for tool calls.
 
-* per run (`RunLimits`, on `Agent(limits=...)` or one `generate(limits=...)`): a total tool-call budget,
-  a cap on calls running at once in one model turn, and one for the whole run (its subagents' and
-  workflows' calls included);
+* per run (`RunLimits`, on `Agent(limits=...)` or one `generate(limits=...)`): a total tool-call budget
+  and a cap on calls running at once in the whole run (both counting its subagents' and workflows'
+  calls), and a cap on calls running at once in one model turn;
 * per tool (`@tool(...)` options): ``max_calls`` (a budget per run), ``max_concurrency`` (calls of
   that tool running at once, across every run of the process), ``sequential=True`` (the call runs
   alone: the turn's earlier calls finish first, later ones wait), and ``limits=[ConcurrencyLimit(...)]``
@@ -46,8 +46,9 @@ class RunLimits:
     """
 
     max_tool_calls: int | None = None
-    """Tool calls the run may make in all. Once spent, every tool is hidden from the model and a further
-    call gets an error result (the model must answer)."""
+    """Tool calls the run may make in all, its subagents' calls included (they draw from it, each also
+    under its own budget). Once spent, every tool is hidden from the model and a further call gets an
+    error result (the model must answer)."""
     max_concurrency: int | None = None
     """Tool calls running at once in this run, its subagents' and workflows' calls included (a subagent
     or workflow call itself takes no slot while its inner calls run, so nesting cannot deadlock)."""

@@ -8,7 +8,6 @@ model-request hook that fails raises `HookError`: its check could not be made, s
 from __future__ import annotations as _annotations
 
 import dataclasses
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from ..messages import (
 )
 from ..models import Model, ModelSettings
 from ..registry import Registry
+from ._usercode import call_user, unwrapped
 
 if TYPE_CHECKING:
     from .loop import RunLoop
@@ -47,10 +47,6 @@ def _implements(hooks: RunHooks[Any], name: str) -> bool:
     return getattr(type(hooks), name) is not getattr(RunHooks, name)
 
 
-async def _value(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 async def before_model_request(
     hooks: Sequence[RunHooks[Any]], ctx: RunContext[Any], request: ModelRequest
 ) -> ModelRequest:
@@ -59,9 +55,9 @@ async def before_model_request(
         if not _implements(hook, "before_model_request"):
             continue
         try:
-            value = await _value(hook.before_model_request(ctx, request))
+            value = await call_user(hook.before_model_request, ctx, request)
         except Exception as exc:
-            raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
+            raise HookError(hook, "before_model_request", f"raised {describe_exception(unwrapped(exc))}") from exc
         if value is not None and not isinstance(value, ModelRequest):
             raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
         request = value if value is not None else request
@@ -92,9 +88,9 @@ async def after_model_response(
         if not _implements(hook, "after_model_response"):
             continue
         try:
-            await _value(hook.after_model_response(ctx, request, response))
+            await call_user(hook.after_model_response, ctx, request, response)
         except Exception as exc:
-            raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
+            raise HookError(hook, "after_model_response", f"raised {describe_exception(unwrapped(exc))}") from exc
 
 
 def _tool(loop: RunLoop, call: ToolCall) -> Any:
@@ -153,8 +149,9 @@ async def _before(
         if not _implements(hook, "before_tool_call"):
             continue
         try:
-            decision = await _value(hook.before_tool_call(ctx, call))
-        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
+            decision = await call_user(hook.before_tool_call, ctx, call)
+        except Exception as raised:  # noqa: BLE001 - a failing hook fails this call, never the run
+            exc = unwrapped(raised)
             what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
             return call, _hook_error(call, hook, "before_tool_call", what, exc)
         if decision is None:
@@ -180,8 +177,9 @@ async def _after(
         if not _implements(hook, "after_tool_call"):
             continue
         try:
-            value = await _value(hook.after_tool_call(ctx, call, result))
-        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
+            value = await call_user(hook.after_tool_call, ctx, call, result)
+        except Exception as raised:  # noqa: BLE001 - a failing hook fails this call, never the run
+            exc = unwrapped(raised)
             what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
             result = _hook_error(call, hook, "after_tool_call", what, exc)
             continue

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextvars import ContextVar, Token
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._tool_errors import described
@@ -22,38 +23,66 @@ from ..tools import Tool
 
 if TYPE_CHECKING:
     from .loop import Outcome, RunLoop
-    from .results import Approval
+    from .results import Approval, RunState
 
-__all__ = ["enter_run", "leave_run", "limited", "run_calls", "spent_tools"]
+__all__ = ["enter_run", "inherits_budget", "leave_run", "limited", "run_calls", "spent_tools"]
 
-# The run-wide caps of the runs enclosing the current task, outermost first: a subagent's run started by
-# a tool call holds its parent's cap too.
-_RUN_CAPS: ContextVar[tuple[asyncio.Semaphore, ...]] = ContextVar("agentkit_run_caps", default=())
+# The runs enclosing the current task, outermost first, with their run-wide limits: a subagent's run (or any
+# run that application code starts inside a tool call: a workflow step, a tool calling another agent) holds
+# its parents' concurrency caps and draws from their tool-call budgets. A context variable, because such a
+# run starts inside the application's own code, through which nothing of the parent's can be passed.
+_ENCLOSING: ContextVar[tuple[_Scope, ...]] = ContextVar("agentkit_enclosing_runs", default=())
 
 
-def enter_run(loop: RunLoop) -> Token[tuple[asyncio.Semaphore, ...]] | None:
-    """Install this run's cap (if it has one) beneath its parents' for the duration of the run."""
-    cap = loop.control.limits.max_concurrency
-    if cap is None:
+@dataclass(frozen=True)
+class _Scope:
+    """One run's run-wide limits, as the runs it encloses see them."""
+
+    cap: asyncio.Semaphore | None
+    limit: int | None
+    state: RunState
+    """The run's state: its `total_calls` count every call of the run, its nested runs' included."""
+
+
+def enter_run(loop: RunLoop) -> Token[tuple[_Scope, ...]] | None:
+    """Install this run's cap and budget (if it has either) beneath its parents' for the duration of the run."""
+    limits = loop.control.limits
+    if limits.max_concurrency is None and limits.max_tool_calls is None:
         return None
-    return _RUN_CAPS.set((*_RUN_CAPS.get(), asyncio.Semaphore(cap)))
+    cap = asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency is not None else None
+    return _ENCLOSING.set((*_ENCLOSING.get(), _Scope(cap, limits.max_tool_calls, loop.state)))
 
 
-def leave_run(token: Token[tuple[asyncio.Semaphore, ...]] | None) -> None:
+def leave_run(token: Token[tuple[_Scope, ...]] | None) -> None:
     """Undo `enter_run`."""
     if token is not None:
-        _RUN_CAPS.reset(token)
+        _ENCLOSING.reset(token)
+
+
+def inherits_budget() -> bool:
+    """Whether a run starting now draws from an enclosing run's tool-call budget."""
+    return any(scope.limit is not None for scope in _ENCLOSING.get())
 
 
 # ---- budgets --------------------------------------------------------------------------------------
 
 
-def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
-    """The keys whose call budget is spent in this run, ``"all"`` when the run's budget is, else None."""
+def _spent_budget(loop: RunLoop) -> tuple[int, bool] | None:
+    """``(limit, own)`` of a spent tool-call budget: this run's, or an enclosing run's; None if none is spent."""
     limit = loop.control.limits.max_tool_calls
-    state = loop.state
-    if limit is not None and state.total_calls >= limit:
+    if limit is not None and loop.state.total_calls >= limit:
+        return limit, True
+    for scope in _ENCLOSING.get():
+        if scope.limit is not None and scope.state is not loop.state and scope.state.total_calls >= scope.limit:
+            return scope.limit, False
+    return None
+
+
+def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
+    """The keys whose call budget is spent in this run, ``"all"`` when the run's budget (or a parent's) is."""
+    if _spent_budget(loop) is not None:
         return "all"
+    state = loop.state
     registry = loop.registry
     spent = frozenset(
         key for key in loop.control.tools.budgeted if state.tool_calls.get(key, 0) >= (registry[key].max_calls or 0)
@@ -64,14 +93,29 @@ def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
 async def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
     """Why `call` may not run (a spent budget), else None; a call that may run is counted."""
     state = loop.state
-    limit = loop.control.limits.max_tool_calls
     registry = loop.registry
     # the run's registry, not the step's: a tool hidden because its budget is spent still gets that error
     item = registry.get(call.name) if call.name in registry and call.name in _callable(loop) else None
-    if limit is not None and state.total_calls >= limit:
+    scopes = [s for s in _ENCLOSING.get() if s.limit is not None and s.state is not state]
+    counted = item is not None and (item.max_calls is not None or loop.control.limits.max_tool_calls is not None)
+    valid = True
+    if item is not None and (counted or scopes):
+        try:
+            await item.avalidate_arguments(call.arguments, name=call.name)  # off the loop when patterns need it
+        except ToolInputError:
+            valid = False  # it will not run: invalid arguments spend the retry budget, not this one
+    # checked and counted with no await in between: concurrent nested runs draw from one budget
+    spent = _spent_budget(loop)
+    if spent is not None:
+        limit, own = spent
+        if own:
+            return (
+                f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools "
+                "can be called in this run. Answer with what you have."
+            )
         return (
-            f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools can "
-            "be called in this run. Answer with what you have."
+            f"The tool-call budget of the run that called this agent is spent ({limit} calls, its max_tool_calls, "
+            "which counts its subagents' calls too): no more tools can be called. Answer with what you have."
         )
     if item is None:
         return None  # an unknown tool: its error says so, and it counts for nothing
@@ -80,13 +124,11 @@ async def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
             f"Tool {call.name!r} may be called at most {item.max_calls} time(s) per run, and that budget is spent; "
             "it is no longer available in this run. Answer with what you have, or use another tool."
         )
-    if item.max_calls is not None or limit is not None:
-        try:
-            await item.avalidate_arguments(call.arguments, name=call.name)  # off the loop when patterns need it
-        except ToolInputError:
-            return None  # it will not run: invalid arguments spend the retry budget, not this one
+    if valid and (counted or scopes):
         state.tool_calls[call.name] = state.tool_calls.get(call.name, 0) + 1
         state.total_calls += 1
+        for scope in scopes:
+            scope.state.total_calls += 1
     return None
 
 
@@ -154,6 +196,10 @@ async def run_calls(
     return results  # type: ignore[return-value]
 
 
+def _caps() -> tuple[asyncio.Semaphore, ...]:
+    return tuple(scope.cap for scope in _ENCLOSING.get() if scope.cap is not None)
+
+
 async def limited(
     item: Tool[..., Any] | None,
     call: ToolCall,
@@ -162,7 +208,7 @@ async def limited(
 ) -> ToolResult:
     """`run()` holding the turn's cap, the enclosing runs' caps and the tool's limits."""
     limits = item.limits if item is not None else ()
-    caps = () if item is None or getattr(item, "_nests_runs", False) else _RUN_CAPS.get()
+    caps = () if item is None or getattr(item, "_nests_runs", False) else _caps()
     if turn is None and not caps and not limits:
         return await run()
     resources: list[Hashable] = []

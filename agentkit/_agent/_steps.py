@@ -210,6 +210,8 @@ class RunControl:
     require_approval: bool = False
     extra_keys: frozenset[str] = frozenset()
     """Keys of the tools this run added (its own tools and MCP servers'), not the agent's."""
+    inherited_budget: bool = False
+    """Whether the run draws from an enclosing run's tool-call budget (a subagent's run)."""
     plain: bool = field(init=False)
     """Nothing changes a step's plan (no prepare_step, hooks, instruction functions, deferred tools or
     budgets), decided once per run: a step's settings, tools and executor are planned once per settings
@@ -223,6 +225,7 @@ class RunControl:
             or self.tools.deferred
             or self.tools.budgeted
             or self.limits.max_tool_calls is not None
+            or self.inherited_budget
         )
 
 

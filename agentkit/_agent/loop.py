@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
-from .._tool_errors import enter_calls, leave_calls
+from .._tool_errors import enter_calls, failure, leave_calls
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
@@ -49,6 +49,7 @@ from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
+from ._usercode import OwnCancellation, settle
 from .display import display_arguments, error_text, merge_transforms, progress_data, shape
 from .hooks import BACKGROUND, background_result, current_hooks, start_background
 from .interrupts import Interrupt, background_message, background_started, until_set
@@ -526,6 +527,7 @@ class RunLoop:
         limits = control.limits
         return not (
             control.hooks
+            or control.inherited_budget
             or control.tools.budgeted
             or limits.max_tool_calls is not None
             or limits.max_concurrency is not None
@@ -569,6 +571,7 @@ class RunLoop:
         execution hooks (here, or a durable engine's activity), between the run's own hooks.
         """
         executor, deps, engine, tools = self.executor, self.deps, self.hooks, self.control.tools
+        cancelled = self._cancelled
 
         async def run(call: ToolCall) -> ToolResult:
             target = executor.get(call.name) if call.name in executor else None
@@ -578,12 +581,34 @@ class RunLoop:
                     call, f"Tool {call.name!r} is not loaded yet: find it with {search!r} first, then call it.",
                     "unknown_tool",
                 )  # fmt: skip
-            return await limited(target, call, turn, lambda: engine.call_tool(executor, call, deps, ctx))
+            return await limited(target, call, turn, lambda: start(call, target))
+
+        async def start(call: ToolCall, target: Tool[..., Any] | None) -> ToolResult:
+            if cancelled is not None and cancelled.is_set():  # set while hooks or limits held the call
+                return ToolResult.error(
+                    call, f"The call to {call.name!r} did not run: the run was cancelled before it started.",
+                    "cancelled",
+                )  # fmt: skip
+            try:
+                return await settle(engine.call_tool(executor, call, deps, ctx))
+            except OwnCancellation as own:  # the tool's own CancelledError: its failure, not the run's
+                return failure(call, "exception", own.error, mask=self._masks(target), redacted=self._redacts(target))
 
         if not self.control.hooks:
             return run
         assert ctx is not None
         return lambda call: call_with_hooks(self, call, ctx, run)
+
+    def _masks(self, item: Tool[..., Any] | None) -> bool:
+        """Whether `item`'s failures are told the model as a generic text (its own setting, else the agent's)."""
+        own = item.mask_error_details if item is not None else None
+        return own if own is not None else self.agent.mask_error_details
+
+    def _redacts(self, item: Tool[..., Any] | None) -> bool:
+        """Whether no error text may quote the call's arguments (a redacted input, the tool's or the policy's)."""
+        if self.policy is not None and self.policy.input is not None:
+            return True
+        return item is not None and item.transform is not None and item.transform.input is not None
 
     async def _call(
         self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None

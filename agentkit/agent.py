@@ -50,6 +50,7 @@ from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
+from ._text import type_name
 from .context import RunContext
 from .events import RunStatus
 from .exceptions import (
@@ -287,7 +288,9 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self.retries = retries
         self.max_retries = max_retries
         if model_settings is not None and not isinstance(model_settings, ModelSettings):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AgentSetupError(f"Agent(model_settings=...) takes a ModelSettings(...), got {model_settings!r}")
+            raise AgentSetupError(
+                f"Agent(model_settings=...) takes a ModelSettings(...), got {type_name(model_settings)}"
+            )
         self.model_settings = model_settings or ModelSettings()
         self.deps = deps
         self.deps_type: type[Any] | None = deps_type
@@ -300,7 +303,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self.instrument: Instrument = _check_instrument(instrument)
         """Tracing of this agent's runs (see `agentkit.instrumentation`)."""
         if store is not None and not isinstance(store, RunStore):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {store!r}")
+            raise AgentSetupError(f"store= must be a RunStore (e.g. SQLiteRunStore(path)), got {type_name(store)}")
         self.store = store
         """Where resumes claim their pause; None: `agentkit.runs.default_store()`."""
         if snapshot_key is not None:
@@ -688,7 +691,7 @@ def _check_model(model: ModelLike | None) -> None:
     if isinstance(model, str) and model != "test" and model.partition(":")[0] not in KNOWN_VENDORS:
         infer_model(model)  # raises the "did you mean" error
     elif model is not None and not isinstance(model, (str, Model)):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise ModelSetupError(f"model must be a 'vendor:model-name' string or a Model instance, got {model!r}")
+        raise ModelSetupError(f"model must be a 'vendor:model-name' string or a Model instance, got {type_name(model)}")
 
 
 def _as_messages(prompt: Prompt) -> list[Message]:
@@ -699,5 +702,5 @@ def _as_messages(prompt: Prompt) -> list[Message]:
     messages = list(prompt)
     for message in messages:
         if not isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise TypeError(f"a history holds agentkit messages, got {message!r}")
+            raise TypeError(f"a history holds agentkit messages, got {type_name(message)}")
     return messages

@@ -194,7 +194,7 @@ async def test_prepare_step_per_run_runs_after_the_agents() -> None:
             r"unknown key 'active_tool'\. Did you mean 'active_tools'\? StepChanges may set: model,",
         ),
         ({"temperature": 0.2}, r"unknown key 'temperature'\.( Did you mean .*)? StepChanges may set"),
-        ("add", r"returned 'add'; return a StepChanges dict"),
+        ("add", r"returned an object of type str; return a StepChanges dict"),  # never its value (issue 17 §4.9)
         ({"active_tools": "add"}, r"active_tools is a list of keys"),
         ({"tool_choice": 3}, r"tool_choice is 'auto', 'none', 'required' or a key"),
         ({"instructions": ["a"]}, r"instructions is text \(or None\)"),

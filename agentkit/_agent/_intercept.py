@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._describe import describe_exception
 from .._jsonish import is_array, is_mapping
+from .._text import type_name
 from .._tool_errors import described
 from .._tool_results import result_of
 from ..context import RunContext, ToolContext
@@ -59,7 +60,7 @@ async def before_model_request(
         except Exception as exc:
             raise HookError(hook, "before_model_request", f"raised {describe_exception(unwrapped(exc))}") from exc
         if value is not None and not isinstance(value, ModelRequest):
-            raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
+            raise HookError(hook, "before_model_request", f"returned {type_name(value)}; return a ModelRequest or None")
         request = value if value is not None else request
         _check_request(hook, request)
     return request
@@ -69,13 +70,13 @@ def _check_request(hook: RunHooks[Any], changed: ModelRequest) -> None:
     request: Any = changed  # a hook may have put anything in it
     wrong = None
     if not isinstance(request.model, Model):
-        wrong = f"model={request.model!r} (a Model)"
+        wrong = f"model ({type_name(request.model)}, not a Model)"
     elif not is_array(request.messages) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
         wrong = "messages (a list of agentkit messages)"
     elif not isinstance(request.tools, Registry):
-        wrong = f"tools={request.tools!r} (a Registry)"
+        wrong = f"tools ({type_name(request.tools)}, not a Registry)"
     elif not isinstance(request.settings, ModelSettings):
-        wrong = f"settings={request.settings!r} (a ModelSettings)"
+        wrong = f"settings ({type_name(request.settings)}, not a ModelSettings)"
     if wrong is not None:
         raise HookError(hook, "before_model_request", f"left the request with an unusable {wrong}")
 
@@ -164,7 +165,7 @@ async def _before(
         if isinstance(decision, ReplaceArguments) and is_mapping(decision.arguments):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
-        what = f"returned {decision!r}, not None, ReplaceArguments, Answer or Deny"
+        what = f"returned {type_name(decision)}, not None, ReplaceArguments, Answer or Deny"
         return call, _hook_error(call, hook, "before_tool_call", what)
     return call, None
 
@@ -188,5 +189,6 @@ async def _after(
         elif isinstance(value, Answer):
             result = await _answer(loop, call, value.output)
         elif value is not None:
-            result = _hook_error(call, hook, "after_tool_call", f"returned {value!r}, not None, a ToolResult or Answer")
+            what = f"returned {type_name(value)}, not None, a ToolResult or Answer"
+            result = _hook_error(call, hook, "after_tool_call", what)
     return result

@@ -15,7 +15,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypedDict, TypeVar
 
-from .._text import closest
+from .._text import closest, type_name
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
 from ..hooks import PrepareStep, RunHooks
@@ -102,13 +102,13 @@ class RunOptions:
             raise AgentSetupError(f"generate(require_approval=...) is True or False, got {self.require_approval!r}")
         servers: Any = self.mcp_servers
         if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
-            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
+            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {type_name(servers)}")
         if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
-                f"generate(model_settings=...) takes a ModelSettings(...), got {self.model_settings!r}"
+                f"generate(model_settings=...) takes a ModelSettings(...), got {type_name(self.model_settings)}"
             )
         if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
+            raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {type_name(self.cancel)}")
         _ = self.deferred
         return self
 

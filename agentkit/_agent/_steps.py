@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from .._jsonish import is_mapping, is_sequence
+from .._text import type_name
 from ..context import RunContext
 from ..exceptions import AgentSetupError, ToolChoiceError
 from ..hooks import ModelRequest, PrepareStep, RunHooks, StepChanges
@@ -59,6 +60,12 @@ def _takes_context(fn: Callable[..., Any], where: str) -> bool:
     return bool(positional) or varargs
 
 
+def _kind(value: Any) -> str:
+    """A wrong value by its type (``int 12``; an object by its type only: it may hold secrets)."""
+    shown = type_name(value)
+    return f"{type(value).__name__} {shown}" if shown == repr(value) else shown
+
+
 def _name(fn: Any) -> str:
     return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn))
 
@@ -79,7 +86,8 @@ class Instructions:
             items = list(value)
         else:
             raise AgentSetupError(
-                f"{where}: instructions are text, a function of the run context, or a list of those; got {value!r}"
+                f"{where}: instructions are text, a function of the run context, or a list of those; "
+                f"got {type_name(value)}"
             )
         self.parts: list[str | tuple[Callable[..., Any], bool]] = []
         for item in items:
@@ -90,7 +98,8 @@ class Instructions:
                 self.parts.append((item, _takes_context(item, where)))
             else:
                 raise AgentSetupError(
-                    f"{where}: each part of the instructions is text or a function of the run context; got {item!r}"
+                    f"{where}: each part of the instructions is text or a function of the run context; "
+                    f"got {type_name(item)}"
                 )
         self.static: str | None = None
         """The whole text when no part is a function (rendered once, the same every turn)."""
@@ -119,7 +128,7 @@ class Instructions:
                 continue
             if not isinstance(value, str):
                 raise AgentSetupError(
-                    f"the instructions function {_name(fn)} returned {type(value).__name__} {value!r}; "
+                    f"the instructions function {_name(fn)} returned {_kind(value)}; "
                     "it must return text (or None for nothing)"
                 )
             texts.append(value)
@@ -160,7 +169,7 @@ def check_changes(value: Any, fn: Callable[..., Any]) -> dict[str, Any]:
         return {}
     where = f"prepare_step {_name(fn)}"
     if not is_mapping(value):
-        raise AgentSetupError(f"{where} returned {value!r}; return a StepChanges dict (or None for no change)")
+        raise AgentSetupError(f"{where} returned {type_name(value)}; return a StepChanges dict (or None for no change)")
     unknown = [key for key in value if key not in _CHANGE_KEYS]
     if unknown:
         key = unknown[0]
@@ -190,7 +199,7 @@ def check_changes(value: Any, fn: Callable[..., Any]) -> dict[str, Any]:
     if "model_settings" in changes:
         settings = changes["model_settings"]
         if not isinstance(settings, ModelSettings):
-            raise AgentSetupError(f"{where}: model_settings is a ModelSettings, got {settings!r}")
+            raise AgentSetupError(f"{where}: model_settings is a ModelSettings, got {type_name(settings)}")
         if settings.tool_choice != "auto" or settings.active_tools is not None:
             raise AgentSetupError(
                 f"{where}: set tool_choice and active_tools with StepChanges' own keys, not inside model_settings"

@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -308,48 +309,77 @@ def _run(
     log_file: Path,
     env: dict[str, str] | None = None,
     on_line: Callable[[str], None] | None = None,
+    idle_timeout: float | None = None,
 ) -> None:
     """Run `cmd`, appending its output to `log_file` (each line also to `on_line`).
 
-    A failure names the step and shows the log's tail; past `timeout` seconds the command is killed.
+    A failure names the step and shows the log's tail. The command runs in a process group of its own,
+    and the whole group is killed (make and the compilers with cmake, never orphaned) past `timeout`
+    seconds in all, or past `idle_timeout` seconds without a line of output: a build that still makes
+    progress on a busy machine is judged by that progress, not by the wall clock alone.
     """
     with open(log_file, "ab") as out:
         out.write(f"\n$ {' '.join(cmd)}\n".encode())
         out.flush()
         try:
             proc = subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,  # its own process group: a kill reaches every child
             )
         except OSError as exc:
             raise LocalLLMError(f"{step} could not start {cmd[0]!r}: {exc}") from exc
-        expired = threading.Event()
+        expired: list[str] = []
+        last_output = [time.monotonic()]
+        finished = threading.Event()
 
-        def kill() -> None:
-            expired.set()
-            proc.kill()
+        def watch() -> None:
+            started = time.monotonic()
+            while not finished.wait(1.0):
+                now = time.monotonic()
+                if now - started > timeout:
+                    expired.append(f"timed out after {timeout:.0f}s")
+                elif idle_timeout is not None and now - last_output[0] > idle_timeout:
+                    expired.append(f"made no progress for {idle_timeout:.0f}s")
+                else:
+                    continue
+                _kill_group(proc)
+                return
 
-        timer = threading.Timer(timeout, kill)
-        timer.start()
+        watchdog = threading.Thread(target=watch, daemon=True)
+        watchdog.start()
         try:
             assert proc.stdout is not None
             for raw in proc.stdout:
+                last_output[0] = time.monotonic()
                 out.write(raw)
                 if on_line is not None:
                     on_line(raw.decode(errors="replace").rstrip())
             returncode = proc.wait()
         finally:
-            timer.cancel()
+            finished.set()
             if proc.poll() is None:  # on_line raised: do not leave the command running
-                proc.kill()
+                _kill_group(proc)
                 proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
-    timed_out = expired.is_set()
-    if timed_out:
-        raise LocalLLMError(f"{step} timed out after {timeout:.0f}s (log: {log_file})")
+            watchdog.join()
+    if expired:
+        raise LocalLLMError(f"{step} {expired[0]} (log: {log_file})")
     if returncode != 0:
         tail = "\n".join(log_file.read_text(errors="replace").splitlines()[-25:])
         raise LocalLLMError(f"{step} failed with exit code {returncode} (log: {log_file}):\n{tail}")
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL `proc`'s whole process group (it leads one: ``start_new_session``), then `proc` itself."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
 
 
 def _pip(*args: str) -> list[str]:
@@ -384,7 +414,8 @@ def build_llama_server(
     version: str = LLAMA_CPP_PYTHON_VERSION,
     *,
     jobs: int | None = None,
-    timeout: float = 3600,
+    timeout: float = 3 * 3600,
+    idle_timeout: float = 1200,
     log: Log | Reporter | None = None,
 ) -> Path:
     """Build (once per machine) llama.cpp's ``llama-server`` from the pinned sdist; return its path.
@@ -392,6 +423,11 @@ def build_llama_server(
     Downloads ``llama-cpp-python==<version>`` as an sdist (only that package from source: its build
     dependencies come as wheels), extracts it, configures ``vendor/llama.cpp`` with `CMAKE_FLAGS` and
     builds only the ``llama-server`` target on `jobs` cores (default: all). ``done.json`` is written last.
+
+    The build is judged by its progress: it is stopped when no line of output came for `idle_timeout`
+    seconds (a stalled compiler), or past `timeout` seconds in all (a generous cap for a busy 2-core
+    machine, where the build takes 6 to 30 minutes). A stopped or interrupted build keeps its folder, so
+    the next call resumes it: cmake rebuilds only what is missing.
     """
     if (binary := llama_server_binary(version)) is not None:
         return binary
@@ -423,13 +459,20 @@ def build_llama_server(
                 if (progress := build_progress(line)) is not None:
                     update(progress[0], progress[1])
 
-            _run(
-                ["cmake", "--build", str(build), "--target", "llama-server", "-j", str(jobs)],
-                timeout=timeout,
-                step="cmake build",
-                log_file=log_file,
-                on_line=on_line,
-            )
+            try:
+                _run(
+                    ["cmake", "--build", str(build), "--target", "llama-server", "-j", str(jobs)],
+                    timeout=timeout,
+                    idle_timeout=idle_timeout,
+                    step="cmake build",
+                    log_file=log_file,
+                    on_line=on_line,
+                )
+            except LocalLLMError as exc:
+                raise LocalLLMError(
+                    f"{exc}\nThe build folder {build} is kept: running the set-up again resumes the build where it "
+                    "stopped (`python -m dev.local_llm prepare`)."
+                ) from None
         binary = build / "bin" / "llama-server"
         if not binary.is_file():
             raise LocalLLMError(f"the build finished without {binary} (log: {log_file})")

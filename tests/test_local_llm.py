@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -129,6 +130,53 @@ def test_a_step_past_its_timeout_is_killed_and_named(tmp_path: Path) -> None:
         local._run(
             [sys.executable, "-c", "import time; time.sleep(60)"], timeout=1, step="sleeper", log_file=tmp_path / "l"
         )
+
+
+# a parent that starts a child holding the output pipe, as cmake starts make and the compilers
+_PARENT_OF_A_SLEEPER = (
+    "import subprocess, sys, time\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+    "print(child.pid, flush=True)\n"
+    "time.sleep(300)\n"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a killed child stays a zombie until its parent (init here) reaps it: not running
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    return False
+
+
+def test_a_timed_out_step_kills_its_whole_process_group(tmp_path: Path) -> None:
+    seen: list[str] = []
+    started = time.monotonic()
+    with pytest.raises(local.LocalLLMError, match="builder timed out after 2s"):
+        local._run(
+            [sys.executable, "-c", _PARENT_OF_A_SLEEPER], timeout=2, step="builder", log_file=tmp_path / "l",
+            on_line=seen.append,
+        )  # fmt: skip
+    assert time.monotonic() - started < 60, "the output loop did not wait for the orphaned child"
+    child = int(seen[0])
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)  # SIGKILL is delivered asynchronously: wait for the condition, bounded
+    assert not _alive(child), "the step's child outlived the kill"
+
+
+def test_a_step_is_judged_by_progress_not_wall_time(tmp_path: Path) -> None:
+    # 3 s of work with a line every 0.2 s passes an idle budget of 1.5 s; silence then fails it
+    printer = "import time\nfor i in range(15):\n    print(i, flush=True); time.sleep(0.2)\n"
+    local._run([sys.executable, "-c", printer], timeout=120, idle_timeout=1.5, step="busy", log_file=tmp_path / "l")
+    with pytest.raises(local.LocalLLMError, match="stalled made no progress for 2s"):
+        local._run(
+            [sys.executable, "-c", "import time; print('start', flush=True); time.sleep(60)"],
+            timeout=120, idle_timeout=2, step="stalled", log_file=tmp_path / "l",
+        )  # fmt: skip
 
 
 def test_a_failing_step_quotes_its_output(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,11 +19,56 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def node() -> str:
-    """The node binary, with the pinned `ai` package installed in js/ (as .ci/run does)."""
+    """The node binary, with the pinned `ai` package installed in js/ (the set-up below installs it)."""
     found = shutil.which("node")
     if found is None or not (JS / "node_modules" / "ai" / "package.json").exists():
         pytest.fail("these tests read our streams with the ai npm package: run `npm ci --prefix js` (Node.js 20+)")
     return found
+
+
+def _js_installed() -> bool:
+    """Whether js/node_modules holds what js/package-lock.json pins (npm writes its own copy of the lock)."""
+    installed = JS / "node_modules" / ".package-lock.json"
+    return installed.exists() and installed.stat().st_mtime >= (JS / "package-lock.json").stat().st_mtime
+
+
+def _install(what: str, command: list[str], say: Callable[[str], None]) -> None:
+    say(f"[ui tests] installing {what}: {' '.join(command)}")
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
+    if done.returncode != 0:
+        raise pytest.UsageError(f"installing {what} failed ({' '.join(command)}):\n{done.stdout}{done.stderr}")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Install what the selected UI tests need, once, before the first test (outside any test's timeout).
+
+    The README's test command must pass on a fresh machine by itself: the `ai` npm package (from
+    js/package-lock.json, with the machine's Node.js 20+) and Debian's Chromium (as root, with apt-get)
+    are installed here when missing; elsewhere the error says what to install.
+    """
+    if session.config.option.collectonly:
+        return
+    wants_node = any(getattr(getattr(item, "module", None), "node", None) is node for item in session.items)
+    wants_browser = any("browser" in getattr(item, "fixturenames", ()) for item in session.items)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(message: str) -> None:
+        if reporter is not None:
+            reporter.write_line(message)
+
+    if wants_node and not _js_installed():
+        npm = shutil.which("npm")
+        if npm is None or shutil.which("node") is None:
+            raise pytest.UsageError("the UI tests need Node.js 20+ with npm (Debian: apt-get install -y nodejs npm)")
+        _install("the pinned npm packages", [npm, "ci", "--prefix", str(JS), "--no-audit", "--no-fund"], say)
+    if wants_browser and not CHROMIUM.exists():
+        apt = shutil.which("apt-get")
+        if apt is None or os.geteuid() != 0:
+            raise pytest.UsageError(
+                "the browser test needs Debian's Chromium: run `apt-get install -y chromium` as root"
+            )
+        _install("the package index", [apt, "update", "-q"], say)
+        _install("Debian's Chromium", [apt, "install", "-y", "-q", "chromium"], say)
 
 
 def _first_line(process: subprocess.Popen[str], timeout: float) -> str:

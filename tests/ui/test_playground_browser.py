@@ -39,7 +39,7 @@ WAIT_MS = 60_000
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.fail("the browser test needs Debian's Chromium: apt-get install -y chromium (.ci/run does)")
+        pytest.fail("the browser test needs Debian's Chromium: apt-get install -y chromium (the set-up does as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -10,6 +10,7 @@ from pydantic import Field
 from agentkit import Approval, ApprovalError, Registry, ToolTransform, Workflow, tool
 from agentkit.agent import Agent
 from agentkit.events import ToolErrorEvent
+from agentkit.hooks import Hooks
 from agentkit.testing import TestModel
 
 from .agent_helpers import call, calls, scripted
@@ -120,7 +121,6 @@ class Creds:
 async def test_errors_about_a_wrong_value_name_its_type_not_its_contents() -> None:
     from agentkit import ToolContext
     from agentkit.exceptions import AgentSetupError, HookError, ModelSetupError
-    from agentkit.hooks import Hooks
 
     @tool
     def lookup(ctx: ToolContext[int], key: str) -> str:
@@ -150,7 +150,7 @@ async def test_errors_about_a_wrong_value_name_its_type_not_its_contents() -> No
         await agent.generate([secret])  # type: ignore[list-item]
     failures.append(history.value)
     with pytest.raises(AgentSetupError) as changes:
-        await Agent(model=model, prepare_step=lambda ctx: secret).generate("go")
+        await Agent(model=model, hooks=[Hooks(prepare_step=lambda ctx: secret)]).generate("go")
     failures.append(changes.value)
     with pytest.raises(AgentSetupError) as instructions:
         await Agent(model=model, instructions=lambda ctx: secret).generate("go")
@@ -163,13 +163,13 @@ async def test_errors_about_a_wrong_value_name_its_type_not_its_contents() -> No
 
 
 async def test_a_hooks_wrong_answer_reaches_the_model_by_its_type_only() -> None:
-    from agentkit.hooks import Hooks
 
     secret = Creds()
     for hooks in (
         Hooks(before_tool_call=lambda ctx, call: secret),
         Hooks(after_tool_call=lambda ctx, call, result: secret),
     ):
+
         @tool
         def lookup(key: str) -> str:
             """Look up."""

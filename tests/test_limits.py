@@ -104,7 +104,7 @@ async def test_run_limits_go_over_the_agents_field_by_field_and_budgets_survive_
     agent = Agent(model=model, tools=[work_tool(gauge), gate], limits=RunLimits(max_tool_calls=2, max_concurrency=4))
     paused = await agent.generate("go", limits=RunLimits(max_turn_concurrency=1))
     assert paused._state is not None
-    assert paused._state.limits == RunLimits(max_tool_calls=2, max_concurrency=4, max_turn_concurrency=1)
+    assert paused._state.request.limits == RunLimits(max_tool_calls=2, max_concurrency=4, max_turn_concurrency=1)
     done = await agent.resume(paused, {"c_gate": True})
     assert [r.error_kind for r in done.tool_results] == [None, None, "budget"]  # 2 counted before the resume
 

@@ -170,7 +170,7 @@ async def test_an_agent_masks_its_tools_errors_and_its_registrys_setting_survive
         seen.append(messages[-1].results[0].text)
         return "ok"
 
-    await Agent(model=FunctionModel(turn), tools={"find": lookup}, mask_error_details=True).generate("go")
+    await Agent(model=FunctionModel(turn), tools=Registry({"find": lookup}, mask_error_details=True)).generate("go")
     sub = Agent(id="sub", model="test")
     strict = Registry({"find": lookup}, mask_error_details=True)
     await Agent(model=FunctionModel(turn), tools=strict, agents={"sub": sub}).generate("go")  # a copied registry
@@ -275,9 +275,8 @@ async def test_a_failing_hook_or_limit_key_is_logged_and_told_under_the_same_pol
 
     with caplog.at_level(logging.DEBUG, logger="agentkit"):
         await Agent(model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], transform=HIDE).generate("a")
-        await Agent(
-            model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], mask_error_details=True
-        ).generate("b")
+        masked = Registry({"find": lookup}, mask_error_details=True)
+        await Agent(model=FunctionModel(turn), tools=masked, hooks=[Audit()]).generate("b")
         await Agent(model=FunctionModel(limited_turn), tools={"limited": limited}).generate("c")
     assert SECRET not in told[0] and "[redacted]" in told[0]  # the hook's message, the redacted value taken out
     assert "postgres" not in told[1] and "internal error" in told[1]  # masked like a tool's exception

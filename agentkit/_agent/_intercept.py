@@ -18,7 +18,7 @@ from .._tool_errors import described
 from .._tool_results import result_of
 from ..context import RunContext, ToolContext
 from ..exceptions import HookError
-from ..hooks import Answer, Deny, Hooks, ModelRequest, ReplaceArguments, RunHooks
+from ..hooks import Answer, Deny, Hooks, ModelRequest, PrepareStep, ReplaceArguments, RunHooks
 from ..messages import (
     AssistantMessage,
     ModelResponse,
@@ -31,21 +31,28 @@ from ..messages import (
 )
 from ..models import Model, ModelSettings
 from ..registry import Registry
-from ._usercode import call_user, unwrapped
+from ._approvals import needs_approval
+from ._usercode import call_user
 
 if TYPE_CHECKING:
-    from .loop import RunLoop
+    from .config import RunConfig
+    from .state import RunState
 
-__all__ = ["after_model_response", "before_model_request", "call_with_hooks"]
+__all__ = ["after_model_response", "before_model_request", "call_with_hooks", "implements", "prepare_functions"]
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)
 
 
-def _implements(hooks: RunHooks[Any], name: str) -> bool:
+def implements(hooks: RunHooks[Any], name: str) -> bool:
     """Whether `hooks` does anything for the hook method `name` (so the loop can skip the rest)."""
     if isinstance(hooks, Hooks):
         return hooks.implements(name) or getattr(type(hooks), name) is not getattr(Hooks, name)
     return getattr(type(hooks), name) is not getattr(RunHooks, name)
+
+
+def prepare_functions(hooks: Sequence[RunHooks[Any]]) -> list[PrepareStep]:
+    """The ``prepare_step`` hooks of `hooks`, in order."""
+    return [hook.prepare_step for hook in hooks if implements(hook, "prepare_step")]
 
 
 async def before_model_request(
@@ -53,12 +60,11 @@ async def before_model_request(
 ) -> ModelRequest:
     """`request` after every ``before_model_request`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not _implements(hook, "before_model_request"):
+        if not implements(hook, "before_model_request"):
             continue
-        try:
-            value = await call_user(hook.before_model_request, ctx, request)
-        except Exception as exc:
-            raise HookError(hook, "before_model_request", f"raised {describe_exception(unwrapped(exc))}") from exc
+        value, exc = await call_user(hook.before_model_request, ctx, request)
+        if exc is not None:
+            raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
         if value is not None and not isinstance(value, ModelRequest):
             raise HookError(hook, "before_model_request", f"returned {type_name(value)}; return a ModelRequest or None")
         request = value if value is not None else request
@@ -86,16 +92,15 @@ async def after_model_response(
 ) -> None:
     """Every ``after_model_response`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not _implements(hook, "after_model_response"):
+        if not implements(hook, "after_model_response"):
             continue
-        try:
-            await call_user(hook.after_model_response, ctx, request, response)
-        except Exception as exc:
-            raise HookError(hook, "after_model_response", f"raised {describe_exception(unwrapped(exc))}") from exc
+        _, exc = await call_user(hook.after_model_response, ctx, request, response)
+        if exc is not None:
+            raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
 
 
-def _tool(loop: RunLoop, call: ToolCall) -> Any:
-    return loop.executor.get(call.name) if call.name in loop.executor else None
+def _tool(executor: Registry, call: ToolCall) -> Any:
+    return executor.get(call.name) if call.name in executor else None
 
 
 def _hook_error(
@@ -109,11 +114,14 @@ def _hook_error(
     )
 
 
-async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
+async def _answer(config: RunConfig, executor: Registry, call: ToolCall, output: Any) -> ToolResult:
     """The result of `call` answered with `output`, as if its tool had returned it."""
-    item = loop.executor.get(call.name) if call.name in loop.executor else None
+    item = _tool(executor, call)
     if item is not None:
-        return await result_of(item, call, output)
+        own = item.mask_error_details
+        mask = own if own is not None else bool(config.errors.mask)
+        redacted = config.errors.redact_input or (item.transform is not None and item.transform.input is not None)
+        return await result_of(item, call, output, mask=mask, redacted=redacted)
     from pydantic_core import to_json
 
     text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
@@ -121,13 +129,18 @@ async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
 
 
 async def call_with_hooks(
-    loop: RunLoop, call: ToolCall, ctx: ToolContext[Any], run: Callable[[ToolCall], Awaitable[ToolResult]]
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    call: ToolCall,
+    ctx: ToolContext[Any],
+    run: Callable[[ToolCall], Awaitable[ToolResult]],
 ) -> ToolResult:
     """`run(call)` between the before and after hooks (which may change, answer, deny or replace it)."""
-    hooks = loop.control.hooks
-    changed, result = await _before(loop, hooks, ctx, call)
+    hooks = config.hooks
+    changed, result = await _before(config, executor, hooks, ctx, call)
     if result is None:
-        if changed.arguments != call.arguments and loop.needs_approval(changed):
+        if changed.arguments != call.arguments and needs_approval(config, state, executor, changed):
             result = ToolResult.error(
                 changed,
                 f"This call to {call.name!r} did not run: the application changed its arguments to ones that need "
@@ -136,24 +149,22 @@ async def call_with_hooks(
             )
         else:
             result = await run(changed)
-    result = await _after(loop, hooks, ctx, changed, result)
+    result = await _after(config, executor, hooks, ctx, changed, result)
     if result.call_id != call.id or result.name != call.name:
         result = dataclasses.replace(result, call_id=call.id, name=call.name)  # linked to the model's call
     return result
 
 
 async def _before(
-    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall
+    config: RunConfig, executor: Registry, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall
 ) -> tuple[ToolCall, ToolResult | None]:
     """The call as the ``before_tool_call`` hooks leave it, and the result when one of them settled it."""
     for hook in hooks:
-        if not _implements(hook, "before_tool_call"):
+        if not implements(hook, "before_tool_call"):
             continue
-        try:
-            decision = await call_user(hook.before_tool_call, ctx, call)
-        except Exception as raised:  # noqa: BLE001 - a failing hook fails this call, never the run
-            exc = unwrapped(raised)
-            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+        decision, exc = await call_user(hook.before_tool_call, ctx, call)
+        if exc is not None:  # a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(executor, call), config.errors)})"
             return call, _hook_error(call, hook, "before_tool_call", what, exc)
         if decision is None:
             continue
@@ -161,7 +172,7 @@ async def _before(
             reason = str(decision.reason).rstrip(".")
             return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
         if isinstance(decision, Answer):
-            return call, await _answer(loop, call, decision.output)
+            return call, await _answer(config, executor, call, decision.output)
         if isinstance(decision, ReplaceArguments) and is_mapping(decision.arguments):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
@@ -171,23 +182,26 @@ async def _before(
 
 
 async def _after(
-    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall, result: ToolResult
+    config: RunConfig,
+    executor: Registry,
+    hooks: Sequence[RunHooks[Any]],
+    ctx: ToolContext[Any],
+    call: ToolCall,
+    result: ToolResult,
 ) -> ToolResult:
     """`result` as the ``after_tool_call`` hooks leave it (each sees what the previous one left)."""
     for hook in hooks:
-        if not _implements(hook, "after_tool_call"):
+        if not implements(hook, "after_tool_call"):
             continue
-        try:
-            value = await call_user(hook.after_tool_call, ctx, call, result)
-        except Exception as raised:  # noqa: BLE001 - a failing hook fails this call, never the run
-            exc = unwrapped(raised)
-            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+        value, exc = await call_user(hook.after_tool_call, ctx, call, result)
+        if exc is not None:  # a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(executor, call), config.errors)})"
             result = _hook_error(call, hook, "after_tool_call", what, exc)
             continue
         if isinstance(value, ToolResult):
             result = value
         elif isinstance(value, Answer):
-            result = await _answer(loop, call, value.output)
+            result = await _answer(config, executor, call, value.output)
         elif value is not None:
             what = f"returned {type_name(value)}, not None, a ToolResult or Answer"
             result = _hook_error(call, hook, "after_tool_call", what)

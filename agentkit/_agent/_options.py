@@ -1,8 +1,10 @@
 """The options of one run, as `Agent.generate`, `stream` and `resume` take them, checked before it starts.
 
-The keywords are declared once, as the `RunKwargs` / `ResumeKwargs` typed dicts that the entry points take
-as ``**options: Unpack[...]`` (PEP 692): type checkers and IDEs see each keyword with its type, and
-`run_options` turns them into a `RunOptions` at run time, refusing a keyword the entry point does not take.
+`RunOptions` declares them once, each with its type and default, and whether `resume` takes it too. The
+entry points take them as ``**options: Unpack[RunKwargs]`` (PEP 692), so type checkers and IDEs see each
+keyword with its type: `RunKwargs` and `ResumeKwargs` are typed dicts written out for the checkers, and a
+test holds them to `RunOptions` (same keys, same types). `run_options` turns the keywords of one call into
+a checked `RunOptions`, refusing a keyword the entry point does not take.
 """
 
 from __future__ import annotations as _annotations
@@ -22,15 +24,29 @@ from ..hooks import PrepareStep, RunHooks
 from ..limits import RunLimits
 from ..models import ModelSettings
 from ..registry import Registry
+from ._instructions import check_prepare
 from ._output import OutputValidatorFn
-from ._steps import check_prepare
 from ._toolset import DeferredTools, check_deferred
 from .sessions import MCPServerLike
 
-__all__ = ["DepsT", "ResumeKwargs", "RunKwargs", "RunOptions", "check_hooks", "run_options"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "RESUME_KEYWORDS",
+    "RUN_KEYWORDS",
+    "DepsT",
+    "ResumeKwargs",
+    "RunKwargs",
+    "RunOptions",
+    "check_hooks",
+    "run_options",
+]
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
+
+
+# The typed dicts below are `RunOptions` written out for the type checkers (``Unpack`` needs a TypedDict,
+# and a generic one to type ``deps`` by the agent's ``Deps``): tests/test_run_options.py holds them to it.
 
 
 class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
@@ -67,24 +83,29 @@ class RunKwargs(ResumeKwargs[DepsT], total=False):
     stop_at_tools: Sequence[str] | None
 
 
+_RESUME = {"resume": True}  # field metadata: `resume` and `resume_stream` take this option too
+
+
 @dataclass(frozen=True)
 class RunOptions:
-    """The options of one run, as `generate`, `stream` and `resume` take them."""
+    """The options of one run, as `generate`, `stream` and `resume` take them (see `Agent.generate`)."""
 
     tool_choice: str | None = None
     active_tools: Iterable[str] | None = None
     max_steps: int | None = None
-    deps: Any = None
-    context: ToolContext[Any] | None = None
+    deps: Any | None = dataclasses.field(default=None, metadata=_RESUME)
+    context: ToolContext[Any] | None = dataclasses.field(default=None, metadata=_RESUME)
     model_settings: ModelSettings | None = None
-    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
-    mcp_servers: Sequence[MCPServerLike] = ()
-    prepare_step: PrepareStep | None = None
-    hooks: Sequence[RunHooks[Any]] = ()
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = dataclasses.field(default=None, metadata=_RESUME)
+    mcp_servers: Sequence[MCPServerLike] = dataclasses.field(default=(), metadata=_RESUME)
+    prepare_step: PrepareStep | None = dataclasses.field(default=None, metadata=_RESUME)
+    hooks: Sequence[RunHooks[Any]] = dataclasses.field(default=(), metadata=_RESUME)
     limits: RunLimits | None = None
     require_approval: bool = False
     deferred_tools: DeferredTools | None = None
-    cancel: asyncio.Event | None = None
+    output_validators: Sequence[OutputValidatorFn] | None = None
+    stop_at_tools: Sequence[str] | None = None
+    cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -123,7 +144,8 @@ def check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any
     return list(hooks)
 
 
-_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))
+DEFAULT_OPTIONS = RunOptions()
+"""A call without keywords (most calls): nothing to check."""
 
 
 def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -> RunOptions:
@@ -132,15 +154,18 @@ def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -
     Callers without a type checker can pass any keyword through ``**options``: refuse it as Python refuses
     an unknown keyword argument, with the closest keyword it takes.
     """
+    if not options:
+        return DEFAULT_OPTIONS
     for key in options:
         if key not in takes:
             close = closest(key, sorted(takes), n=1, cutoff=0.6)  # difflib's own cutoff
             hint = f" (did you mean {close[0]!r}?)" if close else f" (it takes {', '.join(sorted(takes))})"
             raise TypeError(f"{where}() got an unexpected keyword argument {key!r}{hint}")
-    return RunOptions(**{key: value for key, value in options.items() if key in _FIELDS}).checked()
+    return RunOptions(**options).checked()
 
 
-RUN_KEYWORDS = RunKwargs.__optional_keys__ | {"output_type"}
+_ALL = dataclasses.fields(RunOptions)
+RUN_KEYWORDS = frozenset(f.name for f in _ALL) | {"output_type"}
 """The keywords of `generate`, `generate_sync` and `stream`."""
-RESUME_KEYWORDS = ResumeKwargs.__optional_keys__
+RESUME_KEYWORDS = frozenset(f.name for f in _ALL if f.metadata.get("resume"))
 """The keywords of `resume` and `resume_stream`."""

@@ -1,9 +1,10 @@
 """Where a run's side effects go: in this process by default, or to a durable engine (`agentkit.temporal`).
 
-A `RunLoop` takes model turns and calls tools through `ExecutionHooks`. The default runs everything here;
-a durable engine sets its own hooks for the duration of a run (a context variable, so concurrent runs
-keep theirs) to run each tool call as an activity, make ids deterministic, and claim nothing in a run
-store (the engine itself applies each answer once).
+A run takes model turns and calls tools through `ExecutionHooks`. The default runs everything here; a
+durable engine sets its own hooks for the duration of a run to run each tool call as an activity, make
+ids deterministic, and claim nothing in a run store (the engine itself applies each answer once). A
+context variable, because the engine drives the agent through its public entry points (`generate`,
+`resume`), which have no place for it, and concurrent runs must keep theirs.
 
 Background calls (`Tool.background`) run as tasks kept in `BACKGROUND`, keyed by run id and call id, so a
 run that ended before them (status ``"awaiting_background"``) finds them again on `resume`.
@@ -30,15 +31,13 @@ CallTool = Callable[["Registry", ToolCall, Any, "ToolContext[Any] | None"], Awai
 """``(executor, call, deps, context) -> result``: run one tool call (raising `ToolSuspended` to pause)."""
 
 
-async def _call_here(executor: Registry, call: ToolCall, deps: Any, context: ToolContext[Any] | None) -> ToolResult:
-    return await executor.call(call, deps=deps, context=context)
-
-
 @dataclass(frozen=True)
 class ExecutionHooks:
     """How a run calls tools, makes pause ids, and claims a pause on resume."""
 
-    call_tool: CallTool = _call_here
+    call_tool: CallTool | None = None
+    """How a durable engine runs one call (its activity, which applies the agent's error policy itself);
+    None: in this process, through `Registry.call` with the run's error policy."""
     new_pause_id: Callable[[], str] = new_pause_token
     claims: bool = True
     """Whether `resume` claims the pause in the agent's run store (False where the engine guarantees it)."""

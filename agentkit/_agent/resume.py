@@ -16,27 +16,32 @@ What each status takes:
 
 from __future__ import annotations as _annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, ToolError, ToolOutputError
 from ..messages import AssistantMessage, ToolResult
+from . import _background
+from ._approvals import needs_approval
+from ._emit import result_event
+from ._options import RunOptions
+from ._setup import new_config, run_tools_of
 from ._toolset import open_run_tools
-from .hooks import BACKGROUND, current_hooks
+from .config import AgentSpec
+from .hooks import current_hooks
+from .loop import RunLoop
 from .pending import PendingClientCall, PendingSuspension
 from .results import PAUSED_STATUSES, Approval, RunResult
 from .stream import Emit
 
 if TYPE_CHECKING:
-    from ..agent import Agent
     from ..registry import Registry
     from ..runs import RunSnapshot
-    from ._options import RunOptions
-    from .loop import RunLoop
 
 __all__ = ["check_resume", "resume_run"]
+
+_NO_OPTIONS = RunOptions()
 
 
 @dataclass
@@ -48,57 +53,48 @@ class _Plan:
     token: str | None
     index: int
     done: dict[str, ToolResult]
-    denied: dict[str, Approval]
+    refused: dict[str, Approval]
     data: dict[str, Any]
 
 
 def _prepare(
-    agent: Agent[Any, Any],
+    spec: AgentSpec,
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
-    options: RunOptions | None = None,
+    options: RunOptions = _NO_OPTIONS,
     registry: Registry | None = None,
     extra_keys: frozenset[str] = frozenset(),
     emit: Emit | None = None,
 ) -> _Plan:
-    from ._options import RunOptions
-
-    options = options if options is not None else RunOptions()
-    registry = registry if registry is not None else agent.tools
-    result = _restored(agent, paused, registry)
-    # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
-    state = result._state  # pyright: ignore[reportPrivateUsage]
-    if result.status not in PAUSED_STATUSES or state is None:
+    registry = registry if registry is not None else spec.tools()
+    result = _restored(spec, paused, registry)
+    # resume continues the paused result's own run: its state, which only results carry
+    paused_state = result._state  # pyright: ignore[reportPrivateUsage]
+    if result.status not in PAUSED_STATUSES or paused_state is None:
         raise ApprovalError(
             f"only a paused run can be resumed (status awaiting_approval, suspended, awaiting_client, cancelled or "
             f"awaiting_background); got {result.status!r}"
         )
     answers = dict(answers or {})
-    token = state.pause_token
-    state = dataclasses.replace(
-        state,
-        failures=dict(state.failures),
-        background=dict(state.background),
-        pause_token=None,
-        tool_calls=dict(state.tool_calls),
-        found=list(state.found),
-    )
-    state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
-    later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-    later = later or dataclasses.replace(state.settings, tool_choice="auto")
-    steps = list(result.steps)
-    run = agent._new_run(  # pyright: ignore[reportPrivateUsage]
-        list(result.messages), state, later, later, options=options, registry=registry, extra_keys=extra_keys,
-        emit=emit, steps=steps, usage=result.usage,
-        subagent_responses=list(result._subagent_responses),  # pyright: ignore[reportPrivateUsage]
-    )  # fmt: skip
+    token = paused_state.pause_token
+    state = paused_state.resumed()
+    # what the result shows is what goes on (a copy or a snapshot carries them on the result itself)
+    state.messages, state.steps, state.usage = list(result.messages), list(result.steps), result.usage
+    state.subagent_responses = list(result._subagent_responses)  # pyright: ignore[reportPrivateUsage]
+    for message in state.messages:
+        if isinstance(message, AssistantMessage):
+            state.call_ids.update(call.id for call in message.tool_calls)
+    config = new_config(spec, state, options, registry, extra_keys, emit)
     if state.step_tools is not None:
         # the paused step's tools: what could run then is what may run now
-        run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
+        run_registry = config.tools.registry
+        state.executor = run_registry.select(k for k in state.step_tools if k in run_registry)
+    run = RunLoop(config=config, state=state, resumed=True)
+    steps = state.steps
     plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {})
     if result.status == "awaiting_approval":
-        plan.denied = _approval_decisions(run, result, answers)
+        plan.refused = _approval_decisions(run, result, answers)
     elif result.status in ("suspended", "awaiting_client"):
         plan.done, plan.data = _pending_answers(run, result, answers)
     else:
@@ -109,15 +105,13 @@ def _prepare(
     return plan
 
 
-def check_resume(
-    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
-) -> None:
+def check_resume(spec: AgentSpec, paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None) -> None:
     """Raise what `resume` would raise for these answers, running and claiming nothing."""
-    _prepare(agent, paused, answers)
+    _prepare(spec, paused, answers)
 
 
 async def resume_run(
-    agent: Agent[Any, Any],
+    spec: AgentSpec,
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
@@ -128,44 +122,44 @@ async def resume_run(
 
     The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
     """
-    async with open_run_tools(agent.tools, options.tools, options.mcp_servers) as (registry, extra_keys):
-        plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
+    async with open_run_tools(spec.tools(), options.tools, options.mcp_servers) as (registry, extra_keys):
+        plan = _prepare(spec, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
         run = plan.run
-        await _claim(agent, plan.token)
+        await _claim(spec, plan.token)
         paused_again: RunResult[Any] | None = None
         if plan.status == "awaiting_approval":
-            paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.denied, {}))
+            paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.refused, {}))
         elif plan.status in ("suspended", "awaiting_client"):
             for client_result in plan.done.values():
-                run.emit_result(client_result, plan.index)
-            done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+                result_event(run.config, client_result, plan.index)
+            done = {**plan.done, **{r.call_id: r for r in run.state.steps[-1].results}}
             paused_again = await run.scoped(run.run_turn(plan.index, done, {}, plan.data))
         elif plan.status == "awaiting_background":
-            await run.wait_background()
+            await _background.wait(run.state)
         if paused_again is not None:
             return paused_again
         return await run.run()
 
 
-def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
+def _restored(spec: AgentSpec, paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
         deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
-        tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
-        return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
+        tools = run_tools_of(spec, registry, deferred)
+        return restore(paused, spec.id, tools, spec.snapshot_key())
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
     return paused
 
 
-async def _claim(agent: Agent[Any, Any], token: str | None) -> None:
+async def _claim(spec: AgentSpec, token: str | None) -> None:
     if not current_hooks.get().claims:
         return  # a durable engine applies each answer once by itself
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
-    if token is None or not await agent._run_store().claim(token):  # pyright: ignore[reportPrivateUsage]
+    if token is None or not await spec.store().claim(token):
         raise AlreadyResumedError(
             "this paused run (this result or snapshot, or a copy of it) was already resumed; continue from the "
             "result that resume returned"
@@ -181,7 +175,10 @@ def _approval_decisions(run: RunLoop, result: RunResult[Any], answers: Mapping[s
     unknown = sorted(set(decisions) - {c.id for c in calls})
     if unknown:
         raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-    missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
+    config, state = run.config, run.state
+    executor = state.executor
+    assert executor is not None
+    missing = [c.id for c in calls if needs_approval(config, state, executor, c) and c.id not in decisions]
     if missing:
         raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
     return {call_id: d for call_id, d in decisions.items() if not d.approved}
@@ -222,7 +219,8 @@ def _pending_answers(
         if isinstance(answer, ToolError):
             done[call_id] = ToolResult.error(call, answer.message, "tool_error")
             continue
-        tool = run.executor.get(call.name)
+        executor = run.state.executor
+        tool = executor.get(call.name) if executor is not None else None
         if tool is None:
             raise ResumeError(f"the client tool {call.name!r} of call {call_id!r} is not among the agent's tools")
         try:
@@ -234,8 +232,7 @@ def _pending_answers(
 
 
 def _check_background_here(run: RunLoop) -> None:
-    state = run.state
-    lost = [c for c, r in state.background.items() if r is None and (state.run_id, c) not in BACKGROUND]
+    lost = _background.lost(run.state)
     if lost:
         raise ResumeError(
             f"the background call(s) {lost} run in another process (or it ended before they finished): resume "

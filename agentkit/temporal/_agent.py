@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from temporalio.common import RetryPolicy
 
+from .._agent._setup import as_messages
 from .._text import closest
-from ..agent import Agent, Approval, Prompt, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own
+from ..agent import Agent, Approval, Prompt
 from ..exceptions import AgentSetupError, ResumeError, ToolError
 from ..runs._codec import decode_pending, encode_messages
 
@@ -161,7 +162,7 @@ class TemporalAgent:
         """Start a run as a workflow (id: `id`, default ``"<agent id>-<random>"``) and return its handle."""
         request = {
             "agent": self.agent.id,
-            "messages": encode_messages(_as_messages(prompt), self.agent.tools),
+            "messages": encode_messages(as_messages(prompt), self.agent.tools),
             "max_steps": max_steps,
             "tool_choice": tool_choice,
             "active_tools": list(active_tools) if active_tools is not None else None,

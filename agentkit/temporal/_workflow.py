@@ -21,9 +21,11 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from .._agent._options import RunOptions
+    from .._agent._setup import start
     from .._agent.hooks import ExecutionHooks, current_hooks
     from .._agent.results import RunResult
     from .._agent.resume import check_resume, resume_run
+    from .._agent.runs import spec_of
     from .._client_tool import ClientTool
     from ..context import ToolContext
     from ..exceptions import AgentkitError, ClientCallRequested, ResumeError, ToolSuspended
@@ -140,8 +142,7 @@ class AgentRunWorkflow:
                     max_steps=request.get("max_steps"),
                     cancel=self._cancel,
                 )
-                # the durable workflow drives the agent's own run entry point (agentkit's, on purpose)
-                result = await agent._start(prompt, options, None)  # pyright: ignore[reportPrivateUsage]
+                result = await start(spec_of(agent), prompt, options, None)
                 while result.paused and result.status != "cancelled":
                     self._paused, self._status, self._answers = result, result.status, None
                     await workflow.wait_condition(lambda: self._answers is not None or self._cancel.is_set())
@@ -151,7 +152,7 @@ class AgentRunWorkflow:
                     answers = decode_answers(answered)
                     self._paused, self._status = None, "running"
                     options = RunOptions(cancel=self._cancel)
-                    result = await resume_run(agent, result, answers, options=options, emit=None)
+                    result = await resume_run(spec_of(agent), result, answers, options=options, emit=None)
         finally:
             current_hooks.reset(reset)
         self._paused, self._status = None, result.status
@@ -193,7 +194,7 @@ class AgentRunWorkflow:
             raise ApplicationError(f"the run is not waiting for answers (status {self._status!r})", type="ResumeError")
         try:
             with durable.agent.override(model=_ModelActivity(durable)):
-                check_resume(durable.agent, paused, decode_answers(answers))
+                check_resume(spec_of(durable.agent), paused, decode_answers(answers))
         except ResumeError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from None
 

@@ -146,10 +146,11 @@ async def _resume(
         detail = f"no decision for the pending call(s) {missing}" if missing else f"no pending call {unknown}"
         raise UIInputError(f"cannot resume run {run_id!r}: {detail}", 422)
     from .._agent.resume import check_resume
+    from .._agent.runs import spec_of
     from ..exceptions import ResumeError
 
     try:
-        check_resume(agent, paused, answers)  # the stream starts later: a wrong answer must not cost the pause
+        check_resume(spec_of(agent), paused, answers)  # the stream starts later: a wrong answer must not cost the pause
     except ResumeError as exc:
         await store.save_paused(run_id, paused)
         raise UIInputError(f"cannot resume run {run_id!r}: {exc}", 422) from None

@@ -8,6 +8,7 @@ annotations somewhere else: `Callable` describes where, so the schema builder re
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
@@ -43,6 +44,10 @@ class CallableInfo:
     self_type: type[Any] | None
     """The class ``Self`` stands for (the bound object's class), if any."""
     is_async: bool
+    described_by: type[Any] | None = None
+    """For a callable object: its class, whose own docstring describes the tool (as FastMCP reads it); the
+    ``__call__`` docstring (`doc_from`) still documents the parameters, and describes the tool when the
+    class has no text of its own."""
 
 
 def _qualname(obj: Any) -> str:
@@ -80,6 +85,7 @@ def describe_callable(fn: Any) -> CallableInfo | str:
             bound=inner.bound | frozenset(fn.keywords) | _positionally_bound(fn),
             self_type=inner.self_type,
             is_async=inner.is_async,
+            described_by=inner.described_by,
         )
     if isinstance(fn, staticmethod):
         return describe_callable(fn.__func__)
@@ -114,12 +120,13 @@ def describe_callable(fn: Any) -> CallableInfo | str:
         bound_call = fn.__call__
         return CallableInfo(
             hints_from=bound_call,
-            doc_from=bound_call if call.__doc__ else type(fn),
+            doc_from=bound_call,
             name=type(fn).__name__,
             qualname=f"{_qualname(type(fn))}.__call__",
             bound=frozenset(),
             self_type=type(fn),
             is_async=inspect.iscoroutinefunction(call) or _marked_async(call),
+            described_by=cls if _written_doc(cls) else None,
         )
     # Other callables (functools.cached/lru wrappers, C-implemented objects, ...): read what they expose.
     return CallableInfo(
@@ -131,6 +138,14 @@ def describe_callable(fn: Any) -> CallableInfo | str:
         self_type=None,
         is_async=inspect.iscoroutinefunction(fn) or _marked_async(fn),
     )
+
+
+def _written_doc(cls: type[Any]) -> bool:
+    """Whether the class has a docstring of its own (not the signature `dataclasses` writes when it has none)."""
+    doc = vars(cls).get("__doc__")
+    if not isinstance(doc, str) or not doc.strip():
+        return False
+    return not (dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}("))
 
 
 def _is_partial(fn: object) -> TypeIs[functools.partial[Any]]:

@@ -104,7 +104,7 @@ _GOOGLE_HEADER = re.compile(
 
 
 def _reindent_leading_section(doc: str) -> str:
-    """Indent the body of a section that opens the docstring (``\"\"\"Args:`` with no summary).
+    """Make a section that opens the docstring (``\"\"\"Args:`` with no summary) read as a section.
 
     `inspect.getdoc` removes the indentation that lines after the first share, so a docstring whose
     first line is ``Args:`` loses the indentation that makes its entries part of the section.
@@ -113,8 +113,10 @@ def _reindent_leading_section(doc: str) -> str:
     if len(lines) < 2 or not _GOOGLE_HEADER.match(lines[0]):
         return doc
     body = [line for line in lines[1:] if line.strip()]
-    if not body or body[0][:1].isspace():
-        return doc  # the section body is indented already
+    if not body:
+        return doc
+    if body[0][:1].isspace():  # indented already (the docstring opened with a newline): docstring_parser
+        return "\n" + doc  # reads a section on the first line as the summary unless a blank line leads
     out = [lines[0]]
     inside = True
     for line in lines[1:]:

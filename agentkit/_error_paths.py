@@ -29,6 +29,8 @@ UNEXPECTED_ARGUMENT = "Unexpected argument: the tool has no parameter of this na
 _MISSING_KINDS = frozenset(
     {"missing", "missing_argument", "missing_keyword_only_argument", "missing_positional_only_argument"}
 )
+_TAG_KINDS = frozenset({"literal_error", "enum"})
+"""A value that contradicts a branch's constant: what tells the branches of an untagged union apart."""
 _ABSENT = object()
 _WRAPPED_LABEL = re.compile(r"^(?:function-(?:after|before|wrap|plain)|lax-or-strict|json-or-python)\[(.*)\]$")
 _JSON_NAMES = {
@@ -139,6 +141,9 @@ def _entries(errors: Iterable[dict[str, Any]], root: Any) -> list[_Entry]:
         if kind in ("unexpected_keyword_argument", "extra_forbidden") and len(err.get("loc", ())) == 1:
             kind, message = "unexpected_argument", UNEXPECTED_ARGUMENT
         path, branches = _split(tuple(err.get("loc", ())), root, kind)
+        if kind in _MISSING_KINDS and len(path) == 1 and not branches:
+            # pydantic says "Missing required keyword only argument": a model (or a person) needs the name
+            message = f"Missing required argument {str(path[0])!r}"
         entries.append(_Entry(path, branches, message, kind, err.get("input")))
     return entries
 
@@ -167,7 +172,12 @@ def _collapse(entries: list[_Entry], root: Any) -> list[ErrorDetail]:
         for entry in members:
             rest = _Entry(entry.path, entry.branches[1:], entry.message, entry.kind, entry.value)
             by_branch.setdefault(_label(entry.branches[0][1]), []).append(rest)
-        if len(by_branch) == 1:  # one branch reported (a tagged union): its errors, at their own paths
+        # a branch whose constant (a `kind: Literal["dog"]` tag) the value contradicts is not the one meant:
+        # when others remain, leave it out, so {"kind": "cat", "meows": "loud"} is told $.pet.meows
+        meant = {label: found for label, found in by_branch.items() if not any(e.kind in _TAG_KINDS for e in found)}
+        if meant:
+            by_branch = meant
+        if len(by_branch) == 1:  # one branch reported (a tagged union) or meant: its errors, at their own paths
             details.extend(_collapse(next(iter(by_branch.values())), root))
             continue
         where = json_path(union_path)
@@ -201,6 +211,7 @@ def _branch_label(schema: Any, index: int) -> str:
     return f"option {index + 1}"
 
 
+_TAG_VALIDATORS = frozenset({"const", "enum"})
 _MESSAGE_LIMIT = 300
 """Characters kept of one jsonschema message (which embeds the offending value's repr)."""
 
@@ -212,12 +223,21 @@ def details_from_jsonschema(errors: Iterable[Any]) -> list[ErrorDetail]:
         # jsonschema's messages quote the value whole (its repr); the value is shown, bounded, beside it
         message = clip(error.message, _MESSAGE_LIMIT)
         if error.validator in ("anyOf", "oneOf") and error.context:
-            branches: dict[int, list[str]] = {}
+            by_branch: dict[int, list[Any]] = {}
             for sub in error.context:
                 index = sub.relative_schema_path[0] if sub.relative_schema_path else 0
-                sub_message = clip(sub.message, _MESSAGE_LIMIT)
-                text = sub_message if sub.json_path == error.json_path else f"{sub.json_path}: {sub_message}"
-                branches.setdefault(int(index), []).append(text)
+                by_branch.setdefault(int(index), []).append(sub)
+            # as for pydantic's unions: a branch whose const/enum (a tag) the value contradicts is not the one meant
+            meant = {i: subs for i, subs in by_branch.items() if not any(s.validator in _TAG_VALIDATORS for s in subs)}
+            if len(meant) == 1:
+                details.extend(details_from_jsonschema(next(iter(meant.values()))))
+                continue
+            branches: dict[int, list[str]] = {}
+            for index, subs in (meant or by_branch).items():
+                for sub in subs:
+                    sub_message = clip(sub.message, _MESSAGE_LIMIT)
+                    text = sub_message if sub.json_path == error.json_path else f"{sub.json_path}: {sub_message}"
+                    branches.setdefault(index, []).append(text)
             options: list[Any] = error.validator_value if is_array(error.validator_value) else []
             parts = [
                 f"as {_branch_label(options[i] if i < len(options) else None, i)}: {'; '.join(texts)}"

@@ -8,15 +8,16 @@ here rather than taken from ``opentelemetry-semantic-conventions``, whose GenAI 
 from __future__ import annotations as _annotations
 
 import json
+import traceback
 from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlparse
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._agent.display import display_arguments, error_text, shape
-from .exceptions import ClientCallRequested, ToolSuspended
+from .exceptions import ClientCallRequested, ModelAPIError, ToolSuspended
 from .messages import (
     AssistantMessage,
     ImagePart,
@@ -61,6 +62,8 @@ class TracedRun(Protocol):
 
     def rules(self, key: str) -> ToolTransform: ...
 
+
+_T = TypeVar("_T")
 
 PROVIDER_NAMES = {
     "openai": "openai",
@@ -112,9 +115,9 @@ class Tracing:
         if self.content and agent.instructions:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": agent.instructions}])
         with self.tracer.start_as_current_span(
-            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS
         ) as span:
-            result = await body
+            result = await self._watched(span, body)
             ended = _usage(result.usage)
             ended["agentkit.run.status"] = result.status
             ended["agentkit.run.steps"] = len(result.steps)
@@ -144,8 +147,10 @@ class Tracing:
         attributes.update(_server(getattr(request.model, "base_url", None)))
         if self.content:
             self._request_content(loop, request, attributes)
-        with self.tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes) as span:
-            response = await turn
+        with self.tracer.start_as_current_span(
+            f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
+        ) as span:
+            response = await self._watched(span, turn)
             span.set_attributes(_response(response))
             if self.content:
                 message = _assistant(loop, response.message)
@@ -180,11 +185,7 @@ class Tracing:
             shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
             attributes["gen_ai.tool.call.arguments"] = _json(shown)
         with self.tracer.start_as_current_span(
-            f"execute_tool {call.name}",
-            kind=SpanKind.INTERNAL,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
+            f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS
         ) as span:
             try:
                 result = await run
@@ -192,8 +193,7 @@ class Tracing:
                 span.set_attribute("agentkit.tool.paused", type(signal).__name__)
                 raise
             except BaseException as exc:
-                span.record_exception(exc)
-                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                self._failed(span, exc)
                 raise
             if result.is_error:
                 span.set_attribute("error.type", result.exception_type or result.error_kind or "error")
@@ -202,6 +202,43 @@ class Tracing:
             if self.content:
                 span.set_attribute("gen_ai.tool.call.result", _json(_shown_result(loop, result)))
             return result
+
+    async def _watched(self, span: Any, work: Awaitable[_T]) -> _T:
+        """`work`, awaited; an exception it raises marks `span` failed (`_failed`) and goes on."""
+        try:
+            return await work
+        except BaseException as exc:
+            self._failed(span, exc)
+            raise
+
+    def _failed(self, span: Any, exc: BaseException) -> None:
+        """Mark `span` failed by `exc`: in full with content, else only its summary.
+
+        An exception's message may quote what content recording keeps out (a vendor's error body can echo
+        a key or the prompt; a tool's exception its arguments): without ``include_content`` the span gets
+        the exception's class, its frames and `ModelAPIError.summary` (class, model, status), never the text.
+        """
+        name = type(exc).__name__
+        span.set_attribute("error.type", name)
+        if self.content:
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, f"{name}: {exc}"))
+            return
+        summary = exc.summary if isinstance(exc, ModelAPIError) else name
+        frames = "".join(traceback.format_tb(exc.__traceback__))
+        span.add_event(
+            "exception",
+            {
+                "exception.type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                "exception.message": summary,
+                "exception.stacktrace": f"Traceback (most recent call last):\n{frames}{name} (message withheld)",
+            },
+        )
+        span.set_status(Status(StatusCode.ERROR, summary))
+
+
+_OWN_ERRORS: dict[str, Any] = {"record_exception": False, "set_status_on_exception": False}
+"""Spans record their exceptions themselves (`Tracing._failed`), so a message never bypasses ``include_content``."""
 
 
 # ---- attribute values ---------------------------------------------------------------------------------------

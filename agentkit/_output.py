@@ -14,9 +14,9 @@ from __future__ import annotations as _annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any, cast
+from typing import Any, Union, cast
 
 from typing_extensions import is_typeddict
 
@@ -26,7 +26,7 @@ from .definitions import ToolDefinition
 from .exceptions import AgentSetupError, ErrorDetail, ToolDefinitionError, ToolInputError
 from .tools import Tool
 
-__all__ = ["DEFAULT_OUTPUT_NAME", "WRAPPER_KEY", "OutputSchema", "is_text_output"]
+__all__ = ["DEFAULT_OUTPUT_NAME", "WRAPPER_KEY", "OutputSchema", "is_text_output", "union_of"]
 
 DEFAULT_OUTPUT_NAME = "final_result"
 """The output tool's name (and the native schema's name) unless `Output(name=...)` says otherwise."""
@@ -40,6 +40,17 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 def is_text_output(target: Any) -> bool:
     """Whether `target` asks for today's behaviour: the model's text, unvalidated (`str` or nothing)."""
     return target is None or target is str
+
+
+def union_of(types: Sequence[Any], said: str) -> Any:
+    """The union a list of output types stands for (``[Cat, Dog]`` is ``Cat | Dog``; one type is itself).
+
+    Raises:
+        AgentSetupError: an empty list (`said` is how the caller wrote it, for the message).
+    """
+    if not types:
+        raise AgentSetupError(f"{said}: no output types; list the types the answer may be, e.g. [Cat, Dog]")
+    return Union[tuple(types)] if len(types) > 1 else types[0]
 
 
 def _is_object_type(target: Any) -> bool:

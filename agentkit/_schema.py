@@ -39,12 +39,15 @@ from ._docstrings import ParsedDocstring, parse_docstring
 from ._error_paths import details_from_pydantic
 from ._explicit import ExplicitSchema, SchemaSource
 from ._json_schema import JsonSchema, inline_root_ref, strip_titles
+from ._text import json_text
+from ._unicode import escaped, surrogate_at
 from ._validation import (
     check_json_object,
     json_of,
     looks_like_object,
     parse_json,
     pydantic_to_json,
+    surrogate_error,
     validate_json_strict,
     validation_error_type,
 )
@@ -103,8 +106,15 @@ def _needs_schema_check_cached(tp: Any) -> bool:
 _VISITING: set[Any] = set()
 
 
+def _is_safe_leaf(tp: object) -> bool:
+    try:
+        return tp in _SAFE_LEAVES
+    except TypeError:  # unhashable: Annotated with dict metadata, a Callable's argument list
+        return False
+
+
 def _needs_schema_check_uncached(tp: object) -> bool:
-    if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or tp in _SAFE_LEAVES:
+    if isinstance(tp, (str, typing.ForwardRef, typing.TypeVar)) or _is_safe_leaf(tp):
         return False
     origin = get_origin(tp)
     if origin is Literal:
@@ -363,8 +373,22 @@ class FunctionSchema:
 
     @cached_property
     def docstring(self) -> ParsedDocstring:
-        """The parsed docstring of the function."""
-        return parse_docstring(self.info.doc_from)
+        """The parsed docstring of the function (a callable object's: its class's text, then ``__call__``'s)."""
+        own = parse_docstring(self.info.doc_from)
+        cls = self.info.described_by
+        if cls is None:
+            return own
+        outer = parse_docstring(cls)
+        # the class's Args usually document __init__: only those naming a parameter of the call are kept
+        names = {p.name for p in self.params}
+        params = {name: text for name, text in outer.params.items() if name in names}
+        params.update(own.params)
+        return ParsedDocstring(
+            description=outer.description or own.description,
+            params=params,
+            returns=own.returns if own.returns is not None else outer.returns,
+            style=own.style or outer.style,
+        )
 
     def warn_unknown_documented_params(self) -> None:
         """Warn about docstring parameters the function does not have (a typo or a stale docstring)."""
@@ -535,9 +559,12 @@ class FunctionSchema:
             try:
                 args = parse_json(args or "{}")
             except ValueError as exc:
-                raise ToolInputError(
-                    tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")]
-                ) from None
+                invalid = ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", args, "json_invalid")])
+                raise surrogate_error(tool_name, args) or invalid from None
+        elif isinstance(args, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]  # as JSON text would be: no lone surrogate
+            unicode = surrogate_error(tool_name, args, parsed=True)
+            if unicode is not None:
+                raise unicode
         if not isinstance(args, Mapping):
             raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", args, "object_type")])
         errors = explicit.raw.errors(args)
@@ -591,7 +618,13 @@ class FunctionSchema:
         """The validated result as JSON text (strings are returned as they are)."""
         if isinstance(value, str):
             return value
-        return self._output_to_json(value).decode()
+        try:
+            return self._output_to_json(value).decode()
+        except ValueError:  # PydanticSerializationError: a lone surrogate (a file name read with surrogateescape)?
+            data = self.dump_output_python(value)
+            if surrogate_at(data) is None:
+                raise
+            return escaped(json_text(data, ensure_ascii=False, compact=True))  # as its JSON escape: UTF-8 cannot
 
     def dump_output_python(self, value: Any) -> Any:
         """The validated result as JSON-ready Python data (dicts, lists, scalars)."""

@@ -11,15 +11,29 @@ docs/schemas.md ("Where validation differs from the schema").
 from __future__ import annotations as _annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._error_paths import details_from_pydantic
+from ._error_paths import details_from_pydantic, json_path
 from ._jsonish import is_array, is_object
 from ._text import clip
+from ._unicode import has_surrogate, surrogate_at
 from .exceptions import ErrorDetail, ToolInputError
 
-__all__ = ["check_json_object", "json_of", "looks_like_object", "parse_json", "validate_json_strict"]
+__all__ = [
+    "check_json_object",
+    "json_of",
+    "looks_like_object",
+    "parse_json",
+    "surrogate_error",
+    "validate_json_strict",
+]
+
+SURROGATE_MESSAGE = (
+    "Not valid Unicode: holds a lone surrogate (an unpaired UTF-16 code unit, such as the escape \\ud800). "
+    "Send the character itself, or both halves of its surrogate pair"
+)
 
 MAX_DEPTH = 200
 """Arguments nested deeper than this are refused (pydantic-core's JSON parser stops there too)."""
@@ -47,6 +61,9 @@ def json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
     try:
         return pydantic_to_json()(args)
     except Exception as exc:  # noqa: BLE001 - PydanticSerializationError, RecursionError: the caller's bad value
+        unicode = surrogate_error(tool_name, args, parsed=True)
+        if unicode is not None:
+            raise unicode from None
         message = f"Arguments cannot be turned into JSON: {clip(str(exc), 300)}"
         raise ToolInputError(tool_name, [ErrorDetail("$", message, args, "json_type")]) from None
 
@@ -59,7 +76,40 @@ def parse_json(text: str | bytes | bytearray) -> Any:
     """
     from pydantic_core import from_json
 
-    return from_json(text)
+    try:
+        return from_json(text)
+    except TypeError:  # pydantic-core reads only text it can encode as UTF-8
+        raise ValueError("not valid Unicode text (it holds a lone surrogate)") from None
+
+
+def _may_hold_surrogate(data: Any) -> bool:
+    if isinstance(data, str):
+        return not data.isascii() or "\\u" in data
+    return isinstance(data, (bytes, bytearray)) and b"\\u" in data
+
+
+def surrogate_error(tool_name: str, data: Any, *, parsed: bool = False) -> ToolInputError | None:
+    r"""The error for arguments refused because of a lone surrogate, naming where it is; None if there is none.
+
+    `data` is JSON text (a surrogate itself, or its ``\ud800`` escape, which pydantic-core refuses too), or
+    with `parsed` the arguments as Python data. Called once validation has failed, never on the fast path.
+    """
+    value: Any = data
+    if not parsed:
+        if not _may_hold_surrogate(data):
+            return None
+        try:
+            value = json.loads(data)  # Python's reader keeps lone surrogates: this says where one is
+        except (ValueError, RecursionError):
+            value = data  # not JSON: the text itself
+    path = surrogate_at(value)
+    if path is None:
+        return None
+    found: Any = value
+    for part in path:
+        found = found[part]
+    shown = found if isinstance(found, str) and has_surrogate(found) else path[-1]  # shown by repr: escaped
+    return ToolInputError(tool_name, [ErrorDetail(json_path(path), SURROGATE_MESSAGE, shown, "unicode_surrogate")])
 
 
 def looks_like_object(text: str | bytes | bytearray) -> bool:
@@ -73,7 +123,8 @@ def check_json_object(tool_name: str, text: str | bytes | bytearray) -> None:
     try:
         value = parse_json(text)
     except ValueError as exc:
-        raise ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", text, "json_invalid")]) from None
+        invalid = ToolInputError(tool_name, [ErrorDetail("$", f"Invalid JSON: {exc}", text, "json_invalid")])
+        raise surrogate_error(tool_name, text) or invalid from None
     raise ToolInputError(tool_name, [ErrorDetail("$", "Arguments must be a JSON object", value, "object_type")])
 
 
@@ -111,7 +162,7 @@ def validate_json_strict(tool_name: str, validate_json: Callable[..., Any], data
     try:
         root = parse_json(data)
     except ValueError:
-        raise ToolInputError(tool_name, details_from_pydantic(error)) from None
+        raise surrogate_error(tool_name, data) or ToolInputError(tool_name, details_from_pydantic(error)) from None
     fixed = _integral_floats_as_ints(error, root)
     if fixed is not None:
         try:

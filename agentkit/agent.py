@@ -53,6 +53,7 @@ from ._agent.state import Step
 from ._agent.stream import AgentStream
 from ._agent.subagents import subagent_tool
 from ._text import closest, type_name
+from .codemode._mode import CodeMode
 from .context import RunContext
 from .events import RunStatus
 from .exceptions import (
@@ -117,6 +118,7 @@ class _DeprecatedOptions(TypedDict, total=False):
     prepare_step: PrepareStep | None
     snapshot_key: Any
     mask_error_details: bool
+    transform: ToolTransform | None
 
 
 _INSTEAD = {
@@ -129,6 +131,7 @@ _INSTEAD = {
     "prepare_step": "hooks=[Hooks(prepare_step=...)]",
     "snapshot_key": "a store with the key: store=SQLiteRunStore(path, key=...) or MemoryRunStore(key=...)",
     "mask_error_details": "tools=Registry({...}, mask_error_details=True) (or the tool's own option)",
+    "transform": "tools=Registry({...}, transform=ToolTransform(...)) (or the tool's own transform)",
 }
 """Each deprecated keyword, and what to write instead."""
 
@@ -160,8 +163,9 @@ class Agent(AgentRuns[DepsT, OutputT]):
             client). Resolved on first use, so tests can `override` it without an API key.
         model_settings: default `ModelSettings` (temperature, strict, parallel_tool_calls, ...).
         tools: a `Registry`, a dict ``{key: tool_or_function}`` or a list of tools (key = tool id). A
-            `Registry(..., mask_error_details=True)` tells the model a generic text when one of its tools
-            raises (see the errors guide).
+            registry's options hold for every run: ``mask_error_details=True`` tells the model a generic
+            text when one of its tools raises (see the errors guide), ``transform=`` shapes every tool's
+            display payloads (a tool's own transform wins field by field).
         agents: subagents, each exposed as the tool ``agent-<key>`` (input ``{"prompt": str}``, output
             its text).
         workflows: workflows, each exposed as ``workflow-<key>`` with its own input and output schemas.
@@ -183,8 +187,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
             scalar, ``Literal``, a list of models for a union) or an `Output` with options (validators of
             the answer, tools whose call ends the run); `str` (the default) is the text answer. See
             `agentkit.output`.
-        transform: a `ToolTransform` policy for every tool's display payloads; a tool's own transform
-            wins field by field.
+        code_mode: offer the model one code tool (a Python program calling the chosen tools, run in a
+            sandbox) in place of or beside them; see `agentkit.codemode.CodeMode`.
         store: the `RunStore` where each resume claims its pause (single use across copies and
             processes); default: the machine's `SQLiteRunStore` (`agentkit.runs.default_store`). A store
             with a ``key`` signs this agent's snapshots, and `resume` then refuses unsigned or edited ones.
@@ -193,8 +197,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
         **deprecated: the keywords of earlier releases, still accepted with a `DeprecationWarning` that
             names their place now: ``max_steps``, ``retries``, ``max_retries`` (in `limits`),
             ``output_validators``, ``stop_at_tools`` (in `Output`), ``deferred_tools`` (in `tool_search`),
-            ``prepare_step`` (in `hooks`), ``snapshot_key`` (the store's key), ``mask_error_details``
-            (the tools' `Registry`).
+            ``prepare_step`` (in `hooks`), ``snapshot_key`` (the store's key), ``mask_error_details`` and
+            ``transform`` (the tools' `Registry`).
     """
 
     @overload
@@ -217,7 +221,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         limits: RunLimits | None = None,
         tool_search: ToolSearch | None = None,
         output_type: OutputSpec[OutputT] | None = None,
-        transform: ToolTransform | None = None,
+        code_mode: CodeMode | None = None,
         store: RunStore | None = None,
         instrument: Instrument = None,
         **deprecated: Unpack[_DeprecatedOptions],
@@ -242,7 +246,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         limits: RunLimits | None = None,
         tool_search: ToolSearch | None = None,
         output_type: Any = None,
-        transform: ToolTransform | None = None,
+        code_mode: CodeMode | None = None,
         store: RunStore | None = None,
         instrument: Instrument = None,
         **deprecated: Unpack[_DeprecatedOptions],
@@ -266,7 +270,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         limits: RunLimits | None = None,
         tool_search: ToolSearch | None = None,
         output_type: Any = None,
-        transform: ToolTransform | None = None,
+        code_mode: CodeMode | None = None,
         store: RunStore | None = None,
         instrument: Instrument = None,
         **deprecated: Unpack[_DeprecatedOptions],
@@ -300,9 +304,10 @@ class Agent(AgentRuns[DepsT, OutputT]):
         if tool_search is not None and tool_search.deferred is not None:
             self._deferred = _merged(self._deferred, tool_search.deferred)
         self.description = description
+        transform = deprecated.get("transform")
         if transform is not None and not isinstance(transform, ToolTransform):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"Agent(transform=...) takes a ToolTransform(...), got {transform!r}")
-        self.transform = transform
+        self._transform = transform
         self.max_steps: int = max_steps
         """Model turns per run (`RunLimits.max_steps`)."""
         self.retries: int = retries
@@ -349,9 +354,25 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self._override: ContextVar[Model | None] = ContextVar(f"agentkit_override_{self.id}", default=None)
         self.agents: dict[str, Agent[Any, Any]] = dict(agents or {})
         self.workflows: dict[str, Workflow[..., Any]] = dict(workflows or {})
+        if code_mode is not None and not isinstance(code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"Agent(code_mode=...) takes CodeMode(...), got {code_mode!r}")
+        self.code_mode = code_mode
+        """The code mode of every run (a run's own ``code_mode=`` replaces it); None: tools are offered directly."""
         self._sessions = MCPSessions(self._build_registry(tools), self.mcp_servers)
         self.tools.require(*self.output.stop_at)
         check_deps(self.tools, deps, deps_type, "Agent(...)")
+
+    @property
+    def transform(self) -> ToolTransform | None:
+        """The display transforms of every run's tools: the tools' registry's ``transform``.
+
+        A tool's own transform wins field by field.
+        """
+        return self._transform if self._transform is not None else self.tools.transform
+
+    @transform.setter
+    def transform(self, value: ToolTransform | None) -> None:
+        self._transform = value
 
     def __repr__(self) -> str:
         return f"Agent(id={self.id!r}, model={self.model!r}, tools={list(self.tools)!r})"
@@ -362,7 +383,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         base = tools if isinstance(tools, Registry) else Registry(tools)
         if not self.agents and not self.workflows:
             return base  # the caller's own registry: later additions stay visible
-        registry = Registry(dict(base.items()), mask_error_details=base.mask_error_details)
+        registry = Registry(dict(base.items()), mask_error_details=base.mask_error_details, transform=base.transform)
         for key, sub in self.agents.items():
             registry.add(f"agent-{key}", sub.as_tool())
         for key, workflow in self.workflows.items():
@@ -492,6 +513,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
                 output=self.output,
                 mask_error_details=self.mask_error_details,
                 instrument=self.instrument,
+                code_mode=self.code_mode,
                 tools=lambda: self._sessions.registry,
                 model=self.resolve_model,
                 override=self._override.get,
@@ -531,7 +553,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
 
 _KEYWORDS = (
     "id", "name", "description", "instructions", "model", "model_settings", "tools", "agents", "workflows",
-    "mcp_servers", "deps", "deps_type", "hooks", "limits", "tool_search", "output_type", "transform", "store",
+    "mcp_servers", "deps", "deps_type", "hooks", "limits", "tool_search", "output_type", "code_mode", "store",
     "instrument",
 )  # fmt: skip
 

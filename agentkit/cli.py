@@ -13,10 +13,11 @@ import contextlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._jsonish import is_object
 from ._loader import is_agent, load_object, load_registry
+from ._text import clip, json_text, shorten
 from .exceptions import (
     AgentkitError,
     CLIError,
@@ -27,9 +28,11 @@ from .exceptions import (
     ToolOutputError,
     ToolSuspended,
 )
-from .messages import ToolCall
 from .registry import Registry
-from .tools import Tool
+from .tools import Tool, ToolTransform
+
+if TYPE_CHECKING:
+    from ._agent.display import TranscriptEntry
 
 __all__ = ["CLIError", "load_target", "main"]
 
@@ -139,7 +142,11 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except (ModelRetry, ToolError) as exc:
         raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
     except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
-        raise CLIError(f"{args.tool!r} asked for input ({exc.payload!r}), which the command line cannot give") from None
+        from ._agent.display import tool_made
+
+        shown, withheld = tool_made(item.transform or ToolTransform(), "suspension", exc.payload)
+        what = withheld if withheld is not None else shorten(shown)
+        raise CLIError(f"{args.tool!r} asked for input ({what}), which the command line cannot give") from None
     except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
         raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
     _print_json(item.schema.dump_output_python(value))
@@ -158,16 +165,29 @@ def _cmd_mcp_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shown_arguments(call: ToolCall) -> str:
-    """A call's arguments for display: JSON as sent; text that is not a JSON object, quoted as it came."""
-    if not isinstance(call.arguments, str):
-        return json.dumps(call.arguments, ensure_ascii=False, default=str)
-    try:
-        json.loads(call.arguments)
-    except ValueError:
-        shown = call.arguments if len(call.arguments) <= 200 else call.arguments[:200] + "..."
-        return f"{json.dumps(shown, ensure_ascii=False)} (not valid JSON)"
-    return call.arguments
+_SHOWN = 200
+"""Characters of a payload the run command prints (a model may send megabytes)."""
+
+
+def _shown(value: Any) -> str:
+    """A displayed payload (already shaped by the transforms) as one bounded line; any depth."""
+    text = value if isinstance(value, str) else json_text(value, ensure_ascii=False)
+    return clip(" ".join(text.splitlines()), _SHOWN)
+
+
+def _shown_input(entry: TranscriptEntry) -> str:
+    """A call's arguments as displays show them: shaped by the input transform, never the raw redacted value."""
+    if entry.transform_errors and entry.input is None:
+        return "[withheld]"
+    if isinstance(entry.input, str):  # text the model sent that is not a JSON object (or too deep to read)
+        return f"{json.dumps(clip(entry.input, _SHOWN), ensure_ascii=False)} (not a JSON object)"
+    return _shown(entry.input)
+
+
+def _shown_outcome(entry: TranscriptEntry, failed: bool) -> str:
+    if entry.transform_errors and (entry.error if failed else entry.output) is None:
+        return "[withheld]"
+    return _shown(entry.error if failed else entry.output)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -181,10 +201,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         result = agent.generate_sync(args.prompt, max_steps=args.max_steps)
     model = result.steps[-1].response.model_name if result.steps else ""
-    for step in result.steps:
-        for call, res in zip(step.tool_calls, step.results, strict=False):
-            flag = "error" if res.is_error else "ok"
-            print(f"[tool] {call.name}({_shown_arguments(call)}) -> {flag}: {res.text[:200]}")
+    outcomes = {(step.index, r.call_id): r.is_error for step in result.steps for r in step.results}
+    for entry in agent.transcript(result):  # what displays may show: redacted inputs stay redacted
+        failed = outcomes.get((entry.step, entry.call_id))
+        if failed is None:
+            continue  # not answered (waiting for approval): said below
+        flag = "error" if failed else "ok"
+        print(f"[tool] {entry.tool_name}({_shown_input(entry)}) -> {flag}: {_shown_outcome(entry, failed)}")
     if model == "test":
         # TestModel's answer is a JSON summary of the tool results, not prose: say so, and show it readably.
         print("[answer] from the offline test model (it calls each tool with generated arguments, then lists results):")
@@ -207,7 +230,7 @@ def _readable(text: str) -> str:
     """A JSON object of results as ``key: value`` lines (values that are JSON text decoded), else `text`."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     if not is_object(data):
         return json.dumps(data, indent=2, ensure_ascii=False)

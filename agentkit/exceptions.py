@@ -31,6 +31,7 @@ Exception
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
+│   ├── MCPRequestError                     an MCP server answered a request (a resource, a prompt) with an error
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
@@ -39,7 +40,8 @@ Warning
 └── AgentkitWarning (UserWarning)           e.g. a docstring that documents a missing parameter
 BaseException
 ├── ToolSuspended                           signal: "pause the run until this call gets its data" (ctx.suspend)
-└── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
+├── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
+└── ProgramPaused                           signal: a code-mode program waits on calls that paused the run
 ```
 
 A name in parentheses is a built-in exception the class also derives from, so ``except ValueError``
@@ -75,11 +77,13 @@ __all__ = [
     "InvalidToolNamesError",
     "MCPConnectionError",
     "MCPLoadError",
+    "MCPRequestError",
     "ModelAPIError",
     "ModelHTTPError",
     "ModelRetry",
     "ModelSetupError",
     "OutputValidationError",
+    "ProgramPaused",
     "RegistryError",
     "ResumeError",
     "RetryLimitExceeded",
@@ -524,6 +528,26 @@ class MCPLoadError(AgentkitError, ValueError):
     """
 
 
+class MCPRequestError(AgentkitError):
+    """An MCP server answered a request (``resources/read``, ``prompts/get``, ...) with an error.
+
+    `code` is the JSON-RPC error code (``-32002``: no such resource, ``-32602``: bad arguments).
+    """
+
+    def __init__(self, server: str, request: str, code: int, message: str) -> None:
+        self.server = server
+        self.request = request
+        self.code = code
+        self.message = message
+        super().__init__(server, request, code, message)
+
+    def __str__(self) -> str:
+        return f"MCP server {self.server!r} refused {self.request} ({self.code}): {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.server, self.request, self.code, self.message))
+
+
 class UIInputError(AgentkitError, ValueError):
     """A request from a UI that cannot be mapped to a run; `status` is the HTTP status to answer with."""
 
@@ -569,6 +593,20 @@ class ClientCallRequested(BaseException):
 
     Outside a run the tool raises `ToolError` instead (nobody could run the call).
     """
+
+
+class ProgramPaused(BaseException):
+    """Raised by code mode's tool (`agentkit.codemode`) inside a run: its program waits on calls that paused.
+
+    Those calls need an approval, data (a suspension) or a client's output; the loop pauses the run with their
+    pending records, and keeps `paused` (the program's state) for the resume. `caller_id` is the code tool's
+    call. A `BaseException`, like `ToolSuspended`.
+    """
+
+    def __init__(self, caller_id: str, paused: Any) -> None:
+        self.caller_id = caller_id
+        self.paused = paused
+        super().__init__(caller_id)
 
 
 class ToolSuspended(BaseException):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._jsonish import is_object
+from ._unicode import escaped, surrogate_at
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -84,7 +85,11 @@ class ToolCall:
     """Vendor extras that must travel with the call (e.g. Gemini thought signatures)."""
 
     def arguments_dict(self) -> dict[str, Any]:
-        """The arguments as a dict; raises `ValueError` for text that is not a JSON object."""
+        r"""The arguments as a dict; raises `ValueError` for text that is not a JSON object.
+
+        Text holding a lone surrogate (a ``\ud800`` escape) is not valid Unicode, so not an object either:
+        agentkit reads JSON as pydantic-core does (and no vendor could be sent the decoded text).
+        """
         if isinstance(self.arguments, Mapping):
             return dict(self.arguments)
         try:
@@ -93,6 +98,8 @@ class ToolCall:
             raise ValueError("tool call arguments are nested too deeply to be read") from None
         if not is_object(parsed):
             raise ValueError(f"tool call arguments must be a JSON object, got {type(parsed).__name__}")
+        if ("\\u" in self.arguments or not self.arguments.isascii()) and surrogate_at(parsed) is not None:
+            raise ValueError("tool call arguments hold a lone surrogate, which is not valid Unicode")
         return parsed
 
 
@@ -135,7 +142,7 @@ class ToolResult:
         return cls(
             call_id=call.id,
             name=call.name,
-            content=(TextPart(message),),
+            content=(TextPart(escaped(message)),),  # an exception's message may quote text UTF-8 cannot carry
             is_error=True,
             error_kind=kind,
             exception_type=exception_type,

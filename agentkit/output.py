@@ -28,11 +28,11 @@ See the structured-output guide (``docs/output.md``) for retries, validators and
 from __future__ import annotations as _annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Union, overload
+from typing import Any, Generic, Union, cast, overload
 
 from typing_extensions import TypeVar
 
-from ._output import DEFAULT_OUTPUT_NAME
+from ._output import DEFAULT_OUTPUT_NAME, union_of
 from .models import OutputMode
 
 __all__ = ["DEFAULT_OUTPUT_NAME", "Output", "OutputMode", "OutputSpec"]
@@ -100,7 +100,10 @@ class Output(Generic[T]):
             raise AgentSetupError(f"Output(mode={mode!r}): the mode is one of {', '.join(map(repr, _MODES))}")
         if isinstance(type, Output):
             raise AgentSetupError("Output(Output(...)): pass the output type itself")
-        self.type: Any = type
+        given: Any = type  # a list of types is their union, as for output_type=[...]
+        if isinstance(given, (list, tuple)):
+            given = union_of(cast("Sequence[Any]", given), "Output([])")
+        self.type: Any = given
         self.mode: OutputMode = mode
         self.name = name
         self.description = description

@@ -24,7 +24,7 @@ from .exceptions import (
     UnknownToolError,
 )
 from .messages import ToolCall, ToolResult
-from .tools import Tool, ToolOptions
+from .tools import Tool, ToolOptions, ToolTransform
 
 __all__ = ["Registry"]
 
@@ -54,14 +54,23 @@ class Registry(Mapping[str, Tool[..., Any]]):
     """
 
     def __init__(
-        self, tools: Mapping[str, Any] | Iterable[Any] | None = None, *, mask_error_details: bool | None = None
+        self,
+        tools: Mapping[str, Any] | Iterable[Any] | None = None,
+        *,
+        mask_error_details: bool | None = None,
+        transform: ToolTransform | None = None,
     ) -> None:
         self._tools: dict[str, Tool[..., Any]] = {}
         self.version = 0
         """Bumped on every change (a tool added, or a held tool's description or strict changed)."""
         self.mask_error_details = mask_error_details
-        """Tell the model a generic text instead of a failing tool's exception (None: as the caller says,
-        e.g. the agent's `mask_error_details`); a tool's own setting wins. See the errors guide."""
+        """Tell the model a generic text instead of a failing tool's exception (None: as the caller says);
+        a tool's own setting wins. An agent's runs apply their registry's. See the errors guide."""
+        if transform is not None and not isinstance(transform, ToolTransform):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise RegistryError(f"Registry(transform=...) takes a ToolTransform(...), got {type(transform).__name__}")
+        self.transform = transform
+        """A `ToolTransform` policy for every tool's display payloads (events, transcripts, traces) in an
+        agent's runs; a tool's own transform wins field by field."""
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
@@ -163,7 +172,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
 
     def copy(self) -> Registry:
         """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
-        copy = Registry(mask_error_details=self.mask_error_details)
+        copy = Registry(mask_error_details=self.mask_error_details, transform=self.transform)
         copy._tools = dict(self._tools)
         for item in copy._tools.values():
             item._held_by(copy)  # pyright: ignore[reportPrivateUsage]  # so a changed description or strict invalidates the copy's definitions too
@@ -175,7 +184,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         Raises:
             UnknownToolError: for a key not in this registry, with the closest keys suggested.
         """
-        subset = Registry(mask_error_details=self.mask_error_details)
+        subset = Registry(mask_error_details=self.mask_error_details, transform=self.transform)
         for key in keys:
             item = subset._tools[key] = self[key]
             item._held_by(subset)  # pyright: ignore[reportPrivateUsage]
@@ -224,6 +233,9 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 transform, which counts too): no error text or log record quotes the arguments. An agent
                 run passes whether its transform policy redacts inputs; default: not.
         """
+        given: tuple[Any, Any] = (call.name, call.id)  # Any: untyped callers pass anything
+        if not isinstance(given[0], str) or not isinstance(given[1], str):
+            return self._malformed(call)
         item = self._tools.get(call.name)
         if item is None:
             hint = closest(call.name, self._tools)  # bounded: a 10 MB name gets no fuzzy search
@@ -257,6 +269,17 @@ class Registry(Mapping[str, Tool[..., Any]]):
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
         return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+
+    def _malformed(self, call: ToolCall) -> ToolResult:
+        """The error result of a call whose name or id is not a string (a caller without a type checker)."""
+        given: tuple[Any, Any] = (call.name, call.id)
+        name, call_id = (value if isinstance(value, str) else shorten(value, 100) for value in given)
+        what = "name" if not isinstance(given[0], str) else "id"
+        text = (
+            f"A tool call's {what} must be a string, got {shorten(given[what == 'id'], 100)}. "
+            f"Available tools: {', '.join(self._tools) or 'none'}."
+        )
+        return failures.unknown_tool(ToolCall(id=call_id, name=name, arguments={}), text)
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from agentkit import Agent, Registry, ToolContext, tool
+from agentkit import Agent, Registry, ToolContext, ToolTransform, tool
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
 from agentkit.testing import FunctionInfo, FunctionModel
 
@@ -76,3 +76,42 @@ def ask_seat(ctx: ToolContext, flight: str) -> str:
 
 
 asking = Registry([ask_seat])
+
+
+@tool(transform=ToolTransform(input=lambda args: {**args, "card": "****" + args["card"][-4:]}))
+def charge(card: str, amount: int) -> str:
+    """Charge a card (the number is masked in displays)."""
+    return f"charged {amount}"
+
+
+def _charging_turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
+    if isinstance(messages[-1], ToolResultsMessage):
+        return "done"
+    return AssistantMessage(
+        tool_calls=[
+            ToolCall(id="c1", name="charge", arguments={"card": "4111111111111111", "amount": 5}),
+            ToolCall(id="c2", name="charge", arguments={"card": "4111111111111111", "amount": "x"}),
+        ]
+    )
+
+
+charging = Agent(name="charging", model=FunctionModel(_charging_turn, name="charging-model"), tools=[charge])
+
+
+def _deep_turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
+    """Arguments nested 5,000 levels deep, as text and as an object."""
+    if isinstance(messages[-1], ToolResultsMessage):
+        return "deep enough"
+    nested: object = 1
+    for _ in range(5_000):
+        nested = [nested]
+    text = '{"a": ' + "[" * 5_000 + "1" + "]" * 5_000 + "}"
+    return AssistantMessage(
+        tool_calls=[
+            ToolCall(id="c1", name="add", arguments=text),
+            ToolCall(id="c2", name="add", arguments={"a": nested}),
+        ]
+    )
+
+
+deep = Agent(name="deep", model=FunctionModel(_deep_turn, name="deep-model"), tools=Registry([add]))

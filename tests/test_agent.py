@@ -471,7 +471,7 @@ async def test_transcript_shapes_payloads_and_fails_closed() -> None:
         return "done"
 
     policy = ToolTransform(error=lambda text: "a tool failed")
-    agent = Agent(name="t", model=FunctionModel(turns), tools=[weather, broken], transform=policy)
+    agent = Agent(name="t", model=FunctionModel(turns), tools=Registry([weather, broken], transform=policy))
     result = await agent.generate("go")
     first, second = agent.transcript(result)
     assert (first.tool_name, first.input, first.output) == ("weather", {"city": "PARIS"}, None)

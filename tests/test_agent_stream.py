@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import pytest
 
-from agentkit import ModelRetry, ToolCall, ToolContext, ToolTransform, tool
+from agentkit import ModelRetry, Registry, ToolCall, ToolContext, ToolTransform, tool
 from agentkit.agent import Agent
 from agentkit.events import (
     AgentEvent,
@@ -138,7 +138,7 @@ async def test_agent_policy_applies_to_all_tools_and_tool_fields_win() -> None:
 
     policy = ToolTransform(input=lambda args: sorted(args), output=lambda out: "policy", error=lambda message: "failed")
     model, _ = scripted(calls(call("own", {"x": 1}, "o"), call("failing", {"x": 2}, "f")), "ok")
-    events = await collect(Agent(model=model, tools=[own, failing], transform=policy).stream("x"))
+    events = await collect(Agent(model=model, tools=Registry([own, failing], transform=policy)).stream("x"))
     inputs = {e.call_id: e.input for e in events if isinstance(e, ToolCallEvent)}
     assert inputs == {"o": ["x"], "f": ["x"]}  # the policy's input transform fills in for both
     assert [e.output for e in events if isinstance(e, ToolResultEvent)] == ["own:1"]

@@ -84,6 +84,13 @@ def test_run_with_an_unknown_vendor_is_one_line(capsys: pytest.CaptureFixture[st
     assert status == 1 and "Did you mean 'openai:'" in err and err.count("\n") == 1
 
 
+def test_call_names_a_missing_argument_in_its_own_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 17 §4.9: pydantic's "Missing required keyword only argument" reached the user."""
+    status, out, err = run(capsys, "call", TARGET, "add", "{}")
+    assert (status, out) == (1, "")
+    assert err == "agentkit call: error: invalid arguments for 'add': $.a: Missing required argument 'a' (got {})\n"
+
+
 def test_a_tool_that_raises_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "call", "tests.cli_fixtures:failing", "boom", '{"x": 1}')
     assert status == 1 and out == ""
@@ -192,8 +199,29 @@ def test_run_reports_malformed_model_arguments(capsys: pytest.CaptureFixture[str
     status, out, err = run(capsys, "run", "tests.cli_fixtures:sloppy", "add")
     assert status == 0, err
     first = out.splitlines()[0]
-    assert first.startswith('[tool] add("{\\"a\\": 1, \\"b\\": " (not valid JSON)) -> error: ')
+    assert first.startswith('[tool] add("{\\"a\\": 1, \\"b\\": " (not a JSON object)) -> error: ')
     assert "[answer] sloppy-model:\nsorry, my arguments were broken" in out
+
+
+def test_run_prints_arguments_as_the_input_transform_shows_them(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 17 §2.4: ``agentkit run`` printed the raw arguments (a card number) an input transform masks."""
+    status, out, err = run(capsys, "run", "tests.cli_fixtures:charging", "pay")
+    assert status == 0, err
+    assert "4111111111111111" not in out and "4111" not in out.replace("****1111", "")
+    ok, failed = out.splitlines()[:2]
+    assert ok == '[tool] charge({"card": "****1111", "amount": 5}) -> ok: charged 5'
+    assert failed.startswith('[tool] charge({"card": "****1111", "amount": "x"}) -> error: ')
+    assert "[answer] charging-model:\ndone" in out
+
+
+def test_run_survives_arguments_nested_5000_deep(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 17 §2.4: ``agentkit run`` crashed (RecursionError) printing such arguments."""
+    status, out, err = run(capsys, "run", "tests.cli_fixtures:deep", "add")
+    assert status == 0, err
+    text, parsed = out.splitlines()[:2]
+    assert text.startswith('[tool] add("{\\"a\\": [[[[') and "(not a JSON object)) -> error: Invalid arguments" in text
+    assert parsed.startswith('[tool] add({"a": [[[[') and "...<" in parsed and ") -> error: Invalid arguments" in parsed
+    assert all(len(line) < 700 for line in out.splitlines())  # bounded, whatever the model sent
 
 
 def test_run_prints_the_test_models_answer_readably(capsys: pytest.CaptureFixture[str]) -> None:

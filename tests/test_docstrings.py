@@ -161,6 +161,19 @@ def test_a_docstring_with_only_an_args_section_is_parsed() -> None:
         """
         return x
 
+    @tool
+    def opened(x: float, factor: float = 2.0) -> float:
+        """
+        Args:
+            x: The value.
+            factor: The multiplier.
+        """
+        return x * factor
+
+    # issue 17 §2.5: the section on the line after the quotes was the description, raw, with no parameter text
+    assert opened.description == ""
+    assert opened.input_schema["properties"]["x"]["description"] == "The value."
+    assert opened.input_schema["properties"]["factor"]["description"] == "The multiplier."
     assert scale.description == ""
     assert scale.input_schema["properties"]["x"]["description"] == "The value."
     assert scale.input_schema["properties"]["factor"]["description"] == "The multiplier."

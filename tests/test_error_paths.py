@@ -176,3 +176,61 @@ def test_a_raw_schema_union_lists_each_branch() -> None:
     assert error.path == "$.pet"
     assert "as Cat: 'meows' is a required property" in error.message
     assert "as object: 'barks' is a required property" in error.message
+
+
+def test_an_untagged_union_reports_the_branch_its_tag_names() -> None:
+    """Issue 17 §2.5: ``{"kind": "cat", "meows": "loud"}`` was reported at ``$.pet``, listing the Dog branch too."""
+    errors = _errors({**VALID, "pet": {"kind": "cat", "meows": "loud"}})
+    assert list(errors) == ["$.pet.meows"] and errors["$.pet.meows"].kind == "bool_type"
+    friends = _errors({**VALID, "friends": [{"kind": "dog", "barks": 3}]})
+    assert list(friends) == ["$.friends[0].barks"]
+    # a tag no branch has: every branch is listed, as before
+    fish = _errors({**VALID, "pet": {"kind": "fish"}})["$.pet"]
+    assert "as Cat: $.pet.kind: Input should be 'cat'" in fish.message and "as Dog:" in fish.message
+
+
+def test_a_raw_schema_union_reports_the_branch_its_const_names() -> None:
+    def pet(kind: str, field: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"kind": {"const": kind}, field: {"type": "boolean"}},
+            "required": ["kind", field],
+        }
+
+    raw = Tool.from_json_schema(
+        "raw",
+        {"type": "object", "properties": {"pet": {"anyOf": [pet("cat", "meows"), pet("dog", "barks")]}}},
+        fn=lambda args: "ok",
+    )
+    with pytest.raises(ToolInputError) as info:
+        raw.invoke({"pet": {"kind": "cat", "meows": "loud"}})
+    assert [(e.path, e.message) for e in info.value.errors] == [("$.pet.meows", "'loud' is not of type 'boolean'")]
+
+
+@pytest.mark.parametrize("signature", ["keyword", "positional", "plain", "model"])
+def test_a_missing_argument_is_named_in_the_projects_own_words(signature: str) -> None:
+    """Issue 17 §4.9: the model (and ``agentkit call``) was told pydantic's "Missing required keyword only argument"."""
+
+    def keyword(*, city: str) -> str:
+        return city
+
+    def positional(city: str, /) -> str:
+        return city
+
+    def plain(city: str) -> str:
+        return city
+
+    class Place(BaseModel):
+        city: str
+
+    def model(place: Place) -> str:
+        return place.city
+
+    if signature == "model":
+        item = Tool(model, input_schema=Place)
+    else:
+        item = Tool({"keyword": keyword, "positional": positional, "plain": plain}[signature])
+    with pytest.raises(ToolInputError) as info:
+        item.invoke({})
+    [error] = info.value.errors
+    assert (error.path, error.message) == ("$.city", "Missing required argument 'city'")

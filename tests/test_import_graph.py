@@ -196,7 +196,7 @@ AGENT_LAYERS: list[set[str]] = [
     {"_approvals", "_emit", "_answer"},
     {"_intercept", "_background"},
     {"_steps", "_calls"},  # plan a step; the tool-call pipeline
-    {"_request"},
+    {"_request", "nested"},  # one model request; the calls programs make (code mode)
     {"loop"},  # sequences the stages
     {"_setup"},  # makes a run's config and state
     {"resume"},

@@ -7,7 +7,7 @@ import dataclasses
 import json
 import logging
 import pickle
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -73,6 +73,11 @@ WEATHER = json.dumps({"city": "Paris", "temp": 21})
         (bool, '{"response": false}', False),
         (Literal["yes", "no"], '{"response": "no"}', "no"),
         ([Cat, Dog], '{"response": {"barks": 3}}', Dog(barks=3)),
+        ((Cat, Dog), '{"response": {"barks": 3}}', Dog(barks=3)),
+        (Output([Cat, Dog]), '{"response": {"barks": 3}}', Dog(barks=3)),  # issue 17 §2.4: a TypeError
+        (Output([Cat, Dog], mode="tool"), '{"response": {"meows": 2}}', Cat(meows=2)),
+        (Output((Cat, Dog), mode="prompted"), '{"response": {"meows": 2}}', Cat(meows=2)),
+        (Output([Cat]), '{"meows": 2}', Cat(meows=2)),  # one type is that type
         (Cat | Dog, '{"response": {"meows": 1}}', Cat(meows=1)),
         (dict[str, int], '{"response": {"a": 1}}', {"a": 1}),
     ],
@@ -303,6 +308,8 @@ def test_a_type_no_model_can_be_asked_for_fails_when_the_agent_is_made() -> None
         Agent(output_type=Opaque)
     with pytest.raises(AgentSetupError, match="output_type=\\[\\]"):
         Agent(output_type=[])
+    with pytest.raises(AgentSetupError, match="Output\\(\\[\\]\\): no output types"):
+        Output([])
 
 
 # ---- runs that end without an answer ----------------------------------------------------------------
@@ -435,3 +442,9 @@ async def test_history_with_a_typed_answer_continues_on_the_next_call() -> None:
     more = await agent.generate([*first.messages, UserMessage("and tomorrow?")], output_type=str)
     assert more.output == "ok"
     assert script.infos[1].output is None
+
+
+async def test_an_output_type_with_unhashable_metadata_works() -> None:
+    model, _ = scripted('{"response": 3}')
+    result = await Agent(model=model, output_type=Output(Annotated[int, {"unit": "cm"}], mode="tool")).generate("go")
+    assert result.output == 3

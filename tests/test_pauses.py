@@ -11,6 +11,7 @@ import pytest
 from agentkit import (
     Agent,
     AssistantMessage,
+    Registry,
     RunSnapshot,
     ToolContext,
     ToolError,
@@ -39,7 +40,9 @@ def ledger(tmp_path: Path) -> str:
 
 def booking_agent(ledger: str, *, transform: ToolTransform | None = None) -> Agent:
     model, _ = scripted(calls(call("book", {"flight": "LH1"}), call("note", {"text": "asked"})), "all done")
-    return Agent(id="support", model=model, tools=make_tools(ledger), store=MemoryRunStore(), transform=transform)
+    return Agent(
+        id="support", model=model, tools=Registry(make_tools(ledger), transform=transform), store=MemoryRunStore()
+    )
 
 
 # ---- suspension ------------------------------------------------------------------------------------

@@ -348,3 +348,15 @@ def test_recursive_models_have_an_object_root_as_input_and_output() -> None:
     schema = count.input_schema
     assert schema["type"] == "object" and schema["required"] == ["label"] and "$ref" not in schema
     assert count.invoke({"label": "a", "children": [{"label": "b"}]}) == 2
+
+
+def test_unhashable_annotated_metadata_is_no_type_error() -> None:
+    """Issue 17 §2.4 (its class): metadata that cannot be hashed (a dict) made the eager type check raise."""
+
+    @tool
+    def scaled(x: Annotated[int, {"unit": "cm"}], ys: list[Annotated[str, ["tag"]]]) -> int:
+        """Scale."""
+        return x
+
+    assert scaled.input_schema["properties"]["x"] == {"type": "integer"}
+    assert scaled.invoke({"x": 2, "ys": ["a"]}) == 2

@@ -422,8 +422,8 @@ async def test_transcripts_shape_run_tools_and_withhold_them_when_unknown() -> N
 def test_options_of_the_wrong_kind_fail_at_once_naming_the_option() -> None:
     with pytest.raises(AgentSetupError, match=r"Agent\(model_settings=...\) takes a ModelSettings"):
         Agent(model_settings={"temperature": 0})  # type: ignore[arg-type]
-    with pytest.raises(AgentSetupError, match=r"Agent\(transform=...\) takes a ToolTransform"):
-        Agent(transform=lambda value: value)  # type: ignore[arg-type]
+    with pytest.raises(RegistryError, match=r"Registry\(transform=...\) takes a ToolTransform"):
+        Agent(tools=Registry(transform=lambda value: value))  # type: ignore[arg-type]
     agent = Agent(model="test")
     with pytest.raises(AgentSetupError, match=r"generate\(model_settings=...\) takes a ModelSettings"):
         agent.stream("hi", model_settings={"temperature": 0})  # type: ignore[arg-type]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
+import warnings
 from typing import Any
 
 import pytest
@@ -85,7 +87,7 @@ squared = tool(functools.partial(power, exponent=2, api_key=SECRET))
 
 def test_a_callable_object_is_a_tool() -> None:
     assert adder.id == "Adder"
-    assert adder.description == "Add two numbers and the offset."
+    assert adder.description == "Adds a fixed offset."  # the class's (issue 17 §2.5), parameters from __call__
     assert adder.input_schema == {
         "type": "object",
         "properties": {
@@ -210,3 +212,44 @@ def test_a_registry_takes_callable_objects_and_partials() -> None:
 
 def _unused(value: Any) -> Any:  # keeps `Any` imported for the annotations above under mypy
     return value
+
+
+def test_a_callable_objects_class_docstring_describes_it() -> None:
+    """Issue 17 §2.5: the description came from ``__call__``; the class's is the tool's (FastMCP reads it so)."""
+
+    class Search:
+        """Search the product catalogue.
+
+        Args:
+            index: the index to search (a constructor argument: not a parameter of the tool).
+            limit: at most this many hits.
+        """
+
+        def __init__(self, index: str = "main") -> None:
+            self.index = index
+
+        def __call__(self, query: str, limit: int = 10) -> list[str]:
+            """Run the search.
+
+            Args:
+                query: what to look for.
+            """
+            return []
+
+    @dataclasses.dataclass
+    class Undocumented:
+        offset: int = 0
+
+        def __call__(self, a: int) -> int:
+            """Add the offset."""
+            return a + self.offset
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the class's `index` is not reported as a stale parameter
+        search = tool(Search())
+        assert search.description == "Search the product catalogue."
+    properties = search.input_schema["properties"]
+    assert properties["query"]["description"] == "what to look for."
+    assert properties["limit"]["description"] == "at most this many hits."  # the class's, for what __call__ omits
+    assert tool(Undocumented()).description == "Add the offset."  # not dataclasses' generated signature text
+    assert tool(functools.partial(Search(), limit=3)).description == "Search the product catalogue."

@@ -194,7 +194,7 @@ async def test_a_redacted_input_never_reaches_the_error_text_or_the_log(caplog: 
         seen.extend(r.text for r in messages[-1].results)
         return "ok"
 
-    agent = Agent(model=FunctionModel(turn), tools={"find": lookup}, transform=HIDE)
+    agent = Agent(model=FunctionModel(turn), tools=Registry({"find": lookup}, transform=HIDE))
     with caplog.at_level(logging.DEBUG, logger="agentkit"):
         result = await agent.generate("go")
     assert seen[0] == "Tool 'find' failed: ValueError: no such token '[redacted]'"  # the message, minus the value
@@ -274,7 +274,9 @@ async def test_a_failing_hook_or_limit_key_is_logged_and_told_under_the_same_pol
         return "ok"
 
     with caplog.at_level(logging.DEBUG, logger="agentkit"):
-        await Agent(model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], transform=HIDE).generate("a")
+        await Agent(
+            model=FunctionModel(turn), tools=Registry({"find": lookup}, transform=HIDE), hooks=[Audit()]
+        ).generate("a")
         masked = Registry({"find": lookup}, mask_error_details=True)
         await Agent(model=FunctionModel(turn), tools=masked, hooks=[Audit()]).generate("b")
         await Agent(model=FunctionModel(limited_turn), tools={"limited": limited}).generate("c")

@@ -18,13 +18,14 @@ from agentkit import (
     Agent,
     AssistantMessage,
     ModelResponse,
+    Registry,
     ToolCall,
     ToolResultsMessage,
     ToolTransform,
     Usage,
     tool,
 )
-from agentkit.exceptions import AgentSetupError
+from agentkit.exceptions import AgentSetupError, ModelHTTPError
 from agentkit.instrumentation import InstrumentationSettings
 from agentkit.output import Output
 from agentkit.testing import FunctionModel
@@ -67,14 +68,14 @@ def boss_turn(messages: list[Any], info: Any) -> ModelResponse:
     return answer("It is 3.", Usage(150, 10, 1), "gpt-4o-2024")
 
 
-def agents(**options: Any) -> Agent:
+def agents(transform: Any = None, **options: Any) -> Agent:
     helper = Agent(id="helper", model=FunctionModel(helper_turn, name="anthropic:claude-x"), tools=[add])
     return Agent(
         id="boss",
         name="Boss",
         instructions="Be brief.",
         model=FunctionModel(boss_turn, name="openai:gpt-4o"),
-        tools=[find],
+        tools=Registry([find], transform=transform),
         agents={"helper": helper},
         **options,
     )
@@ -277,3 +278,39 @@ async def test_a_structured_run_asks_each_chat_for_json_output(exporter: InMemor
     exporter.clear()
     await Agent(model=FunctionModel(turn, name="openai:m"), tools=[add]).generate("1 + 2?")
     assert all("gen_ai.output.type" not in (s.attributes or {}) for s in exporter.get_finished_spans())
+
+
+def _refused(messages: list[Any], info: Any) -> ModelResponse:
+    body = {"error": {"message": f"Incorrect API key provided: {SECRET}", "prompt": "my card is 4111"}}
+    raise ModelHTTPError("openai:gpt-4o", 401, body)
+
+
+def _span_text(span: ReadableSpan) -> str:
+    events = [(e.name, dict(e.attributes or {})) for e in span.events]
+    return json.dumps([dict(span.attributes or {}), events, span.status.description], default=str)
+
+
+@pytest.mark.parametrize("include_content", [False, True])
+async def test_a_failed_request_records_the_vendors_body_only_with_content(include_content: bool) -> None:
+    """Issue 17 §4.4: without ``include_content`` the chat and run spans carried the vendor's error body."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=include_content)
+    agent = Agent(name="Boss", model=FunctionModel(_refused, name="openai:gpt-4o"), instrument=settings)
+    with pytest.raises(ModelHTTPError):
+        await agent.generate("hi")
+    spans = memory.get_finished_spans()
+    assert [s.name for s in spans] == ["chat gpt-4o", "invoke_agent Boss"]
+    for span in spans:
+        text = _span_text(span)
+        assert span.status.status_code is StatusCode.ERROR
+        assert (span.attributes or {})["error.type"] == "ModelHTTPError"
+        [event] = span.events
+        assert event.name == "exception" and "agentkit.exceptions.ModelHTTPError" in text
+        if include_content:
+            assert SECRET in text and "4111" in text
+        else:
+            assert SECRET not in text and "4111" not in text and "Incorrect API key" not in text
+            summary = "ModelHTTPError from model 'openai:gpt-4o': HTTP 401 (auth)"
+            assert span.status.description == summary and (event.attributes or {})["exception.message"] == summary

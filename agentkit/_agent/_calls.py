@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .._tool_errors import failure
 from ..context import ToolContext
 from ..events import SubagentEvent, ToolProgressEvent
-from ..exceptions import ClientCallRequested, ToolSuspended
+from ..exceptions import ClientCallRequested, ProgramPaused, ToolSuspended
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
@@ -85,7 +85,7 @@ async def run_calls(
                 admitted.append((position, call))
                 continue
             result = ToolResult.error(call, error, "budget")
-        result_event(config, result, index)
+        result_event(config, result, index, state.callers.get(call.id))
         results[position] = result
     turn = turn_cap(config, len(admitted))
     batch: list[tuple[int, ToolCall]] = []
@@ -122,10 +122,15 @@ async def call_tool(
     index: int,
     answers: Mapping[str, Any],
     turn: asyncio.Semaphore | None,
+    *,
+    nested: bool = False,
 ) -> Outcome:
-    """One call through the pipeline (see the module docstring); its result, or the `Interrupt` it paused on."""
+    """One call through the pipeline (see the module docstring); its result, or the `Interrupt` it paused on.
+
+    `nested`: a call a program made (code mode, `agentkit._agent.nested`), never the run's answer.
+    """
     output = config.output
-    if output is not None and call.name == output.key:
+    if output is not None and call.name == output.key and not nested:
         return await output.tool_result(call)  # 1. an answer, checked: never run as a tool
     item = executor.get(call.name)
     ctx = _context(config, state, item, call, answers)  # 2.
@@ -143,6 +148,11 @@ async def call_tool(
             return Interrupt(call, "suspension", signal.payload, signal.schema)
         except ClientCallRequested:
             return Interrupt(call, "client", None, item.output_schema if item is not None else None)
+        except ProgramPaused as signal:  # code mode: the program waits on calls that paused
+            state.programs[call.id] = {"state": signal.paused.state}
+            return Interrupt(call, "program", [waiting.record for _, waiting in signal.paused.waiting])
+        if state.programs:
+            state.programs.pop(call.id, None)  # a resumed program that ran to its end
     _record(config, state, result, index)  # 7.
     return result
 
@@ -229,7 +239,7 @@ def _record(config: RunConfig, state: RunState, result: ToolResult, index: int) 
         found = state.found
         found.extend(key for key in found_keys(config.tools, result.output) if key not in found)
     if config.emit is not None:
-        result_event(config, result, index)
+        result_event(config, result, index, state.callers.get(result.call_id))
 
 
 def _context(
@@ -265,6 +275,6 @@ def _progress(config: RunConfig, state: RunState, call: ToolCall) -> ProgressSin
             emit(SubagentEvent(call.name, value.agent_id, call.id, value.event))
         else:
             data, error = progress_data(config.rules(call.name), value)
-            emit(ToolProgressEvent(call.id, call.name, data, error))
+            emit(ToolProgressEvent(call.id, call.name, data, error, caller=state.callers.get(call.id)))
 
     return ProgressSink(on_progress, streaming=emit is not None, policy=config.policy)

@@ -18,6 +18,7 @@ from typing import Any, Generic
 from typing_extensions import TypedDict, TypeVar
 
 from .._text import closest, type_name
+from ..codemode._mode import CodeMode
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
 from ..hooks import PrepareStep, RunHooks
@@ -63,6 +64,7 @@ class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
     mcp_servers: Sequence[MCPServerLike]
     prepare_step: PrepareStep | None
     hooks: Sequence[RunHooks[Any]]
+    code_mode: CodeMode | None
 
 
 class RunKwargs(ResumeKwargs[DepsT], total=False):
@@ -106,6 +108,7 @@ class RunOptions:
     output_validators: Sequence[OutputValidatorFn] | None = None
     stop_at_tools: Sequence[str] | None = None
     cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
+    code_mode: CodeMode | None = dataclasses.field(default=None, metadata=_RESUME)
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -130,6 +133,8 @@ class RunOptions:
             )
         if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {type_name(self.cancel)}")
+        if self.code_mode is not None and not isinstance(self.code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {type_name(self.code_mode)}")
         _ = self.deferred
         return self
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from .._output import DEFAULT_OUTPUT_NAME, OutputSchema, is_text_output
+from .._output import DEFAULT_OUTPUT_NAME, OutputSchema, is_text_output, union_of
 from ..exceptions import AgentSetupError, ErrorDetail, ModelRetry, OutputValidationError, ToolInputError
 from ..messages import TextPart, ToolCall, ToolResult, UserMessage
 from ..models import Model, ModelSettings, OutputMode, OutputPlan, OutputRequest
@@ -357,12 +357,7 @@ def output_config(
         checked = (*output_type.validators, *checked)
         keys |= frozenset(output_type.stop_at_tools)
     elif isinstance(output_type, (list, tuple)):
-        choices = cast("Sequence[Any]", output_type)
-        if not choices:
-            raise AgentSetupError(f"{where}(output_type=[]): list the types the answer may be, e.g. [Cat, Dog]")
-        from typing import Union
-
-        config = OutputConfig(Union[tuple(choices)] if len(choices) > 1 else choices[0])
+        config = OutputConfig(union_of(cast("Sequence[Any]", output_type), f"{where}(output_type=[])"))
     else:
         config = OutputConfig(output_type)
     if checked and not config.structured:

@@ -15,6 +15,9 @@ from typing import Any
 from .._choice import check_tool_choice
 from .._text import type_name
 from .._tool_errors import ErrorPolicy
+from ..codemode._mode import CodeMode
+from ..codemode._run import hosted_by
+from ..codemode._run import run_tools as run_code_tools
 from ..context import RunContext
 from ..exceptions import AgentSetupError, SnapshotError
 from ..instrumentation import _tracing_for  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
@@ -42,11 +45,13 @@ from .stream import Emit
 __all__ = [
     "as_messages",
     "check_max_steps",
+    "code_mode_of",
     "first_request",
     "new_config",
     "output_for",
     "run_tools_of",
     "start",
+    "with_code_tool",
 ]
 
 
@@ -115,11 +120,14 @@ def run_tools(spec: AgentSpec, registry: Registry, run_deferred: bool | frozense
     return RunTools.build(registry, spec.tool_search, spec.merged_deferred(run_deferred))
 
 
-def run_tools_of(spec: AgentSpec, registry: Registry, run_deferred: Any) -> Registry:
-    """Every tool a run over `registry` can call (the search tool included when it defers tools).
+def run_tools_of(
+    spec: AgentSpec, registry: Registry, run_deferred: Any, options: RunOptions = DEFAULT_OPTIONS
+) -> Registry:
+    """Every tool a run over `registry` can call (the search tool and the code tool included when it has them).
 
     `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
     """
+    registry = with_code_tool(spec, registry, options)
     return run_tools(spec, registry, check_deferred(run_deferred, "the snapshot's ")).registry
 
 
@@ -138,6 +146,24 @@ def restored_output(spec: AgentSpec, request: RunRequest) -> RunRequest:
     return dataclasses.replace(request, output=spec.output, structured=spec.output.structured)
 
 
+def code_mode_of(spec: AgentSpec, options: RunOptions) -> CodeMode | None:
+    """The run's code mode: its own, else the agent's."""
+    return options.code_mode if options.code_mode is not None else spec.code_mode
+
+
+def with_code_tool(spec: AgentSpec, registry: Registry, options: RunOptions, model: Model | None = None) -> Registry:
+    """`registry` with agentkit's code tool when the run's code mode runs programs here (not the vendor).
+
+    `model`: the model the run uses (default: the agent's, resolved).
+    """
+    mode = code_mode_of(spec, options)
+    if mode is None:
+        return registry
+    if mode.hosted and hosted_by(model if model is not None else spec.model()):
+        return registry
+    return mode.extend(registry)
+
+
 def new_config(
     spec: AgentSpec,
     state: RunState,
@@ -154,7 +180,14 @@ def new_config(
     if extra_keys - request.run_keys:
         request = dataclasses.replace(request, run_keys=request.run_keys | extra_keys)
     state.request = request
-    tools = run_tools(spec, registry, request.deferred)
+    model = spec.model()
+    coded = run_code_tools(code_mode_of(spec, options), registry, model)
+    first, later = request.settings, request.later
+    if coded.programmatic:  # the vendor runs the programs: its requests name the tools they may call
+        keys, direct = coded.programmatic, coded.direct
+        first = dataclasses.replace(first, programmatic_tools=keys, programmatic_direct=direct)
+        later = dataclasses.replace(later, programmatic_tools=keys, programmatic_direct=direct)
+    tools = RunTools.build(coded.registry, spec.tool_search, spec.merged_deferred(request.deferred), coded.hidden)
     run_registry = tools.registry
     state.registry = run_registry  # every tool the run can call, for snapshots and transcripts
     state.signing_key = spec.snapshot_key  # looked up only when a snapshot is signed
@@ -173,7 +206,6 @@ def new_config(
         deps = context.deps
     deps = deps if deps is not None else spec.deps
     check_deps(run_registry, deps, spec.deps_type, "generate(...)")
-    model = spec.model()
     cancel = options.cancel if options.cancel is not None else (context.cancelled if context is not None else None)
     policy = merge_transforms(spec.transform, inherited)
     tracing = _tracing_for(spec.instrument)
@@ -190,12 +222,15 @@ def new_config(
         observed=observe.debugging(),
         traced=tracing is not None,
         tracing_off=spec.instrument is False,
+        programs=code_mode_of(spec, options) is not None and not coded.programmatic,
     )
     return RunConfig(
         agent=spec,
         model=model,
         tools=tools,
         request=request,
+        first=first,
+        later=later,
         prepare=prepare,
         hooks=hooks,
         policy=policy,
@@ -241,6 +276,7 @@ async def start(
     limits = _limits(spec, options)
     async with spec.session(), open_run_tools(spec.tools(), options.tools, options.mcp_servers) as opened:
         registry, extra_keys = opened
+        registry = with_code_tool(spec, registry, options)
         first, active = settings_for(spec, options.tool_choice, options.active_tools, options.model_settings, registry)
         chosen = output if output is not None else spec.output
         request = RunRequest(
@@ -291,7 +327,7 @@ def _planned(spec: AgentSpec, messages: list[Message], emit: Emit | None, settle
     version, the model in use (an `Agent.override`), the execution engine, tracing and DEBUG logging, an
     enclosing run's budget, and whether the run streams (a stream's own events sink is set per run).
     """
-    registry = spec.tools()
+    registry = with_code_tool(spec, spec.tools(), DEFAULT_OPTIONS)
     # by identity: the config it finds keeps each of these alive, so no id is reused while it is kept
     key = (
         id(registry),
@@ -333,11 +369,14 @@ def first_request(
 ) -> tuple[list[Message], Registry, ModelSettings]:
     """The first step's messages, tools sent and settings, offline (for payload snapshots).
 
-    With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
+    With `model`, deferred tools take the form that model gets (its vendor's native one, or held back), and
+    code mode the form it takes there (hosted only for a `model` whose vendor runs programs).
     """
-    registry = spec.tools()
-    first, active = settings_for(spec, tool_choice, active_tools, None, registry)
-    tools = run_tools(spec, registry, None)
+    coded = run_code_tools(spec.code_mode, spec.tools(), model)
+    first, active = settings_for(spec, tool_choice, active_tools, None, coded.registry)
+    if coded.programmatic:
+        first = dataclasses.replace(first, programmatic_tools=coded.programmatic, programmatic_direct=coded.direct)
+    tools = RunTools.build(coded.registry, spec.tool_search, spec.merged_deferred(None), coded.hidden)
     ctx = RunContext(
         deps=spec.deps, agent=spec.owner, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
     )

@@ -177,7 +177,7 @@ def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> S
 
 def _plain_plan(config: RunConfig, settings: ModelSettings) -> _Plan:
     """The plan of a step that nothing changes: the planned path's checks and results, made once."""
-    tools = config.tools.registry  # what the planned path sends when no tool is deferred
+    tools = config.tools.sent((), None)  # what the planned path sends when no tool is deferred
     active = settings.active_tools
     if active:
         tools.require(*active)

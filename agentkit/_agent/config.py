@@ -37,6 +37,7 @@ from .stream import Emit
 
 if TYPE_CHECKING:
     from .._otel import Tracing
+    from ..codemode._mode import CodeMode
     from ..instrumentation import Instrument
     from ..runs import RunStore
 
@@ -46,6 +47,7 @@ __all__ = [
     "CAPS",
     "HOOKS",
     "OBSERVED",
+    "PROGRAMS",
     "REQUEST_WATCH",
     "STEP_PLANNING",
     "AgentSpec",
@@ -75,7 +77,10 @@ CANCEL = 1 << 7
 OBSERVED = 1 << 8
 """Tracing, or DEBUG records, look at the run."""
 SCOPED = 1 << 9
-"""Something is installed around the run: its cap or budget for nested runs, its tracer (or "off")."""
+"""Something is installed around the run: its cap or budget for nested runs, its tracer (or "off"), the
+host of its code tool's programs."""
+PROGRAMS = 1 << 10
+"""Code mode runs programs here: the code tool's calls find the run through `codemode._host.current_host`."""
 
 STEP_PLANNING = PREPARE | HOOKS | DYNAMIC_INSTRUCTIONS | DEFERRED | BUDGETS
 """What can change a step's plan: without these, a plan made once per settings is reused."""
@@ -98,6 +103,7 @@ def machinery(
     observed: bool,
     traced: bool,
     tracing_off: bool,
+    programs: bool = False,
 ) -> int:
     """The run's machinery bits (see the module docstring), computed once per run."""
     bits = 0
@@ -120,7 +126,9 @@ def machinery(
         bits |= CANCEL
     if observed or traced:
         bits |= OBSERVED
-    if limits.max_concurrency is not None or limits.max_tool_calls is not None or traced or tracing_off:
+    if programs:
+        bits |= PROGRAMS
+    if limits.max_concurrency is not None or limits.max_tool_calls is not None or traced or tracing_off or programs:
         bits |= SCOPED
     return bits
 
@@ -156,6 +164,7 @@ class AgentSpec:
     output: OutputConfig
     mask_error_details: bool
     instrument: Instrument
+    code_mode: CodeMode | None
     tools: Callable[[], Registry]
     """The agent's tools now (its entered MCP servers' included)."""
     model: Callable[[], Model]
@@ -191,6 +200,11 @@ class RunConfig:
     """Every tool the run can call, and what each step sends."""
     request: RunRequest
     """The part of the request that travels with a pause (`RunState.request`, the same object)."""
+    first: ModelSettings
+    """The first step's settings: the request's, with what this leg adds (the tools a vendor's own programs
+    may call, in hosted code mode)."""
+    later: ModelSettings
+    """Every later step's (a required or named tool choice holds for the first step only)."""
     prepare: tuple[PrepareStep, ...]
     hooks: tuple[RunHooks[Any], ...]
     policy: ToolTransform | None

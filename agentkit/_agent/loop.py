@@ -22,6 +22,7 @@ from __future__ import annotations as _annotations
 from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
+from ..codemode._host import LoopHost, current_host
 from ..events import OutputEvent, RunStatus
 from ..exceptions import RetryLimitExceeded
 from ..messages import ModelResponse, ToolCall, ToolResult, ToolResultsMessage
@@ -29,12 +30,12 @@ from . import _background, observe
 from ._answer import Exhausted, Finished, Retry, spend_retries, text_answer
 from ._approvals import needs_approval, pending_approval
 from ._calls import run_calls
-from ._emit import announce_calls, approvals_requested, finished, interrupted, step_finished
+from ._emit import announce_calls, approvals_requested, finished, interrupted, pause_status, step_finished
 from ._intercept import after_model_response
 from ._limits import enter_run, leave_run
 from ._request import request, unique_ids
 from ._steps import plain_step, plan_step
-from .config import HOOKS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
+from .config import HOOKS, PROGRAMS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
 from .interrupts import Interrupt
 from .results import NO_OUTPUT, Approval, PendingItem, RunResult
 from .state import RunState, Step
@@ -70,11 +71,18 @@ class RunLoop:
         return await observe.agent_run(config, self.scoped(self._run()))  # traced, or below a traced parent
 
     async def scoped(self, work: Awaitable[_T]) -> _T:
-        """Await `work` with this run's cap and budget installed for the runs its tool calls start."""
+        """Await `work` with this run installed for its tool calls.
+
+        Its cap and budget, for the runs they start; in code mode, the host its code tool's programs call
+        tools through.
+        """
         token = enter_run(self.config, self.state)
+        host = current_host.set(LoopHost(self.config, self.state)) if self.config.machinery & PROGRAMS else None
         try:
             return await work
         finally:
+            if host is not None:
+                current_host.reset(host)
             leave_run(token)
 
     async def _run(self) -> RunResult[Any]:
@@ -92,7 +100,7 @@ class RunLoop:
             if state.background:
                 _background.join(config, state, index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
-            settings = asked.settings if index == self.first_step else asked.later
+            settings = config.first if index == self.first_step else config.later
             # plan
             if machinery & STEP_PLANNING:
                 step = await plan_step(config, state, index, settings)
@@ -170,7 +178,7 @@ class RunLoop:
         """Announce the turn's calls; pause the run (nothing of the turn runs) when any needs approval."""
         config, state = self.config, self.state
         if config.emit is not None:
-            announce_calls(config, index, calls)
+            announce_calls(config, state, index, calls)
         executor = state.executor
         assert executor is not None
         waiting = [pending_approval(config, call) for call in calls if needs_approval(config, state, executor, call)]
@@ -211,10 +219,9 @@ class RunLoop:
         # a new Step: a resumed turn's old one still belongs to the paused result
         step = state.steps[-1] = Step(step.index, step.response, calls, ordered)
         if interrupts:
-            pending = [interrupted(config, item, index) for item in interrupts]
+            pending = [record for item in interrupts for record in interrupted(config, state, item, index)]
             step_finished(config, index, step.response, len(calls))
-            status: RunStatus = "suspended" if any(i.kind == "suspension" for i in interrupts) else "awaiting_client"
-            return self._pause(status, step.text, pending)
+            return self._pause(pause_status(pending), step.text, pending)
         self._record(index, step.response, calls, ordered)
         return None
 

@@ -90,7 +90,9 @@ class RunState:
     """What has happened in a run so far (see the module docstring)."""
 
     __slots__ = (
+        "approved",
         "background",
+        "callers",
         "call_ids",
         "cancel",
         "ended",
@@ -99,6 +101,7 @@ class RunState:
         "found",
         "messages",
         "pause_token",
+        "programs",
         "registry",
         "request",
         "run_id",
@@ -129,6 +132,8 @@ class RunState:
         pause_token: str | None = None,
         step_tools: tuple[str, ...] | None = None,
         registry: Mapping[str, Tool[..., Any]] | None = None,
+        approved: frozenset[str] = frozenset(),
+        programs: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.request = request
         self.messages: list[Message] = messages if messages is not None else []
@@ -157,6 +162,11 @@ class RunState:
         """While paused for approval: the keys the paused step could run (the resumed calls run against those)."""
         self.registry = registry
         """The tools the run could call (MCP servers' included), for `RunResult.snapshot`; never pickled."""
+        self.approved = approved
+        """Calls a resume approved: one that then paused (suspended, or a client tool's) may run again."""
+        self.programs: dict[str, dict[str, Any]] = programs if programs is not None else {}
+        """Code mode: the programs paused in the last step, by the code tool's call id: ``{"state": ...}``
+        (JSON: the sandbox's dump and the calls it waits on), plus ``"answers"`` while a resume runs it."""
         self.signing_key: Callable[[], Any] | None = None
         """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled."""
         # ---- the live run only (never pickled) ----
@@ -164,6 +174,8 @@ class RunState:
         """What the current step may run: the tools it sent (its active subset)."""
         self.call_ids: set[str] = set()
         """Every call id of the run so far (the given history included): new calls get fresh ones."""
+        self.callers: dict[str, str] = {}
+        """Code mode: the id of each call a program made -> the id of the program's call (its events say so)."""
         self.ended: Any = None
         """The run's result once a turn's tools ended it (an answer, a stop-at tool): returned before the next turn."""
         self.cancel: asyncio.Event | None = None
@@ -197,6 +209,8 @@ class RunState:
             self.run_id,
             None,
             self.step_tools,
+            approved=self.approved,
+            programs={call_id: dict(entry) for call_id, entry in self.programs.items()},
         )
 
     _PERSISTED: ClassVar[tuple[str, ...]] = (
@@ -214,6 +228,8 @@ class RunState:
         "run_id",
         "pause_token",
         "step_tools",
+        "approved",
+        "programs",
     )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -225,4 +241,6 @@ class RunState:
             setattr(self, name, None)
         for name, value in state.items():
             setattr(self, name, value)
-        self.call_ids = set()
+        self.call_ids, self.callers = set(), {}
+        self.approved = self.approved or frozenset()
+        self.programs = self.programs or {}

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from .._jsonish import is_mapping, is_object
 from ..definitions import ToolDefinition
-from ..exceptions import ModelAPIError, ModelSetupError
+from ..exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
 from ..messages import Message, ModelResponse
 from ..models._base import Model, ModelSettings, ModelStreamEvent, ResponseDone, check_request_allowed
 from ..models._limits import DEFAULT_LIMITS, RequestLimits
@@ -63,6 +63,8 @@ def provider_request(
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
         deferred=settings.deferred_tools,
+        programmatic=settings.programmatic_tools,
+        programmatic_direct=settings.programmatic_direct,
     )
     return provider._request(  # pyright: ignore[reportPrivateUsage]  # the client is the provider's own caller
         messages, tools, options, shared=shared, output=settings.output
@@ -259,6 +261,8 @@ class SDKModel(OwnedClient, Model, Generic[ProviderT]):
         if isinstance(error, (ModelAPIError, ModelSetupError)):
             return error
         mapped = self._map_error(error)
+        if isinstance(mapped, ModelHTTPError):
+            _server_retry_after(mapped.headers)
         if mapped is not None:
             return mapped
         return ModelAPIError(self.name, f"{type(error).__name__}: {error}")
@@ -371,7 +375,12 @@ class SDKModel(OwnedClient, Model, Generic[ProviderT]):
     def _parsed(self, raw: Any, tools: Any, settings: ModelSettings) -> ModelResponse:
         """A whole response parsed by the provider (after the not-JSON check)."""
         self._not_json(raw)
-        parsed = self.provider.parse_response(raw, registry=tools, aliases=settings.aliases)
+        try:
+            parsed = self.provider.parse_response(raw, registry=tools, aliases=settings.aliases)
+        except ModelAPIError as error:  # the provider names itself; the model's errors name the model
+            if type(error) is ModelAPIError and error.model_name == self.provider.name:
+                raise ModelAPIError(self.name, error.message) from error
+            raise
         return self._finished(parsed, self._request_id(raw))
 
     # ---- request ids -----------------------------------------------------------------------------------
@@ -400,10 +409,22 @@ class SDKModel(OwnedClient, Model, Generic[ProviderT]):
         return None
 
 
+_SERVER_SAID = "x-agentkit-server-"
+"""Prefix of the header keeping a ``retry-after`` the hook lowered, as the server sent it."""
+
+
+def _server_retry_after(headers: dict[str, str]) -> None:
+    """Put back the server's ``retry-after`` (``-ms``) that `capped_retry_after` lowered: an app sees what it said."""
+    for key in [k for k in headers if k.lower().startswith(_SERVER_SAID)]:
+        headers[key[len(_SERVER_SAID) :]] = headers.pop(key)
+
+
 def capped_retry_after(limit: float | None) -> Callable[[Any], Awaitable[None]]:
     """An httpx response hook that lowers a ``retry-after`` (or ``retry-after-ms``) above `limit` seconds.
 
-    SDKs that honour the header (Anthropic's sleeps whatever it says) then wait at most `limit`.
+    SDKs that honour the header (Anthropic's sleeps whatever it says) then wait at most `limit`. The server's
+    value is kept beside it, and `ModelHTTPError.headers` carries it again: the cap bounds agentkit's own
+    waiting, never what an application is told to wait.
     """
 
     async def hook(response: Any) -> None:
@@ -414,6 +435,7 @@ def capped_retry_after(limit: float | None) -> Callable[[Any], Awaitable[None]]:
         if wait_ms is not None:
             try:
                 if float(wait_ms) / 1000 > limit:
+                    headers[_SERVER_SAID + "retry-after-ms"] = wait_ms
                     headers["retry-after-ms"] = str(int(limit * 1000))
             except ValueError:
                 pass
@@ -428,6 +450,7 @@ def capped_retry_after(limit: float | None) -> Callable[[Any], Awaitable[None]]:
             except (TypeError, ValueError):
                 return
         if seconds > limit:
+            headers[_SERVER_SAID + "retry-after"] = wait
             headers["retry-after"] = f"{limit:g}"
 
     return hook

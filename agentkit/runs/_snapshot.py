@@ -313,6 +313,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         "total_calls": state.total_calls,
         "found": list(state.found),
         "require_approval": request.require_approval,
+        "approved": sorted(state.approved),
         "step_tools": list(state.step_tools) if state.step_tools is not None else None,
         "limits": {
             "max_tool_calls": limits.max_tool_calls,
@@ -323,6 +324,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
         "run_keys": sorted(request.run_keys),
+        "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
@@ -343,6 +345,8 @@ def _decode_control(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
     }
     happened = {
+        "approved": frozenset(str(k) for k in data.get("approved", [])),
+        "programs": {str(k): {"state": dict(v["state"])} for k, v in dict(data.get("programs", {})).items()},
         "tool_calls": {str(k): int(v) for k, v in dict(data.get("tool_calls", {})).items()},
         "total_calls": int(data.get("total_calls", 0)),
         "found": [str(k) for k in data.get("found", [])],

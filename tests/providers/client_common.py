@@ -201,6 +201,8 @@ class LocalServer:
     def __init__(self, *replies: Any) -> None:
         self.replies = list(replies)
         self.requests = 0
+        self.bodies: list[bytes] = []
+        """The body of each request, in order."""
         self._server: Any = None
         self._tasks: set[Any] = set()
 
@@ -234,8 +236,7 @@ class LocalServer:
                 ),
                 0,
             )
-            if length:
-                await reader.readexactly(length)
+            self.bodies.append(await reader.readexactly(length) if length else b"")
             self.requests += 1
             reply = self.replies.pop(0) if self.replies else "silent"
             if reply == "silent":

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import ModelAPIError, ModelSetupError, UserMessage
+from agentkit import ModelAPIError, ModelHTTPError, ModelSetupError, UserMessage
 from agentkit._vendors import VENDORS, load
 from agentkit.models import DEFAULT_LIMITS, Model, ModelSettings, RequestLimits
 
@@ -109,6 +109,32 @@ async def test_a_200_whose_body_is_not_json_is_a_model_api_error(vendor: str, co
         await model.aclose()
 
 
+SHAPES = {  # what the error says is missing
+    "openai": "the response has no choices[0].message",
+    "openai-responses": "the response has no output",
+    "anthropic": "the response has no content",
+    "gemini": "the response has no candidates[0] or promptFeedback",
+    "bedrock": "no output",  # the client's own check, already
+    "mistral": "body.choices\n  Field required",  # its SDK validates responses
+    "cohere": "the response has no message",
+    "ollama": "the response has no message",
+}
+
+
+@pytest.mark.parametrize("vendor", VENDOR_NAMES)
+@pytest.mark.parametrize("body", [b"{}", b'{"object": "error", "status": "ok", "detail": "upstream busy"}'])
+async def test_a_200_whose_json_holds_no_answer_is_a_model_api_error(
+    vendor: str, body: bytes
+) -> None:
+    """Issue 17 §2.2: a proxy's JSON, or an empty object, used to be read as an empty, finished answer."""
+    async with LocalServer((200, {"content-type": "application/json"}, body)) as server:
+        model = built(vendor, server.url, RequestLimits(request=10, max_retries=0))
+        with pytest.raises(ModelAPIError) as caught:
+            await model.request([UserMessage("hi")], registry(), SETTINGS)
+        assert SHAPES[vendor] in str(caught.value) and caught.value.model_name == model.name
+        await model.aclose()
+
+
 @pytest.mark.parametrize("vendor", ["anthropic", "cohere"])
 async def test_retry_after_sleeps_are_capped(vendor: str) -> None:
     answers = {
@@ -135,6 +161,23 @@ async def test_retry_after_sleeps_are_capped(vendor: str) -> None:
         response = await model.request([UserMessage("hi")], registry(), SETTINGS)
         assert response.message.text == "Sunny." and server.requests == 2
         assert time.monotonic() - start < 10  # not the hour the server asked for
+        await model.aclose()
+
+
+@pytest.mark.parametrize("vendor", ["openai", "anthropic", "cohere"])
+@pytest.mark.parametrize("header", [("retry-after", "3600"), ("retry-after-ms", "3600000")])
+async def test_an_app_sees_the_retry_after_the_server_sent(vendor: str, header: tuple[str, str]) -> None:
+    """Issue 17 §4.8: the header an app read was the 30 s cap, when the server said an hour."""
+    name, value = header
+    busy = (429, {"content-type": "application/json", name: value}, b'{"error": {"message": "busy"}}')
+    async with LocalServer(busy, busy) as server:
+        model = built(vendor, server.url, RequestLimits(request=30, max_retries=1, max_retry_wait=0.2))
+        start = time.monotonic()
+        with pytest.raises(ModelHTTPError) as caught:
+            await model.request([UserMessage("hi")], registry(), SETTINGS)
+        assert time.monotonic() - start < 10 and server.requests == 2  # agentkit still waited at most the cap
+        assert caught.value.status_code == 429 and caught.value.headers[name] == value
+        assert not any(k.startswith("x-agentkit") for k in caught.value.headers)
         await model.aclose()
 
 

@@ -98,6 +98,8 @@ class BedrockProvider(Provider):
     """Bedrock Converse. Pure: plain dicts in and out, in the service's JSON form (blobs as base64)."""
 
     name = "bedrock"
+    # ConverseResponse: output (a union whose one member is message) is required (service-2.json)
+    response_shape = (("output", "message"),)
     name_rule = BEDROCK_NAME_RULE
     id_rule = BEDROCK_ID_RULE
     dialect = BedrockDialect()
@@ -182,6 +184,7 @@ class BedrockProvider(Provider):
         data = as_dict(response)
         if not is_object(data):
             raise TypeError(f"not a Converse response: {response!r}")
+        self._check_shape(data)
         content = [b for b in _content_of(data) if is_object(b)]
         text = "".join(b["text"] for b in content if isinstance(b.get("text"), str))
         kept = [b for b in content if "text" not in b and not _is_client_call(b)]

@@ -100,6 +100,8 @@ class CohereProvider(Provider):
     """Cohere v2 tools, tool choice, calls, streams and tool messages."""
 
     name = "cohere"
+    # v2 ChatResponse: message is required (cohere-openapi.yaml)
+    response_shape = (("message",),)
     name_rule = NameRule(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", allowed="[A-Za-z0-9_]", first="[A-Za-z_]")
     dialect = CohereDialect()
     native_output = "response_format"
@@ -295,6 +297,7 @@ class CohereProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A v2 chat response (dict or SDK ``V2ChatResponse``) as a `ModelResponse`."""
         data = _mapping(as_dict(response))
+        self._check_shape(data)
         content = message_of(data).get("content")
         details = None
         if is_array(content) and any(is_mapping(c) and c.get("type") != "text" for c in content):

@@ -175,6 +175,9 @@ class GeminiProvider(Provider):
     """
 
     name = "gemini"
+    # GenerateContentResponse: a candidate, or promptFeedback when the prompt was blocked (no candidate);
+    # SDK objects are dumped in either spelling
+    response_shape = (("candidates", 0), ("promptFeedback",), ("prompt_feedback",))
     name_rule = NameRule(
         pattern=r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$", allowed="[A-Za-z0-9_.:-]", max_length=128, first="[A-Za-z_]"
     )
@@ -367,6 +370,7 @@ class GeminiProvider(Provider):
         (thought parts, signatures), they are kept in ``provider_details["gemini"]["parts"]`` for replay.
         """
         decoded = as_dict(response)
+        self._check_shape(decoded)
         data: Mapping[str, Any] = decoded if is_mapping(decoded) else {}
         parts = [_camel_part(part) for part in _parts(data)]
         text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))

@@ -86,6 +86,8 @@ class MistralProvider(Provider):
     """Mistral chat completions tools, tool choice, calls, streams and tool messages."""
 
     name = "mistral"
+    # ChatCompletionResponse: choices[].message (mistral-openapi.yaml)
+    response_shape = (("choices", 0, "message"),)
     name_rule = NameRule(pattern=r"^[a-zA-Z0-9_-]{1,64}$", allowed="[a-zA-Z0-9_-]", max_length=64)
     id_rule = IdRule(pattern=r"^[a-zA-Z0-9]{9}$", allowed="[a-zA-Z0-9]", exact_length=9)
     dialect = MistralDialect()
@@ -246,6 +248,7 @@ class MistralProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletionResponse``) as a `ModelResponse` (first choice only)."""
         data = _mapping(as_dict(response))
+        self._check_shape(data)
         choices = data.get("choices")
         choice: Mapping[str, Any] = choices[0] if is_array(choices) and choices and is_mapping(choices[0]) else {}
         message = _message(data)

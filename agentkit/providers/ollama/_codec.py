@@ -70,6 +70,8 @@ class OllamaProvider(Provider):
     """Ollama ``/api/chat`` tools, calls, streams and tool messages."""
 
     name = "ollama"
+    # /api/chat: message is in every answer (ollama-openapi.yaml ChatResponse)
+    response_shape = (("message",),)
     name_rule = NameRule(pattern=r"^.+$", allowed=".")
     dialect = OllamaDialect()
     native_output = "format"
@@ -205,6 +207,7 @@ class OllamaProvider(Provider):
         it is sent back with the turn, as Ollama's docs ask.
         """
         data = _chunk(response)
+        self._check_shape(data)
         message = message_of(data)
         calls = self._calls_of(data, registry=registry, aliases=aliases)
         thinking = message.get("thinking")

@@ -154,6 +154,8 @@ class OpenAIChatProvider(Provider):
     """OpenAI Chat Completions. Pure: plain dicts in and out; SDK objects are accepted as responses."""
 
     name = "openai"
+    # CreateChatCompletionResponse: choices[].message is required (openai-openapi.yaml)
+    response_shape = (("choices", 0, "message"),)
     name_rule = OPENAI_NAME_RULE
     dialect = OpenAIDialect()
     native_output = "response_format"
@@ -253,6 +255,7 @@ class OpenAIChatProvider(Provider):
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
         """A chat completion (dict or SDK ``ChatCompletion``) as a `ModelResponse` (first choice only)."""
         data = as_dict(response)
+        self._check_shape(data)
         if not is_object(data):
             data = {}
         choices = data.get("choices")

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agentkit import Registry, tool
-from agentkit.exceptions import StrictSchemaError
+from agentkit.exceptions import ModelAPIError, StrictSchemaError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, compatibility, get_provider
 from agentkit.providers.openai import OpenAIChatProvider, OpenAIDialect
@@ -662,5 +662,5 @@ def test_parse_response_text_usage_and_finish_reasons(provider: OpenAIChatProvid
     assert provider.parse_response(reply({"tool_calls": calls}, "function_call")).finish_reason == "tool_calls"
     assert provider.parse_response(reply({"content": "cut"}, "length")).finish_reason == "length"
     assert provider.parse_response(reply({"content": None}, "content_filter")).finish_reason == "content_filter"
-    empty = provider.parse_response({})
-    assert (empty.message.text, empty.message.tool_calls, empty.finish_reason) == ("", [], None)
+    with pytest.raises(ModelAPIError, match=r"no choices\[0\]\.message"):  # not an empty answer (issue 17 §2.2)
+        provider.parse_response({})

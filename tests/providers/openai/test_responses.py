@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, tool
+from agentkit.exceptions import ModelAPIError
 from agentkit.messages import ImagePart, TextPart, ToolCall, ToolResult
 from agentkit.providers import InvalidToolNameError, get_provider
 from agentkit.providers.openai import OpenAIResponsesProvider
@@ -487,5 +488,7 @@ def test_parse_response_finish_reasons_usage_and_sdk_objects(
         "output": [{"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]}],
     }
     assert provider.parse_response(refusal).message.text == "No."
-    empty = provider.parse_response({})
+    empty = provider.parse_response({"status": "completed", "output": []})
     assert (empty.message.text, empty.message.provider_details, empty.finish_reason) == ("", None, "stop")
+    with pytest.raises(ModelAPIError, match="no output"):  # not an empty answer (issue 17 §2.2)
+        provider.parse_response({})

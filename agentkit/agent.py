@@ -488,6 +488,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
         if name != "_spec_cache":
             object.__setattr__(self, "_spec_cache", None)  # the next run reads the changed configuration
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_spec_cache", None)  # a copy makes its own: the spec names the agent it describes
+        return state
+
     def _spec(self) -> AgentSpec:
         spec: AgentSpec | None = self.__dict__.get("_spec_cache")
         if spec is None:

@@ -8,6 +8,9 @@
 * `check_tool_contract` calls a tool with many schema-valid arguments (hypothesis) and checks every
   result against its output schema.
 * `generate_arguments` makes one schema-valid argument object from a JSON Schema (no hypothesis needed).
+* `Cassette` records every vendor request of a block at the official SDK's transport into a readable
+  file, and replays them with nothing sent (`CassetteMiss` when a request has no recording); the
+  pytest plugin `agentkit.pytest_plugin` gives it as a fixture and a marker.
 """
 
 from __future__ import annotations as _annotations
@@ -19,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
+from ._cassettes import Cassette, CassetteMiss, CassetteMode
 from ._generate import generate_arguments
 from ._jsonish import is_array, is_object
 from ._text import closest, json_text
@@ -47,6 +51,9 @@ if TYPE_CHECKING:
     from .providers import ProviderLike
 
 __all__ = [
+    "Cassette",
+    "CassetteMiss",
+    "CassetteMode",
     "ContractReport",
     "FunctionInfo",
     "FunctionModel",

@@ -106,6 +106,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
     # and stays importable where it was defined before
     from agentkit.agent import ApprovalError, RetryLimitExceeded
     from agentkit.cli import CLIError
+    from agentkit.evals import EvalDataError
     from agentkit.mcp import MCPConnectionError, MCPLoadError
     from agentkit.providers import InvalidToolNameError, InvalidToolNamesError, UnknownProviderError
     from agentkit.ui import UIInputError
@@ -115,6 +116,7 @@ def test_every_error_class_of_the_package_lives_in_exceptions() -> None:
         ApprovalError,
         RetryLimitExceeded,
         CLIError,
+        EvalDataError,
         MCPConnectionError,
         MCPLoadError,
         InvalidToolNameError,

@@ -128,8 +128,7 @@ def _confirm(key: str, arguments: str, approve: bool) -> None:
 
 def _cmd_call(args: argparse.Namespace) -> int:
     registry = load_target(args.target)
-    if args.tool not in registry:
-        registry[args.tool]  # raises UnknownToolError with a "did you mean"
+    registry.require(args.tool)
     item = registry[args.tool]
     if _approval_needed(item, args.tool, args.arguments):
         _confirm(args.tool, args.arguments, args.approve)

@@ -33,6 +33,9 @@ Exception
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
 │   ├── MCPRequestError                     an MCP server answered a request (a resource, a prompt) with an error
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
+│   ├── TemporalLimitError                  a durable run cannot go on within Temporal's limits; names the limit
+│   ├── CassetteMiss (LookupError)          a request a replaying cassette has no recording of; shows the difference
+│   ├── EvalDataError (ValueError)          an eval dataset or case file that cannot be read (names case and field)
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -70,8 +73,10 @@ __all__ = [
     "AlreadyResumedError",
     "ApprovalError",
     "CLIError",
+    "CassetteMiss",
     "ClientCallRequested",
     "ErrorDetail",
+    "EvalDataError",
     "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
@@ -89,6 +94,7 @@ __all__ = [
     "RetryLimitExceeded",
     "SnapshotError",
     "StrictSchemaError",
+    "TemporalLimitError",
     "ToolChoiceError",
     "ToolDeadlineError",
     "ToolDefinitionError",
@@ -558,6 +564,21 @@ class UIInputError(AgentkitError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.status))
+
+
+class TemporalLimitError(AgentkitError):
+    """A durable run cannot go on within Temporal's limits: the message names the limit and what passed it."""
+
+
+class CassetteMiss(AgentkitError, LookupError):  # noqa: N818 - a miss, as the docs call it
+    """A request a cassette has no recording of (in replay), or a cassette file that is missing or broken.
+
+    The message names the request and shows how it differs from the nearest recording, path by path.
+    """
+
+
+class EvalDataError(AgentkitError, ValueError):
+    """An eval dataset or case file that cannot be read: the message names the file, case, field and fix."""
 
 
 class CLIError(AgentkitError):

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from .._agent.hooks import BACKGROUND
-from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
+from .._agent.hooks import background_result
+from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult
+from .._agent.state import RunRequest, RunState
 from .._jsonish import is_array, is_mapping
 from .._text import clip
 from ..events import RunStatus
@@ -412,69 +413,77 @@ def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]])
 
 
 def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
-    settings = encode_settings(state.settings)
+    request = state.request
+    settings = encode_settings(request.settings)
     background: dict[str, Any] = {}
     for call_id, done in state.background.items():
-        if done is None:
-            task = BACKGROUND.get((state.run_id, call_id))
-            if task is not None and task.done():
-                done = task.result()  # finished meanwhile: its result travels with the snapshot
+        if done is None:  # finished meanwhile (or cancelled): its result travels with the snapshot
+            done = background_result(state.run_id, call_id)
         background[call_id] = encode_results([done], tools)[0] if done is not None else None
     return {
-        "max_steps": state.max_steps,
-        "active_tools": list(state.active_tools) if state.active_tools is not None else None,
+        "max_steps": request.max_steps,
+        "active_tools": list(request.active_tools) if request.active_tools is not None else None,
         "settings": settings,
         "failures": dict(state.failures),
         "run_retries": state.run_retries,
         "background": background,
-        "structured": state.structured,
-        "output": output_fingerprint(state.output),
+        "structured": request.structured,
+        "output": output_fingerprint(request.output),
         "control": _encode_control(state),
     }
 
 
 def _encode_control(state: RunState) -> dict[str, Any]:
     """What run control keeps across a pause: budgets spent, limits, found tools, approval rule, the step's tools."""
-    limits = state.limits
-    deferred = state.deferred
+    request = state.request
+    limits = request.limits
+    deferred = request.deferred
     return {
         "tool_calls": dict(state.tool_calls),
         "total_calls": state.total_calls,
         "found": list(state.found),
-        "require_approval": state.require_approval,
+        "require_approval": request.require_approval,
         "approved": sorted(state.approved),
         "step_tools": list(state.step_tools) if state.step_tools is not None else None,
         "limits": {
             "max_tool_calls": limits.max_tool_calls,
             "max_concurrency": limits.max_concurrency,
             "max_turn_concurrency": limits.max_turn_concurrency,
+            # a run's own turns and retries, when it set them (else the agent's apply on resume)
+            **{n: v for n in ("max_steps", "retries", "max_retries") if (v := getattr(limits, n)) is not None},
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
-        "run_keys": sorted(state.run_keys),
+        "run_keys": sorted(request.run_keys),
         "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
-def _decode_control(data: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`RunState` fields from `_encode_control`'s JSON, its types already checked (none: the defaults)."""
+def _decode_control(data: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`RunRequest` and `RunState` fields from `_encode_control`'s JSON, its types already checked.
+
+    A document without them: the defaults.
+    """
     from ..limits import RunLimits
 
     if data is None:
-        return {}
+        return {}, {}
     deferred = data.get("deferred")
     step_tools = data.get("step_tools")
-    return {
-        "tool_calls": dict(data.get("tool_calls", {})),
-        "total_calls": data.get("total_calls", 0),
-        "found": list(data.get("found", [])),
+    asked = {
         "require_approval": data.get("require_approval", False),
-        "approved": frozenset(data.get("approved", [])),
-        "step_tools": tuple(step_tools) if step_tools is not None else None,
         "limits": RunLimits(**data.get("limits", {})),
         "deferred": frozenset(cast("list[str]", deferred)) if is_array(deferred) else deferred,
         "run_keys": frozenset(data.get("run_keys", [])),
-        "programs": {k: {"state": dict(v["state"])} for k, v in data.get("programs", {}).items()},
     }
+    happened = {
+        "approved": frozenset(data.get("approved", [])),
+        "programs": {k: {"state": dict(v["state"])} for k, v in data.get("programs", {}).items()},
+        "tool_calls": dict(data.get("tool_calls", {})),
+        "total_calls": data.get("total_calls", 0),
+        "found": list(data.get("found", [])),
+        "step_tools": tuple(step_tools) if step_tools is not None else None,
+    }
+    return asked, happened
 
 
 def output_fingerprint(config: Any) -> str | None:
@@ -593,21 +602,25 @@ def _decode_state(
     settings["programmatic_tools"] = tuple(settings.get("programmatic_tools", ()))
     run_active = data.get("active_tools")
     pause_id = document.get("pause_id")
-    output = data.get("output")
     try:
-        return RunState(
+        asked, happened = _decode_control(data.get("control"))
+        request = RunRequest(
             max_steps=data["max_steps"],
             active_tools=tuple(run_active) if run_active is not None else None,
             settings=ModelSettings(**settings),
+            structured=data.get("structured", False),
+            output_fingerprint=data.get("output"),
+            **asked,
+        )
+        return RunState(
+            request,
             failures=dict(data["failures"]),
             run_retries=data["run_retries"],
             pause_token=pause_id if isinstance(pause_id, str) else None,
             run_id=str(document["run_id"]),
             background=dict(data.get("background", {})),
             registry=tools,
-            structured=data.get("structured", False),
-            output_fingerprint=output,
-            **_decode_control(data.get("control")),
+            **happened,
         )
     except (TypeError, ValueError) as exc:  # what the limits' own checks refuse (a concurrency of 0, ...)
         raise SnapshotError(f"the snapshot's 'state' is malformed ({type(exc).__name__}: {exc})") from None

@@ -46,8 +46,8 @@ ODD: list[Any] = [
 class ClaimLog(MemoryRunStore):
     """A memory store that records every claim asked of it."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, key: bytes | None = None) -> None:
+        super().__init__(key=key)
         self.claims: list[str] = []
 
     async def claim(self, pause_id: str) -> bool:
@@ -95,19 +95,19 @@ ANSWERS: dict[str, dict[str, Any]] = {
 }
 
 
-def _agent(scenario: str, store: MemoryRunStore, key: bytes | None) -> Agent:
+def _agent(scenario: str, store: MemoryRunStore) -> Agent:
     def script(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
         if isinstance(messages[-1], ToolResultsMessage):
             return "done"
         return AssistantMessage("Working on it.", list(SCRIPTS[scenario]))
 
-    return Agent(id="fuzz", model=FunctionModel(script), tools=_tools(), store=store, snapshot_key=key)
+    return Agent(id="fuzz", model=FunctionModel(script), tools=_tools(), store=store)
 
 
 @functools.cache
 def paused_text(scenario: str, *, signed: bool = False) -> str:
     """The JSON of a paused run of `scenario` (signed with `KEY` when asked)."""
-    agent = _agent(scenario, MemoryRunStore(), KEY if signed else None)
+    agent = _agent(scenario, MemoryRunStore(key=KEY if signed else None))
     result = asyncio.run(agent.generate("go"))
     assert result.status in ("awaiting_approval", "suspended", "awaiting_client"), result.status
     return result.snapshot().to_json()
@@ -200,8 +200,8 @@ class Outcome:
 
 def run_case(scenario: str, text: str, *, signed: bool = False) -> Outcome:
     """Read `text` as a snapshot and resume it with the scenario's answers; classify what happened."""
-    store = ClaimLog()
-    agent = _agent(scenario, store, KEY if signed else None)
+    store = ClaimLog(KEY if signed else None)
+    agent = _agent(scenario, store)
     try:
         snapshot = RunSnapshot.from_json(text)
         asyncio.run(agent.resume(snapshot, ANSWERS[scenario]))

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentkit import RunSnapshot
-from agentkit._agent.resume import check_resume
+from agentkit._agent.resume import check_resume_async
+from agentkit._agent.runs import spec_of
 from agentkit.exceptions import SnapshotError
 from agentkit.messages import ImagePart, TextPart, ToolResult
 from agentkit.runs import MemoryRunStore
@@ -90,6 +91,6 @@ async def test_a_snapshot_read_from_text_says_what_it_holds_and_restores_twice(l
     snapshot = RunSnapshot.from_json(text)
     assert snapshot.to_json() == text and snapshot.status == "awaiting_approval" and snapshot.signed is False
     assert [p.call_id for p in snapshot.pending] == ["c_refund"] and snapshot.usage.requests == 1
-    check_resume(agent, snapshot, {"c_refund": True})  # as the UI adapters do before the stream: a first restore
+    await check_resume_async(spec_of(agent), snapshot, {"c_refund": True})  # as the UI adapters do: a first restore
     done = await agent.resume(snapshot, {"c_refund": True})
     assert done.status == "complete" and snapshot == RunSnapshot(json.loads(text))

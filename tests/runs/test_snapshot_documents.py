@@ -168,9 +168,8 @@ def _script(messages: list[Message], info: FunctionInfo) -> AssistantMessage | s
 
 @pytest.mark.parametrize("signed", [False, True])
 async def test_a_pause_holding_a_lone_surrogate_is_signed_stored_and_resumed(tmp_path: Path, signed: bool) -> None:
-    store = SQLiteRunStore(tmp_path / "runs.sqlite3")
-    key = KEY if signed else None
-    agent = Agent(id="a", model=FunctionModel(_script), tools=[shout, echo], store=store, snapshot_key=key)
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3", key=KEY if signed else None)
+    agent = Agent(id="a", model=FunctionModel(_script), tools=[shout, echo], store=store)
     paused = await agent.generate(f"go {LONE}")
     assert paused.status == "awaiting_approval"
     snapshot = paused.snapshot()  # signing was a UnicodeEncodeError

@@ -286,7 +286,10 @@ _FORMATS: dict[str, Callable[[random.Random], str]] = {
 def _validator(schema: JsonSchema) -> Any:
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    from ._raw_schema import linear_validator_class
+
+    # the schema may be an MCP server's: its patterns are matched by the bounded engine, never Python's `re`
+    return linear_validator_class()(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def generate_arguments(schema: JsonSchema, *, seed: int | str = 0) -> dict[str, Any]:

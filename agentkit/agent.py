@@ -49,6 +49,8 @@ from ._agent.runs import Prompt as Prompt
 from ._agent.sessions import MCPServerLike, MCPSessions
 from ._agent.stream import AgentStream, Emit
 from ._agent.subagents import subagent_tool
+from .codemode._mode import CodeMode
+from .codemode._run import hosted_by, run_tools
 from .context import RunContext
 from .events import RunStatus
 from .exceptions import (
@@ -157,6 +159,8 @@ class Agent(AgentRuns[DepsT, OutputT]):
             messages always go through. See the errors guide.
         instrument: OpenTelemetry tracing of this agent's runs: None follows `agentkit.instrument` (and a
             traced parent run); True traces; False never; an `InstrumentationSettings` traces with those.
+        code_mode: offer the model one code tool (a Python program calling the chosen tools, run in a
+            sandbox) in place of or beside them; see `agentkit.codemode.CodeMode`.
     """
 
     @overload
@@ -191,6 +195,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         output_type: OutputSpec[OutputT] | None = None,
         output_validators: Sequence[OutputValidatorFn] = (),
         stop_at_tools: Sequence[str] = (),
+        code_mode: CodeMode | None = None,
     ) -> None: ...
     @overload
     def __init__(
@@ -224,6 +229,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
         stop_at_tools: Sequence[str] = (),
+        code_mode: CodeMode | None = None,
     ) -> None: ...
     def __init__(
         self,
@@ -256,6 +262,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         output_type: Any = None,
         output_validators: Sequence[OutputValidatorFn] = (),
         stop_at_tools: Sequence[str] = (),
+        code_mode: CodeMode | None = None,
     ) -> None:
         _check_max_steps(max_steps)
         if retries < 0 or max_retries < 0:
@@ -318,6 +325,10 @@ class Agent(AgentRuns[DepsT, OutputT]):
         self._override: ContextVar[Model | None] = ContextVar(f"agentkit_override_{self.id}", default=None)
         self.agents: dict[str, Agent[Any, Any]] = dict(agents or {})
         self.workflows: dict[str, Workflow[..., Any]] = dict(workflows or {})
+        if code_mode is not None and not isinstance(code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"Agent(code_mode=...) takes CodeMode(...), got {code_mode!r}")
+        self.code_mode = code_mode
+        """The code mode of every run (a run's own ``code_mode=`` replaces it); None: tools are offered directly."""
         self._sessions = MCPSessions(self._build_registry(tools), self.mcp_servers)
         for key in self.output.stop_at:
             self.tools[key]  # a stop-at key that names no tool raises UnknownToolError with a "did you mean"
@@ -473,8 +484,11 @@ class Agent(AgentRuns[DepsT, OutputT]):
 
         With `model`, deferred tools take the form that model gets (its vendor's native one, or held back).
         """
-        first, _, active = self._settings(tool_choice, active_tools, None)
-        tools = RunTools.build(self.tools, self.tool_search, self._deferred)
+        coded = run_tools(self.code_mode, self.tools, model)  # hosted only for a `model` whose vendor runs programs
+        first, _, active = self._settings(tool_choice, active_tools, None, coded.registry)
+        if coded.programmatic:
+            first = dataclasses.replace(first, programmatic_tools=coded.programmatic, programmatic_direct=coded.direct)
+        tools = RunTools.build(coded.registry, self.tool_search, self._deferred, coded.hidden)
         ctx = RunContext(
             deps=self.deps, agent=self, step=0, messages=tuple(history), usage=Usage(), tools=tools.registry
         )
@@ -501,7 +515,14 @@ class Agent(AgentRuns[DepsT, OutputT]):
         inherited: ToolTransform | None = None,
         subagent_responses: list[ModelResponse] | None = None,
     ) -> RunLoop:
-        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred))
+        model = self.resolve_model()
+        coded = run_tools(self._code_mode_of(options), registry, model)
+        registry = coded.registry
+        if coded.programmatic:  # the vendor runs the programs: its requests name the tools they may call
+            keys, direct = coded.programmatic, coded.direct
+            first = dataclasses.replace(first, programmatic_tools=keys, programmatic_direct=direct)
+            later = dataclasses.replace(later, programmatic_tools=keys, programmatic_direct=direct)
+        tools = RunTools.build(registry, self.tool_search, self._merged_deferred(state.deferred), coded.hidden)
         state.run_keys = state.run_keys | extra_keys
         state.registry = tools.registry  # every tool the run can call, for snapshots and transcripts
         control = RunControl(
@@ -520,7 +541,6 @@ class Agent(AgentRuns[DepsT, OutputT]):
             deps = context.deps
         deps = deps if deps is not None else self.deps
         check_deps(run_registry, deps, self.deps_type, "generate(...)")
-        model = self.resolve_model()
         config = state.output if state.output is not None else self._restored_output(state)
         return RunLoop(
             self,
@@ -596,6 +616,7 @@ class Agent(AgentRuns[DepsT, OutputT]):
         limits = options.limits.over(self.limits) if options.limits is not None else self.limits
         async with self._session(), open_run_tools(self.tools, options.tools, options.mcp_servers) as opened:
             registry, extra_keys = opened
+            registry = self._with_code_tool(registry, options)
             first, later, active = self._settings(
                 options.tool_choice, options.active_tools, options.model_settings, registry
             )
@@ -656,18 +677,37 @@ class Agent(AgentRuns[DepsT, OutputT]):
             tools = self._run_tools_of(self.tools, state.deferred if state is not None else None)
         return snapshot_of(result, tools=tools, key=self._snapshot_key())
 
+    def _code_mode_of(self, options: RunOptions | None) -> CodeMode | None:
+        """The run's code mode: its own, else the agent's."""
+        if options is not None and options.code_mode is not None:
+            return options.code_mode
+        return self.code_mode
+
+    def _with_code_tool(self, registry: Registry, options: RunOptions | None, model: Model | None = None) -> Registry:
+        """`registry` with agentkit's code tool when the run's code mode runs programs here (not hosted).
+
+        `model`: the model the run uses (default: the agent's, resolved).
+        """
+        mode = self._code_mode_of(options)
+        if mode is None:
+            return registry
+        if mode.hosted and hosted_by(model if model is not None else self.resolve_model()):
+            return registry
+        return mode.extend(registry)
+
     def _merged_deferred(self, run_deferred: bool | frozenset[str] | None) -> bool | frozenset[str] | None:
         """The agent's deferred tools with a run's own."""
         if self._deferred is True or run_deferred is True:
             return True
         return frozenset(self._deferred or ()) | frozenset(run_deferred or ())
 
-    def _run_tools_of(self, registry: Registry, run_deferred: Any) -> Registry:
+    def _run_tools_of(self, registry: Registry, run_deferred: Any, options: RunOptions | None = None) -> Registry:
         """Every tool a run over `registry` can call (the search tool included when it defers tools).
 
         `run_deferred` is the run's own ``deferred_tools`` (as a snapshot records it, JSON included).
         """
         deferred = check_deferred(run_deferred, "the snapshot's ")
+        registry = self._with_code_tool(registry, options)
         return RunTools.build(registry, self.tool_search, self._merged_deferred(deferred)).registry
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._jsonish import is_object
 from ._loader import is_agent, load_object, load_registry
-from ._text import clip, json_text
+from ._text import clip, json_text, shorten
 from .exceptions import (
     AgentkitError,
     CLIError,
@@ -29,7 +29,7 @@ from .exceptions import (
     ToolSuspended,
 )
 from .registry import Registry
-from .tools import Tool
+from .tools import Tool, ToolTransform
 
 if TYPE_CHECKING:
     from ._agent.display import TranscriptEntry
@@ -143,7 +143,11 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except (ModelRetry, ToolError) as exc:
         raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
     except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
-        raise CLIError(f"{args.tool!r} asked for input ({exc.payload!r}), which the command line cannot give") from None
+        from ._agent.display import tool_made
+
+        shown, withheld = tool_made(item.transform or ToolTransform(), "suspension", exc.payload)
+        what = withheld if withheld is not None else shorten(shown)
+        raise CLIError(f"{args.tool!r} asked for input ({what}), which the command line cannot give") from None
     except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback
         raise CLIError(f"{args.tool!r} raised {type(exc).__name__}: {exc}") from None
     _print_json(item.schema.dump_output_python(value))

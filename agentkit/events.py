@@ -117,6 +117,8 @@ class ToolCallEvent(_Event):
     step: int
     transform_error: str | None = None
     kind: Literal["tool-call"] = "tool-call"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,8 @@ class ToolResultEvent(_Event):
     step: int
     transform_error: str | None = None
     kind: Literal["tool-result"] = "tool-result"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +150,8 @@ class ToolErrorEvent(_Event):
     step: int
     transform_error: str | None = None
     kind: Literal["tool-error"] = "tool-error"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +168,8 @@ class ToolProgressEvent(_Event):
     data: Any
     transform_error: str | None = None
     kind: Literal["tool-progress"] = "tool-progress"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +186,8 @@ class ApprovalRequestedEvent(_Event):
     step: int
     transform_error: str | None = None
     kind: Literal["approval-requested"] = "approval-requested"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +205,8 @@ class SuspendedEvent(_Event):
     step: int
     transform_error: str | None = None
     kind: Literal["tool-suspended"] = "tool-suspended"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +225,8 @@ class ClientToolCallEvent(_Event):
     output_schema: Any = None
     """The JSON Schema the caller's output must fit (``None``: any JSON value)."""
     kind: Literal["client-tool-call"] = "client-tool-call"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,8 @@ Warning
 └── AgentkitWarning (UserWarning)           e.g. a docstring that documents a missing parameter
 BaseException
 ├── ToolSuspended                           signal: "pause the run until this call gets its data" (ctx.suspend)
-└── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
+├── ClientCallRequested                     signal: a client tool's call, for the caller to run (inside a run)
+└── ProgramPaused                           signal: a code-mode program waits on calls that paused the run
 ```
 
 A name in parentheses is a built-in exception the class also derives from, so ``except ValueError``
@@ -80,6 +81,7 @@ __all__ = [
     "ModelRetry",
     "ModelSetupError",
     "OutputValidationError",
+    "ProgramPaused",
     "RegistryError",
     "ResumeError",
     "RetryLimitExceeded",
@@ -569,6 +571,20 @@ class ClientCallRequested(BaseException):
 
     Outside a run the tool raises `ToolError` instead (nobody could run the call).
     """
+
+
+class ProgramPaused(BaseException):
+    """Raised by code mode's tool (`agentkit.codemode`) inside a run: its program waits on calls that paused.
+
+    Those calls need an approval, data (a suspension) or a client's output; the loop pauses the run with their
+    pending records, and keeps `paused` (the program's state) for the resume. `caller_id` is the code tool's
+    call. A `BaseException`, like `ToolSuspended`.
+    """
+
+    def __init__(self, caller_id: str, paused: Any) -> None:
+        self.caller_id = caller_id
+        self.paused = paused
+        super().__init__(caller_id)
 
 
 class ToolSuspended(BaseException):

@@ -16,6 +16,7 @@ from ._content import as_parts, is_content
 from ._json_schema import JsonSchema
 from ._raw_schema import pattern_budget
 from ._schema import FunctionSchema, SchemaSource
+from ._text import shorten
 from ._threads import ToolThreads, tool_threads
 from ._unicode import escaped, has_surrogate
 from .context import ToolContext
@@ -130,6 +131,19 @@ def _check_timeout(qualname: str, timeout: float | None) -> float | None:
     return timeout
 
 
+def _check_policy(qualname: str, policy: Any) -> ApprovalPolicy:
+    # a truthy non-bool ("no", "false", 0.0) would be read as "needs approval" or "never": refuse it here
+    if isinstance(policy, bool) or (callable(policy) and not isinstance(policy, type)):
+        return cast(ApprovalPolicy, policy)
+    raise ToolDefinitionError(
+        qualname,
+        [
+            f"requires_approval= must be True, False or a function of the call's arguments returning a bool, got "
+            f"{shorten(policy, 60)} ({type(policy).__name__})"
+        ],
+    )
+
+
 def _check_count(qualname: str, name: str, value: Any, minimum: int) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
         raise ToolDefinitionError(
@@ -206,7 +220,7 @@ class Tool(Generic[P, R_co]):
         self._strict = strict
         self.timeout = _check_timeout(self.schema.qualname, timeout)
         """Seconds a call may run before it becomes a timeout error (None: no limit)."""
-        self.requires_approval: ApprovalPolicy = requires_approval
+        self.requires_approval: ApprovalPolicy = _check_policy(self.schema.qualname, requires_approval)
         """Whether a call must be approved before it runs (a bool or a function of the arguments)."""
         self.to_model_output = to_model_output
         """Maps the tool's result to what the model receives (text, `ImagePart`, or a list of parts)."""
@@ -383,7 +397,11 @@ class Tool(Generic[P, R_co]):
     def needs_approval(self, arguments: dict[str, Any]) -> bool:
         """The policy's answer for `arguments` already in its shape (see `approval_arguments`)."""
         policy = self.requires_approval
-        return bool(policy(arguments)) if callable(policy) else bool(policy)
+        if not callable(policy):
+            return bool(policy)
+        decided = policy(arguments)
+        # "no", None, 0 from an untyped policy: not a decision, so fail closed
+        return decided if isinstance(decided, bool) else True  # pyright: ignore[reportUnnecessaryIsInstance]
 
     def approval_arguments(
         self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None

@@ -36,7 +36,7 @@ from .exceptions import (
     ToolInputError,
     WorkflowStepError,
 )
-from .tools import ApprovalPolicy, Tool, ToolTransform
+from .tools import ApprovalPolicy, Tool, ToolTransform, _check_policy  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["Workflow", "WorkflowStepError"]
 
@@ -353,7 +353,7 @@ class _WorkflowTool(Tool[..., Any]):
     # a read-write property over Tool's attribute of the same type (pyright wants a plain attribute)
     @requires_approval.setter
     def requires_approval(self, value: ApprovalPolicy) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
-        self._own_policy = value
+        self._own_policy = _check_policy(self.schema.qualname, value)
 
     def approval_arguments(
         self, arguments: Mapping[str, Any] | str | bytes, *, name: str | None = None
@@ -364,6 +364,7 @@ class _WorkflowTool(Tool[..., Any]):
     def needs_approval(self, arguments: dict[str, Any]) -> bool:
         first, *later = self.workflow.steps
         own = self._own_policy
-        if (own(arguments) if callable(own) else own) or any(step.requires_approval is not False for step in later):
+        decided = own(arguments) if callable(own) else own
+        if decided is not False or any(step.requires_approval is not False for step in later):
             return True
         return first.requires_approval is not False and first.needs_approval(arguments)

@@ -750,6 +750,9 @@ class LlamaServer:
                 "-np", "1",
                 "-t", str(threads),
                 "--jinja",
+                # the build is -march=native; a CPU that reports AMX but traps its tile instructions (this VM)
+                # dies with SIGILL in the repacked matmul at the first request: plain weights work everywhere
+                "--no-repack",
                 "--chat-template-file", str(template),
                 *extra_args,
             ]  # fmt: skip

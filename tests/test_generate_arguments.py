@@ -88,3 +88,15 @@ def test_every_tool_of_the_corpus(name: str) -> None:
             if not validator.is_valid(args):
                 failures.append((item.id, seed, args))
     assert failures == []
+
+
+def test_a_catastrophic_pattern_is_checked_in_linear_time() -> None:
+    """Issue 17 §4.2: a schema from outside (an MCP server's) is checked by the bounded engine, never `re`."""
+    import time
+
+    from agentkit._generate import _validator  # pyright: ignore[reportPrivateUsage]  # the check every value passes
+
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a+)+$"}}}
+    started = time.perf_counter()
+    errors = list(_validator(schema).iter_errors({"code": "a" * 26 + "!"}))  # `re`: about 20 s, doubling per "a"
+    assert errors and time.perf_counter() - started < 5  # a bound on a stall, not a speed figure

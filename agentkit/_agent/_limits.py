@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .loop import Outcome, RunLoop
     from .results import Approval
 
-__all__ = ["enter_run", "leave_run", "limited", "run_calls", "spent_tools"]
+__all__ = ["budget_error", "enter_run", "leave_run", "limited", "run_calls", "spent_tools"]
 
 # The run-wide caps of the runs enclosing the current task, outermost first: a subagent's run started by
 # a tool call holds its parent's cap too.
@@ -61,13 +61,17 @@ def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
     return spent or None
 
 
-async def _budget_error(loop: RunLoop, call: ToolCall) -> str | None:
-    """Why `call` may not run (a spent budget), else None; a call that may run is counted."""
+async def budget_error(loop: RunLoop, call: ToolCall, executor: Registry | None = None) -> str | None:
+    """Why `call` may not run (a spent budget), else None; a call that may run is counted.
+
+    `executor`: the tools the call runs against (default: the step's; a program's calls run against its own).
+    """
     state = loop.state
     limit = loop.control.limits.max_tool_calls
     registry = loop.registry
     # the run's registry, not the step's: a tool hidden because its budget is spent still gets that error
-    item = registry.get(call.name) if call.name in registry and call.name in _callable(loop) else None
+    callable_keys = _callable(loop) if executor is None else executor
+    item = registry.get(call.name) if call.name in registry and call.name in callable_keys else None
     if limit is not None and state.total_calls >= limit:
         return (
             f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools can "
@@ -121,7 +125,7 @@ async def run_calls(
         if decision is not None:
             results[position] = loop.deny(call, decision, index)
             continue
-        error = None if call.id in answers else await _budget_error(loop, call)
+        error = None if call.id in answers else await budget_error(loop, call)
         if error is not None:
             result = ToolResult.error(call, error, "budget")
             loop.emit_result(result, index)

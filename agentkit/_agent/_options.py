@@ -16,6 +16,7 @@ from typing import Any, Generic
 from typing_extensions import TypedDict, TypeVar
 
 from .._text import closest
+from ..codemode._mode import CodeMode
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
 from ..hooks import PrepareStep, RunHooks
@@ -47,6 +48,7 @@ class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
     mcp_servers: Sequence[MCPServerLike]
     prepare_step: PrepareStep | None
     hooks: Sequence[RunHooks[Any]]
+    code_mode: CodeMode | None
 
 
 class RunKwargs(ResumeKwargs[DepsT], total=False):
@@ -85,6 +87,7 @@ class RunOptions:
     require_approval: bool = False
     deferred_tools: DeferredTools | None = None
     cancel: asyncio.Event | None = None
+    code_mode: CodeMode | None = None
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -109,6 +112,8 @@ class RunOptions:
             )
         if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
+        if self.code_mode is not None and not isinstance(self.code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {self.code_mode!r}")
         _ = self.deferred
         return self
 

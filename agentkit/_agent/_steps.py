@@ -327,7 +327,7 @@ def _plain_plan(loop: RunLoop, settings: ModelSettings) -> _Plan:
     step_settings = settings
     if (settings.tool_choice, settings.active_tools, settings.deferred_tools) != (choice, active, ()):
         step_settings = dataclasses.replace(settings, tool_choice=choice, active_tools=active, deferred_tools=())
-    tools = loop.control.tools.registry  # what the slow path sends when no tool is deferred
+    tools = loop.control.tools.sent((), None)  # what the slow path sends when no tool is deferred
     executor = tools.select(k for k in active if k in tools) if active is not None else tools
     return _Plan(settings, step_settings, tools, executor, tools.version)
 

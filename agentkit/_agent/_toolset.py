@@ -122,9 +122,17 @@ class RunTools:
     """The run's tools without agentkit's search tool: what a model with native tool search is sent."""
     plans: dict[int, Any] = field(default_factory=lambda: {}, repr=False)
     """Plain steps' plans by settings object (see `agentkit._agent._steps`), shared by the runs of these tools."""
+    offered: Registry | None = None
+    """Every tool sent when none is deferred: the registry without the keys only programs call (code mode)."""
 
     @classmethod
-    def build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
+    def build(
+        cls,
+        registry: Registry,
+        search: ToolSearch | None,
+        deferred: bool | frozenset[str] | None,
+        hidden: frozenset[str] = frozenset(),
+    ) -> RunTools:
         """The run's tools; with deferred tools, a registry of the run's own holding the search tool too.
 
         One pass over the tools per run (well under a millisecond for thousands); what it finds is shared
@@ -137,20 +145,26 @@ class RunTools:
                 registry[unknown[0]]  # raises UnknownToolError with a "did you mean"
         # options that may change on a tool without the registry knowing: part of the cache key
         flags = tuple((item.deferred, item.max_calls) for _, item in registry.items())
-        cache_key = (deferred, search, registry.version, flags)
+        cache_key = (deferred, search, registry.version, flags, hidden)
         # kept on the registry itself (registries are unhashable mappings): it goes when the registry goes
         layouts: dict[tuple[Any, ...], RunTools] = registry.__dict__.setdefault("_run_layouts", {})
         hit = layouts.get(cache_key)
         if hit is not None:
             return hit
-        made = cls._build(registry, search, deferred)
+        made = cls._build(registry, search, deferred, hidden)
         if len(layouts) > 8:
             layouts.clear()
         layouts[cache_key] = made
         return made
 
     @classmethod
-    def _build(cls, registry: Registry, search: ToolSearch | None, deferred: bool | frozenset[str] | None) -> RunTools:
+    def _build(
+        cls,
+        registry: Registry,
+        search: ToolSearch | None,
+        deferred: bool | frozenset[str] | None,
+        hidden: frozenset[str],
+    ) -> RunTools:
         hold_all = deferred is True
         named: frozenset[str] = deferred if isinstance(deferred, frozenset) else frozenset()
         budgeted: list[str] = []
@@ -159,12 +173,15 @@ class RunTools:
         for key, item in registry.items():
             if item.max_calls is not None:
                 budgeted.append(key)
+            if key in hidden:
+                continue  # only programs call it: neither sent nor searched for
             if hold_all or item.deferred or key in named:
                 pairs.append((key, item))
             else:
                 shown.append(key)
+        offered = registry.select(shown) if hidden else registry
         if not pairs:
-            return cls(registry, frozenset(), None, tuple(budgeted))
+            return cls(registry, frozenset(), None, tuple(budgeted), shown=tuple(shown), offered=offered)
         config = search or ToolSearch()
         if config.key in registry:
             raise RegistryError(
@@ -174,7 +191,10 @@ class RunTools:
         run_registry = registry.copy()
         run_registry.add(config.key, search_tool(config, pairs))
         keys = frozenset(key for key, _ in pairs)
-        return cls(run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key), plain=registry)
+        plain = registry.select([k for k in registry if k not in hidden]) if hidden else registry
+        return cls(
+            run_registry, keys, config, tuple(budgeted), shown=(*shown, config.key), plain=plain, offered=offered
+        )
 
     def native(self, model: Model) -> bool:
         """Whether `model` gets the deferred tools in its vendor's native form (see `ToolSearch.native`)."""
@@ -192,7 +212,7 @@ class RunTools:
         With `native`, every tool but agentkit's search tool: the vendor holds the deferred ones back.
         """
         if not self.deferred:
-            return self.registry
+            return self.offered if self.offered is not None else self.registry
         if native:
             assert self.plain is not None
             return self.plain

@@ -24,6 +24,7 @@ __all__ = [
     "merge_transforms",
     "progress_data",
     "shape",
+    "tool_made",
     "transcript",
 ]
 
@@ -79,14 +80,24 @@ def error_text(result: ToolResult, rules: ToolTransform) -> str:
     return f"Tool {result.name!r} failed ({kind}: {raised}); details withheld: the tool's {hidden} is redacted."
 
 
-def progress_data(rules: ToolTransform, value: Any) -> tuple[Any, str | None]:
-    """A progress value as a display may see it: through ``rules.progress``, withheld if values are redacted."""
-    if rules.progress is not None:
-        return shape(rules.progress, value, "progress")
+def tool_made(rules: ToolTransform, target: str, value: Any) -> tuple[Any, str | None]:
+    """A value the tool makes up itself (`progress`, a `suspension`'s question) as a display may see it.
+
+    Through its transform (``rules.progress`` / ``rules.suspension``); without one, withheld when the
+    tool's input or output is redacted, since such a value may quote what those transforms hide (fail closed).
+    """
+    transform = rules.progress if target == "progress" else rules.suspension
+    if transform is not None:
+        return shape(transform, value, target)
     if rules.input is not None or rules.output is not None:
         hidden = "input" if rules.input is not None else "output"
-        return None, f"progress withheld: the tool's {hidden} is redacted and it has no 'progress' transform"
+        return None, f"{target} withheld: the tool's {hidden} is redacted and it has no {target!r} transform"
     return value, None
+
+
+def progress_data(rules: ToolTransform, value: Any) -> tuple[Any, str | None]:
+    """A progress value as a display may see it: through ``rules.progress``, withheld if values are redacted."""
+    return tool_made(rules, "progress", value)
 
 
 def display_arguments(call: ToolCall) -> Any:

@@ -23,10 +23,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Interrupt:
-    """A call that paused instead of answering: a suspension (`request`, `schema`) or a client call."""
+    """A call that paused instead of answering.
+
+    A suspension (`request`, `schema`), a client call, or a program (code mode) waiting on calls that paused
+    (`request`: their pending records).
+    """
 
     call: ToolCall
-    kind: Literal["suspension", "client"]
+    kind: Literal["suspension", "client", "program"]
     request: Any = None
     schema: JsonSchema | None = None
 

@@ -17,6 +17,7 @@ from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from .._tool_errors import enter_calls, leave_calls
+from ..codemode._host import LoopHost, current_host
 from ..context import ToolContext
 from ..events import (
     ApprovalRequestedEvent,
@@ -36,7 +37,7 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from ..exceptions import ClientCallRequested, ModelAPIError, RetryLimitExceeded, ToolSuspended
+from ..exceptions import ClientCallRequested, ModelAPIError, ProgramPaused, RetryLimitExceeded, ToolSuspended
 from ..instrumentation import _tracing_for  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from ..messages import AssistantMessage, Message, ModelResponse, ToolCall, ToolResult, ToolResultsMessage, Usage
 from ..models import Model, ModelSettings
@@ -49,9 +50,10 @@ from ._limits import enter_run, leave_run, limited, run_calls, spent_tools
 from ._output import RunOutput
 from ._steps import RunControl, StepRequest, prepare_request
 from ._toolset import bind_state, unbind_state
-from .display import display_arguments, error_text, merge_transforms, progress_data, shape
+from .display import display_arguments, error_text, merge_transforms, progress_data, shape, tool_made
 from .hooks import BACKGROUND, current_hooks
 from .interrupts import Interrupt, background_message, background_started, until_set
+from .nested import hosted_caller, pause_status
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
 from .results import NO_OUTPUT, Approval, PendingApproval, PendingItem, RunResult, RunState, Step
 from .stream import Emit
@@ -130,6 +132,8 @@ class RunLoop:
         self.output = output
         """The run's output type and stop-at tools (None: a text answer, no tool ends the run)."""
         self._ended: RunResult[Any] | None = None
+        self.callers: dict[str, str] = {}
+        """Code mode: the id of each call a program made -> the id of the program's call (its events say so)."""
 
     # ---- the loop --------------------------------------------------------------------------------
 
@@ -160,9 +164,11 @@ class RunLoop:
     async def scoped(self, work: Awaitable[_T]) -> _T:
         """Await `work` with this run's concurrency cap and state installed for its tool calls."""
         token, bound = enter_run(self), bind_state(self.state)
+        host = current_host.set(LoopHost(self))  # the code tool's programs call tools through this run
         try:
             return await work
         finally:
+            current_host.reset(host)
             unbind_state(bound)
             leave_run(token)
 
@@ -234,8 +240,11 @@ class RunLoop:
             for call in calls:
                 if self.output is not None and call.name == self.output.key:
                     continue  # the answer: an `OutputEvent` once it is valid, never a tool event
+                caller = hosted_caller(call)  # made by a program the vendor runs (hosted code mode)
+                if caller is not None:
+                    self.callers[call.id] = caller
                 shaped, error = shape(self.rules(call.name).input, display_arguments(call), "input")
-                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error))
+                self.emit(ToolCallEvent(call.id, call.name, shaped, index, error, caller=caller))
         pending = [call for call in calls if self.needs_approval(call)]
         if not pending:
             return None
@@ -293,10 +302,9 @@ class RunLoop:
         # a new Step: a resumed turn's old one still belongs to the paused result
         step = self.steps[-1] = Step(step.index, step.response, calls, ordered)
         if interrupts:
-            pending = [self._interrupted(item, index) for item in interrupts]
+            pending = [p for item in interrupts for p in self._interrupted_all(item, index)]
             self._step_finish(index, step.response, len(calls))
-            status: RunStatus = "suspended" if any(i.kind == "suspension" for i in interrupts) else "awaiting_client"
-            return self._pause(status, step.text, pending)
+            return self._pause(pause_status(pending), step.text, pending)
         self.record(index, step.response, calls, ordered)
         return None
 
@@ -467,18 +475,20 @@ class RunLoop:
 
     # ---- approvals -------------------------------------------------------------------------------
 
-    def needs_approval(self, call: ToolCall) -> bool:
+    def needs_approval(self, call: ToolCall, executor: Registry | None = None) -> bool:
         """Whether `call` must be approved before it runs (recomputed, never read from a stored result).
 
         The tool's own policy, or the run's ``require_approval=True``; never for a call that would not
-        run (an unknown tool, a spent budget, arguments that do not validate).
+        run (an unknown tool, a spent budget, arguments that do not validate). `executor`: the tools the
+        call may run against (default: the step's).
         """
-        if call.name not in self.executor:
+        executor = executor if executor is not None else self.executor
+        if call.name not in executor:
             return False  # nothing would run: the call becomes an unknown-tool error
         spent = spent_tools(self)
         if spent == "all" or (spent is not None and call.name in spent):
             return False  # it gets the budget error, whatever is decided
-        item = self.executor[call.name]
+        item = executor[call.name]
         if self.state.require_approval:
             try:
                 item.schema.validate_arguments(call.name, call.arguments)
@@ -556,14 +566,14 @@ class RunLoop:
         return ctx
 
     def _runner(
-        self, ctx: ToolContext[Any] | None, turn: asyncio.Semaphore | None
+        self, ctx: ToolContext[Any] | None, turn: asyncio.Semaphore | None, executor: Registry
     ) -> Callable[[ToolCall], Awaitable[ToolResult]]:
         """How one call of this step runs.
 
         A deferred tool not found yet is refused; the rest run under the call's limits, through the
         execution hooks (here, or a durable engine's activity), between the run's own hooks.
         """
-        executor, deps, engine, tools = self.executor, self.deps, self.hooks, self.control.tools
+        deps, engine, tools = self.deps, self.hooks, self.control.tools
 
         async def run(call: ToolCall) -> ToolResult:
             target = executor.get(call.name) if call.name in executor else None
@@ -581,13 +591,19 @@ class RunLoop:
         return lambda call: call_with_hooks(self, call, ctx, run)
 
     async def _call(
-        self, call: ToolCall, index: int, answers: Mapping[str, Any], turn: asyncio.Semaphore | None
+        self,
+        call: ToolCall,
+        index: int,
+        answers: Mapping[str, Any],
+        turn: asyncio.Semaphore | None,
+        executor: Registry | None = None,
     ) -> Outcome:
-        if self.output is not None and call.name == self.output.key:
+        if self.output is not None and call.name == self.output.key and executor is None:
             return await self.output.tool_result(call)  # an answer, checked: never run as a tool
-        item = self.executor.get(call.name) if call.name in self.executor else None
+        executor = executor if executor is not None else self.executor
+        item = executor.get(call.name) if call.name in executor else None
         ctx = self._context(item, call, answers)
-        run = self._runner(ctx, turn)
+        run = self._runner(ctx, turn, executor)
         if item is not None and item.background and call.id not in answers:
             result = self._start_background(call, run)
         else:
@@ -597,23 +613,36 @@ class RunLoop:
                 return Interrupt(call, "suspension", signal.payload, signal.schema)
             except ClientCallRequested:
                 return Interrupt(call, "client", None, item.output_schema if item is not None else None)
+            except ProgramPaused as signal:  # code mode: the program waits on calls that paused
+                self.state.programs[call.id] = {"state": signal.paused.state}
+                return Interrupt(call, "program", [waiting.record for _, waiting in signal.paused.waiting])
+            if self.state.programs:
+                self.state.programs.pop(call.id, None)  # a resumed program that ran to its end
         self.emit_result(result, index)
         return result
 
     # ---- pauses other than approvals -------------------------------------------------------------
 
+    def _interrupted_all(self, item: Interrupt, index: int) -> list[PendingItem]:
+        """What an interrupted call waits for: its own pending record, or a paused program's calls'."""
+        if item.kind == "program":
+            records: list[PendingItem] = item.request
+            return records
+        return [self._interrupted(item, index)]
+
     def _interrupted(self, item: Interrupt, index: int) -> PendingItem:
         call = item.call
+        caller = self.callers.get(call.id)
         rules = self.rules(call.name)
         arguments = display_arguments(call)
         if item.kind == "suspension":
-            payload, error = shape(rules.suspension, item.request, "suspension")
+            payload, error = tool_made(rules, "suspension", item.request)  # withheld if the tool's values are redacted
             if self.emit is not None:
-                self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error))
+                self.emit(SuspendedEvent(call.id, call.name, payload, item.schema, index, error, caller=caller))
             return PendingSuspension(call.id, call.name, arguments, item.request, payload, item.schema, error)
         payload, error = shape(rules.input, arguments, "input")
         if self.emit is not None:
-            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema))
+            self.emit(ClientToolCallEvent(call.id, call.name, payload, index, error, item.schema, caller=caller))
         return PendingClientCall(call.id, call.name, arguments, payload, item.schema, error)
 
     def _start_background(self, call: ToolCall, run: Callable[[ToolCall], Awaitable[ToolResult]]) -> ToolResult:
@@ -687,7 +716,7 @@ class RunLoop:
                 emit(SubagentEvent(call.name, value.agent_id, call.id, value.event))
             else:
                 data, error = progress_data(self.rules(call.name), value)
-                emit(ToolProgressEvent(call.id, call.name, data, error))
+                emit(ToolProgressEvent(call.id, call.name, data, error, caller=self.callers.get(call.id)))
 
         return ProgressSink(on_progress, streaming=emit is not None, policy=self.policy)
 
@@ -698,10 +727,13 @@ class RunLoop:
         rules = self.rules(result.name)
         if result.is_error:
             shaped, error = shape(rules.error, error_text(result, rules), "error")
-            self.emit(ToolErrorEvent(result.call_id, result.name, shaped, result.error_kind, index, error))
+            caller = self.callers.get(result.call_id)
+            kind = result.error_kind
+            self.emit(ToolErrorEvent(result.call_id, result.name, shaped, kind, index, error, caller=caller))
         else:
             shaped, error = shape(rules.output, result.output, "output")
-            self.emit(ToolResultEvent(result.call_id, result.name, shaped, index, error))
+            caller = self.callers.get(result.call_id)
+            self.emit(ToolResultEvent(result.call_id, result.name, shaped, index, error, caller=caller))
 
     def rules(self, key: str) -> ToolTransform:
         """The display transforms for the tool under `key`: its own, field by field over the policy."""

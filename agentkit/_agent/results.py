@@ -145,12 +145,17 @@ class RunState:
     """Deferred tools a search found (sent from then on), in the order found."""
     require_approval: bool = False
     """Every call of the run needs approval (`generate(require_approval=True)`)."""
+    approved: frozenset[str] = frozenset()
+    """Calls a resume approved: one that then paused (suspended, or a client tool's) may run again."""
     step_tools: tuple[str, ...] | None = None
     """While paused: the keys the paused step could run (the resumed calls run against those)."""
     limits: RunLimits = field(default_factory=RunLimits)
     """The run's budgets and caps (the agent's, with the run's own over them)."""
     deferred: bool | frozenset[str] | None = None
     """The run's own ``deferred_tools=`` (the agent's apply besides)."""
+    programs: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    """Code mode: the programs paused in the last step, by the code tool's call id: ``{"state": ...}`` (JSON,
+    the sandbox's dump and the calls it waits on), plus ``"answers"`` while a resume runs it again."""
     run_keys: frozenset[str] = frozenset()
     """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
     withholds their payloads rather than show them unshaped."""

@@ -3,26 +3,31 @@
 Order of work, so a wrong request never spends the pause: restore the snapshot (signature, agent, tools),
 check every answer against what the pause waits for, claim the pause in the run store, then run.
 
-What each status takes:
+What each status takes (a paused turn can wait for approvals and interrupts at once):
 
-* ``awaiting_approval``: ``{call_id: bool | Approval}`` for every call that needs approval (decided again
-  here from the history, never from the stored pending list);
+* ``awaiting_approval``: ``{call_id: True | False | Approval}`` for every call of the paused turn that needs
+  approval and has not run (decided again here from the history, never from the stored pending list);
+  nothing else is a decision (`agentkit.runs._answers.check_approval`);
 * ``suspended`` / ``awaiting_client``: ``{call_id: data}`` for every pending suspension (validated against
   its schema) and ``{call_id: output}`` for every client call (validated against the tool's output
   schema); a `ToolError` instance instead fails the call with its message (a declined question, a
-  client that could not run the tool);
+  client that could not run the tool). An interrupted call that needs approval runs again only if this
+  run approved it (`RunState.approved`); a stored interrupt must be an unfinished call of the paused step
+  of a tool that can pause that way (one taking a `ToolContext` / a client tool);
 * ``cancelled`` and ``awaiting_background``: nothing (the latter waits for the background calls).
 """
 
 from __future__ import annotations as _annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, ToolError, ToolOutputError
-from ..messages import AssistantMessage, ToolResult
+from .._text import shorten
+from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, SnapshotError, ToolError, ToolOutputError
+from ..messages import AssistantMessage, ToolCall, ToolResult
 from ._toolset import open_run_tools
 from .hooks import BACKGROUND, current_hooks
 from .pending import PendingClientCall, PendingSuspension
@@ -33,10 +38,11 @@ if TYPE_CHECKING:
     from ..agent import Agent
     from ..registry import Registry
     from ..runs import RunSnapshot
+    from ..runs._stores import ResumeRecords
     from ._options import RunOptions
     from .loop import RunLoop
 
-__all__ = ["check_resume", "resume_run"]
+__all__ = ["check_resume", "check_resume_async", "resume_run"]
 
 
 @dataclass
@@ -50,6 +56,10 @@ class _Plan:
     done: dict[str, ToolResult]
     denied: dict[str, Approval]
     data: dict[str, Any]
+    checks: list[tuple[PendingSuspension, Any]]
+    """Suspension data still to check against its schema (`_check_data`: off the loop when it needs to be)."""
+    programs: dict[str, dict[str, Any]] | None = None
+    """Code mode: the answers to calls made by paused programs, by the program's call id."""
 
 
 def _prepare(
@@ -66,7 +76,7 @@ def _prepare(
 
     options = options if options is not None else RunOptions()
     registry = registry if registry is not None else agent.tools
-    result = _restored(agent, paused, registry)
+    result = _restored(agent, paused, registry, options)
     # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
     state = result._state  # pyright: ignore[reportPrivateUsage]
     if result.status not in PAUSED_STATUSES or state is None:
@@ -83,6 +93,7 @@ def _prepare(
         pause_token=None,
         tool_calls=dict(state.tool_calls),
         found=list(state.found),
+        programs={call_id: dict(entry) for call_id, entry in state.programs.items()},
     )
     state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
     later = state.settings if state.settings.tool_choice in ("auto", "none") else None
@@ -96,11 +107,14 @@ def _prepare(
     if state.step_tools is not None:
         # the paused step's tools: what could run then is what may run now
         run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
-    plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {})
-    if result.status == "awaiting_approval":
-        plan.denied = _approval_decisions(run, result, answers)
-    elif result.status in ("suspended", "awaiting_client"):
-        plan.done, plan.data = _pending_answers(run, result, answers)
+    plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {}, [])
+    if result.status in ("awaiting_approval", "suspended", "awaiting_client"):
+        if state.programs:
+            from ..codemode._run import program_answers
+
+            # calls made by programs (code mode) are answered through their programs, which run again
+            plan.programs = program_answers(result.pending, state.programs, run.registry, answers)
+        _turn_answers(plan, result, answers)
     else:
         if answers:
             raise ResumeError(f"a run with status {result.status!r} takes no answers; got {sorted(answers)}")
@@ -112,8 +126,22 @@ def _prepare(
 def check_resume(
     agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
 ) -> None:
-    """Raise what `resume` would raise for these answers, running and claiming nothing."""
-    _prepare(agent, paused, answers)
+    """Raise what `resume` would raise for these answers, running and claiming nothing.
+
+    Suspension data is checked here, on this thread: on an event loop use `check_resume_async`.
+    """
+    from ..runs._answers import check_answer
+
+    plan = _prepare(agent, paused, answers)
+    for item, answer in plan.checks:
+        _raise_misfit(item, check_answer(item.schema, answer))
+
+
+async def check_resume_async(
+    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
+) -> None:
+    """`check_resume`, with schema checks that may backtrack run off the event loop."""
+    await _check_data(_prepare(agent, paused, answers))
 
 
 async def resume_run(
@@ -130,107 +158,195 @@ async def resume_run(
     """
     async with open_run_tools(agent.tools, options.tools, options.mcp_servers) as (registry, extra_keys):
         plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
-        run = plan.run
-        await _claim(agent, plan.token)
-        paused_again: RunResult[Any] | None = None
-        if plan.status == "awaiting_approval":
-            paused_again = await run.scoped(run.run_turn(plan.index, {}, plan.denied, {}))
-        elif plan.status in ("suspended", "awaiting_client"):
-            for client_result in plan.done.values():
-                run.emit_result(client_result, plan.index)
-            done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
-            paused_again = await run.scoped(run.run_turn(plan.index, done, {}, plan.data))
-        elif plan.status == "awaiting_background":
-            await run.wait_background()
-        if paused_again is not None:
-            return paused_again
-        return await run.run()
+        await _check_data(plan)
+        records = await _claim(agent, plan.token, plan.run.state.run_id)
+        if records is None or plan.token is None:
+            return await _continue(plan)
+        try:
+            result = await _continue(plan)
+        except BaseException as exc:
+            await _record(records, plan.token, state="failed", error=type(exc).__name__)
+            raise
+        state = result._state  # pyright: ignore[reportPrivateUsage]  # the loop's own result
+        if result.paused and state is not None:
+            await _record(records, plan.token, state="paused", status=result.status, next_pause_id=state.pause_token)
+        else:
+            await _record(records, plan.token, state="finished", status=result.status)
+        return result
 
 
-def _restored(agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry) -> RunResult[Any]:
+async def _continue(plan: _Plan) -> RunResult[Any]:
+    run = plan.run
+    paused_again: RunResult[Any] | None = None
+    if plan.status in ("awaiting_approval", "suspended", "awaiting_client"):
+        for client_result in plan.done.values():
+            run.emit_result(client_result, plan.index)
+        done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+        data = plan.data
+        if plan.programs is not None:
+            for call_id, filed in plan.programs.items():
+                run.state.programs[call_id]["answers"] = filed
+            data = {**data, **dict.fromkeys(plan.programs)}  # the programs' calls run again, as resumed calls
+        paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, data))
+    elif plan.status == "awaiting_background":
+        await run.wait_background()
+    if paused_again is not None:
+        return paused_again
+    return await run.run()
+
+
+def _restored(
+    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry, options: RunOptions
+) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
         deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
-        tools = agent._run_tools_of(registry, deferred)  # pyright: ignore[reportPrivateUsage]
+        tools = agent._run_tools_of(registry, deferred, options)  # pyright: ignore[reportPrivateUsage]
         return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
     return paused
 
 
-async def _claim(agent: Agent[Any, Any], token: str | None) -> None:
+async def _claim(agent: Agent[Any, Any], token: str | None, run_id: str) -> ResumeRecords | None:
+    """Claim the pause; the store to record the resume's progress in (None: it keeps no records)."""
+    from ..runs._stores import ResumeRecords
+
     if not current_hooks.get().claims:
-        return  # a durable engine applies each answer once by itself
+        return None  # a durable engine applies each answer once by itself
+    store = agent._run_store()  # pyright: ignore[reportPrivateUsage]
+    records = store if isinstance(store, ResumeRecords) else None
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
-    if token is None or not await agent._run_store().claim(token):  # pyright: ignore[reportPrivateUsage]
+    if token is None or not await store.claim(token):
+        record = await records.resume_record(token) if records is not None and token is not None else None
+        how = f": {record.describe()}" if record is not None else ""
         raise AlreadyResumedError(
-            "this paused run (this result or snapshot, or a copy of it) was already resumed; continue from the "
-            "result that resume returned"
+            f"this paused run (this result or snapshot, or a copy of it) was already resumed{how}. Continue from "
+            "the result that resume returned (a pause is resumed at most once)"
+        )
+    if records is not None:
+        await _record(records, token, state="started", run_id=run_id or None)
+    return records
+
+
+async def _record(records: ResumeRecords, token: str, **progress: Any) -> None:
+    """Write the resume's progress even while the run is being cancelled (a shielded task finishes it)."""
+    await asyncio.shield(asyncio.ensure_future(records.record_resume(token, **progress)))
+
+
+def _turn_answers(plan: _Plan, result: RunResult[Any], answers: Mapping[str, Any]) -> None:
+    """Check every answer against the paused turn, as the history (not the stored pending list) has it.
+
+    The turn's calls without a result are either interrupted (a pending suspension or client call, each
+    checked to be one of the last step's calls, of a tool that can pause that way) or not run yet. Each
+    of those that needs approval (decided again here) needs a decision now, or, once interrupted, the
+    approval it ran with (`RunState.approved`). Fills the plan's client results, denials and data.
+    """
+    run = plan.run
+    last = result.messages[-1] if result.messages else None
+    if not isinstance(last, AssistantMessage) or not result.steps or not last.tool_calls:
+        raise ApprovalError("the result has no step to resume")
+    step = result.steps[-1]
+    calls = {c.id: c for c in step.tool_calls}
+    finished = {r.call_id for r in step.results}
+    nested = {str(w["id"]) for entry in run.state.programs.values() for w in entry["state"]["waiting"]}
+    waiting = {  # a call a program made is not a call of the step: its program answers it (code mode)
+        p.call_id: p
+        for p in result.pending
+        if isinstance(p, (PendingSuspension, PendingClientCall)) and p.call_id not in nested
+    }
+    for item in waiting.values():
+        _check_interrupt(run, calls, finished, item)
+    open_calls = [c for c in step.tool_calls if c.id not in finished and c.id not in waiting]
+    pending = [c.id for c in open_calls if run.needs_approval(c)]
+    unapproved = [i for i in waiting if i not in run.state.approved and run.needs_approval(calls[i])]
+    if unapproved:
+        raise ApprovalError(
+            f"the call(s) {unapproved} need approval and were never approved in this run, yet the paused run "
+            "lists them as interrupted: the snapshot does not match its history. Nothing ran"
+        )
+    keys = [k for k in answers if not isinstance(k, str)]  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
+    error = ApprovalError if result.status == "awaiting_approval" else ResumeError
+    if keys:
+        raise error(f"answers are keyed by call id (a str), got {[shorten(k, 40) for k in keys]}")
+    decidable = {c.id for c in open_calls}
+    unknown = sorted(set(answers) - decidable - set(waiting))
+    if unknown:
+        raise error(f"no pending call has the id(s) {unknown}; pending: {[*pending, *waiting]}")
+    from ..runs._answers import check_approval
+
+    decisions = {call_id: check_approval(call_id, answers[call_id]) for call_id in answers if call_id in decidable}
+    missing = [call_id for call_id in pending if call_id not in decisions]
+    if missing:
+        raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
+    unanswered = sorted(set(waiting) - set(answers))
+    if unanswered:
+        raise ResumeError(f"no answer for the pending call(s) {unanswered}: answer each (data, or a client's output)")
+    plan.denied = {call_id: d for call_id, d in decisions.items() if not d.approved}
+    approved = {call_id for call_id, d in decisions.items() if d.approved}
+    run.state.approved = run.state.approved | approved
+    for call_id, item in waiting.items():
+        _interrupt_answer(plan, calls[call_id], item, answers[call_id])
+
+
+def _check_interrupt(
+    run: RunLoop, calls: Mapping[str, ToolCall], finished: set[str], item: PendingSuspension | PendingClientCall
+) -> None:
+    """A stored interrupt must be an unfinished call of the paused step, of a tool that can pause that way."""
+    call = calls.get(item.call_id)
+    if call is None or item.call_id in finished or call.name != item.tool_name:
+        raise SnapshotError(
+            f"the pending {item.kind} {item.call_id!r} ({item.tool_name!r}) is not an unfinished call of the "
+            "paused step: the run's pending list does not match its history. Nothing ran"
+        )
+    tool = run.executor.get(call.name) if call.name in run.executor else None
+    if item.kind == "suspension":
+        able = tool is not None and bool(tool.schema.context_params)
+        why = "takes no ToolContext, so it cannot suspend"
+    else:
+        able = tool is not None and bool(getattr(tool, "executed_by_client", False))
+        why = "is not a client tool"
+    if not able:
+        raise SnapshotError(
+            f"the pending {item.kind} {item.call_id!r} belongs to a call of {call.name!r}, which "
+            f"{why if tool is not None else 'is not among the tools of the paused step'}: the run's pending list "
+            "does not match its history. Nothing ran"
         )
 
 
-def _approval_decisions(run: RunLoop, result: RunResult[Any], answers: Mapping[str, Any]) -> dict[str, Approval]:
-    last = result.messages[-1] if result.messages else None
-    if not isinstance(last, AssistantMessage) or not result.steps:
-        raise ApprovalError("the result has no step to resume")
-    decisions = {k: v if isinstance(v, Approval) else Approval(bool(v)) for k, v in answers.items()}
-    calls = last.tool_calls
-    unknown = sorted(set(decisions) - {c.id for c in calls})
-    if unknown:
-        raise ApprovalError(f"no pending call has the id(s) {unknown}; pending: {[c.id for c in calls]}")
-    missing = [c.id for c in calls if run.needs_approval(c) and c.id not in decisions]
-    if missing:
-        raise ApprovalError(f"no decision for the pending call(s) {missing}: approve or deny each")
-    return {call_id: d for call_id, d in decisions.items() if not d.approved}
+def _interrupt_answer(plan: _Plan, call: ToolCall, item: PendingSuspension | PendingClientCall, answer: Any) -> None:
+    """A declined call (a `ToolError`), suspension data (checked later), or a client's output (validated)."""
+    call_id = call.id
+    if isinstance(answer, ToolError):  # declined: the call fails with the message, the tool is not called again
+        plan.done[call_id] = ToolResult.error(call, answer.message, "tool_error")
+        return
+    if isinstance(item, PendingSuspension):
+        plan.checks.append((item, answer))
+        plan.data[call_id] = answer
+        return
+    tool = plan.run.executor[call.name]
+    try:
+        value = tool.schema.validate_output(call.name, answer)
+    except ToolOutputError as exc:
+        raise ResumeError(f"the client's output for call {call_id!r} ({call.name!r}) does not fit: {exc}") from None
+    plan.done[call_id] = ToolResult(call_id=call.id, name=call.name, content=tool.model_content(value), output=value)
 
 
-def _pending_answers(
-    run: RunLoop, result: RunResult[Any], answers: Mapping[str, Any]
-) -> tuple[dict[str, ToolResult], dict[str, Any]]:
-    """Client results (validated) and suspension data (validated) by call id."""
-    from ..runs._answers import check_answer
+async def _check_data(plan: _Plan) -> None:
+    from ..runs._answers import check_answer_async
 
-    waiting = {p.call_id: p for p in result.pending if isinstance(p, (PendingSuspension, PendingClientCall))}
-    calls = {c.id: c for c in result.steps[-1].tool_calls} if result.steps else {}
-    unknown = sorted(set(answers) - set(waiting))
-    if unknown:
-        raise ResumeError(f"no pending call has the id(s) {unknown}; pending: {sorted(waiting)}")
-    missing = sorted(set(waiting) - set(answers))
-    if missing:
-        raise ResumeError(f"no answer for the pending call(s) {missing}: answer each (data, or a client's output)")
-    done: dict[str, ToolResult] = {}
-    data: dict[str, Any] = {}
-    for call_id, item in waiting.items():
-        answer = answers[call_id]
-        call = calls.get(call_id)
-        if call is None:
-            raise ResumeError(f"the pending call {call_id!r} is not among the last step's calls")
-        if isinstance(answer, ToolError):  # declined: the call fails with the message, the tool is not called again
-            done[call_id] = ToolResult.error(call, answer.message, "tool_error")
-            continue
-        if isinstance(item, PendingSuspension):
-            problems = check_answer(item.schema, answer)
-            if problems:
-                raise ResumeError(
-                    f"the data for the suspended call {call_id!r} ({item.tool_name!r}) does not fit: {problems}"
-                )
-            data[call_id] = answer
-            continue
-        if isinstance(answer, ToolError):
-            done[call_id] = ToolResult.error(call, answer.message, "tool_error")
-            continue
-        tool = run.executor.get(call.name)
-        if tool is None:
-            raise ResumeError(f"the client tool {call.name!r} of call {call_id!r} is not among the agent's tools")
-        try:
-            value = tool.schema.validate_output(call.name, answer)
-        except ToolOutputError as exc:
-            raise ResumeError(f"the client's output for call {call_id!r} ({call.name!r}) does not fit: {exc}") from None
-        done[call_id] = ToolResult(call_id=call.id, name=call.name, content=tool.model_content(value), output=value)
-    return done, data
+    for item, answer in plan.checks:
+        _raise_misfit(item, await check_answer_async(item.schema, answer))
+
+
+def _raise_misfit(item: PendingSuspension, problems: list[str]) -> None:
+    if problems:
+        raise ResumeError(
+            f"the data for the suspended call {item.call_id!r} ({item.tool_name!r}) does not fit: {problems}"
+        )
 
 
 def _check_background_here(run: RunLoop) -> None:

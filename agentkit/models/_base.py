@@ -52,6 +52,12 @@ class ModelSettings:
     deferred_tools: tuple[str, ...] = ()
     """Keys to send in the vendor's native deferred form (Anthropic and OpenAI Responses ``defer_loading``),
     with the vendor's own tool search tool beside them; set by agent runs (see `agentkit.search`)."""
+    programmatic_tools: tuple[str, ...] = ()
+    """Keys a program the vendor runs may call (OpenAI Responses ``programmatic_tool_calling``, Anthropic code
+    execution, each with ``allowed_callers``); the vendor's code tool is sent beside them. Set by agent runs
+    with a hosted `agentkit.codemode.CodeMode`."""
+    programmatic_direct: bool = False
+    """Whether the `programmatic_tools` may also be called directly by the model (not only by its program)."""
 
 
 @dataclass(frozen=True)

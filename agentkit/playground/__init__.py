@@ -6,8 +6,10 @@ for the agent's tools, the exact request each vendor would be sent and its compa
 talks to the server over the Vercel AI SDK's UI message stream, through that SDK's own chat client
 (bundled in the package: no build step, no network).
 
-It binds to 127.0.0.1. Any other address is refused unless ``--allow-remote`` is given, and then every
-request needs a token (``--token``, ``$AGENTKIT_DEV_TOKEN``, or a random one printed in the URL).
+It binds to 127.0.0.1. Any other address is refused unless ``--allow-remote`` is given. Every request
+needs a token (``--token``, ``$AGENTKIT_DEV_TOKEN``, or a random one printed in the URL it opens, as
+Jupyter does): another user or program on the machine cannot drive the agent; ``--no-token`` (loopback
+only) turns that off.
 Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``).
 """
 
@@ -28,7 +30,7 @@ from .._net import is_loopback
 if TYPE_CHECKING:
     from ..agent import Agent
 
-__all__ = ["access_token", "create_app", "load_agent", "main", "serve"]
+__all__ = ["MIN_TOKEN", "access_token", "create_app", "load_agent", "main", "serve"]
 
 _TOKEN_ENV = "AGENTKIT_DEV_TOKEN"
 
@@ -93,22 +95,34 @@ async def serve(
         await server.serve(sockets=[sock])
 
 
-def access_token(host: str, *, allow_remote: bool, token: str | None = None) -> str | None:
+MIN_TOKEN = 16
+"""The fewest characters a given token may have (a short one is guessed)."""
+
+
+def access_token(host: str, *, allow_remote: bool, token: str | None = None, no_token: bool = False) -> str | None:
     """The token requests must carry, or ``None`` when none is needed.
 
-    The given one (or ``$AGENTKIT_DEV_TOKEN``); a random one for a non-loopback `host`; nothing on
-    loopback without one (the Host check guards it).
+    The given one (or ``$AGENTKIT_DEV_TOKEN``), else a random one, on any address: a loopback address is
+    reachable by every user and program of the machine. ``no_token`` turns it off, on loopback only.
 
     Raises:
-        _UsageError: `host` is not loopback and `allow_remote` is not set.
+        _UsageError: `host` is not loopback and `allow_remote` is not set; a given token is blank, short or
+            has spaces; ``no_token`` for a non-loopback `host`.
     """
     token = token or os.environ.get(_TOKEN_ENV) or None
-    if is_loopback(host):
-        return token
-    if not allow_remote:
+    if not is_loopback(host) and not allow_remote:
         raise _UsageError(
             f"--host {host} is not a loopback address: anyone who can reach it could run the agent's tools. "
             "Pass --allow-remote to do it anyway (a token is then required)"
+        )
+    if no_token:
+        if not is_loopback(host):
+            raise _UsageError("--no-token works on a loopback address only: a remote playground needs its token")
+        return None
+    if token is not None and (len(token) < MIN_TOKEN or any(c.isspace() or not c.isprintable() for c in token)):
+        raise _UsageError(
+            f"the token must have at least {MIN_TOKEN} characters and no spaces (it guards the agent's tools); "
+            "leave it out for a random one"
         )
     return token or secrets.token_urlsafe(24)
 
@@ -124,12 +138,15 @@ def _parser() -> argparse.ArgumentParser:
         "--allow-remote", action="store_true", help="allow a non-loopback --host (every request then needs the token)"
     )
     parser.add_argument("--token", default=None, help=f"the access token (default: ${_TOKEN_ENV}, else random)")
+    parser.add_argument(
+        "--no-token", action="store_true", help="no token on a loopback address (anyone on this machine may use it)"
+    )
     parser.add_argument("--model", "-m", default=None, help="use this model instead of the agent's ('test', ...)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``agentkit dev TARGET [--host H] [--port P] [--allow-remote] [--token T] [--model M]``; the exit status."""
+    """``agentkit dev TARGET [--host H] [--port P] [--allow-remote] [--token T | --no-token] [--model M]``."""
     try:
         # checked here so the error is one line
         import starlette  # noqa: F401  # pyright: ignore[reportUnusedImport]
@@ -139,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args = _parser().parse_args(argv)
     try:
-        token = access_token(args.host, allow_remote=args.allow_remote, token=args.token)
+        token = access_token(args.host, allow_remote=args.allow_remote, token=args.token, no_token=args.no_token)
         agent = _load(args.target, args.model)
         sock = _bind(args.host, args.port)
     except _UsageError as exc:

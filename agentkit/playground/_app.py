@@ -5,18 +5,21 @@ Routes (``/api/*`` and ``/`` need the token when one is set; the static files ar
 * ``GET /`` the page; ``GET /static/...`` its files (shipped in the wheel, no build step);
 * ``GET /api/agent``: the agent, its tools (key, description, schemas, approval) and the vendors;
 * ``POST /api/chat``: a ``useChat`` request, answered as a UI message stream (`agentkit.ui.vercel`);
-* ``POST /api/payload`` ``{"vendor", "messages"}``: exactly what that vendor would be sent next for the
-  current conversation (`agentkit.testing.request_payload`, built offline by the vendor's own client);
-  without that vendor's SDK installed, the tools fragment (`Provider.format_tools`) and a note;
+* ``POST /api/payload`` ``{"vendor", "messages"}``: what that vendor would be sent next for the current
+  conversation (`agentkit.testing.request_payload`, built offline by the vendor's own client), with the
+  arguments and results the page masks masked the same way (the display transforms); without that
+  vendor's SDK installed, the tools fragment (`Provider.format_tools`) and a note;
 * ``GET /api/compatibility``: the per-vendor compatibility report of the agent's tools.
 
 Requests are refused unless their ``Host`` is one the server was bound to (DNS rebinding: a web page
 cannot reach the playground through a hostname of its own), and POSTs must be JSON (no cross-site
-form posts). Bound to a non-loopback address, every API request needs the token.
+form posts). Every request but the static files needs the token (`agentkit dev` makes one and prints
+it in the URL it opens, as Jupyter does), so another local user or process cannot drive the agent.
 """
 
 from __future__ import annotations as _annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable
 from importlib import resources
@@ -32,8 +35,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._jsonish import is_array, is_object
+from ..messages import AssistantMessage, Message, TextPart, ToolCall, ToolResult, ToolResultsMessage
+from ..tools import ToolTransform
 from ..ui import MemoryRunStore, RunStore, UIInputError
 from ..ui._runs import exact_history, read_json
+from ..ui._serialize import display_text
 from ..ui._vercel_input import conversation_input
 from ..ui.asgi import routes
 
@@ -83,16 +89,68 @@ async def _payload(agent: Agent, vendor: str, body: Any, store: RunStore) -> dic
     from ..testing import request_payload
 
     messages = body.get("messages") if is_object(body) else None
-    # the exact history the server recorded (real arguments, not the page's display values)
+    # the history the server recorded, as exact as the page may show it: what the page masks stays masked
     history = await exact_history(conversation_input(messages), store) if is_array(messages) else []
+    history, masked = _as_shown(agent, history)
     prompt: Any = history or _PLACEHOLDER
+    note = (
+        f"{masked} tool call(s) or result(s) shown as the page shows them (their display transforms), not as "
+        "they are sent"
+        if masked
+        else None
+    )
     try:
-        return {"vendor": vendor, "payload": request_payload(agent, prompt, provider=vendor), "note": None}
+        return {"vendor": vendor, "payload": request_payload(agent, prompt, provider=vendor), "note": note}
     except ImportError as exc:
         provider = get_provider(vendor)
         fragment = provider.format_tools(agent.tools)
         note = f"the full request needs the vendor's SDK ({exc}); showing the tools fragment, which needs none"
         return {"vendor": vendor, "payload": fragment, "note": note}
+
+
+def _as_shown(agent: Agent, history: list[Message]) -> tuple[list[Message], int]:
+    """`history` with what the page masks masked alike, failing closed; and how many payloads were masked.
+
+    The arguments of tools with an ``input`` transform, the results of tools with an ``output`` one, and the
+    error texts of either, as the page shows them.
+    """
+    from .._agent.display import display_arguments, error_text, merge_transforms, shape
+
+    def rules(key: str) -> ToolTransform:
+        own = agent.tools[key].transform if key in agent.tools else None
+        return merge_transforms(own, agent.transform) or ToolTransform()
+
+    masked = 0
+    shown: list[Message] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            calls: list[ToolCall] = []
+            for call in message.tool_calls:
+                transform = rules(call.name).input
+                if transform is not None:
+                    value, problem = shape(transform, display_arguments(call), "input")
+                    arguments = value if problem is None and is_object(value) else {"withheld": problem or value}
+                    call, masked = dataclasses.replace(call, arguments=arguments), masked + 1
+                calls.append(call)
+            message = dataclasses.replace(message, tool_calls=calls)
+        elif isinstance(message, ToolResultsMessage):
+            results: list[ToolResult] = []
+            for result in message.results:
+                each = rules(result.name)
+                if result.is_error and (each.input is not None or each.output is not None or each.error is not None):
+                    text, problem = shape(each.error, error_text(result, each), "error")
+                    result, masked = _with_text(result, problem or display_text(text)), masked + 1
+                elif not result.is_error and each.output is not None:
+                    value, problem = shape(each.output, result.output, "output")
+                    result, masked = _with_text(result, problem or display_text(value)), masked + 1
+                results.append(result)
+            message = ToolResultsMessage(results)
+        shown.append(message)
+    return shown, masked
+
+
+def _with_text(result: ToolResult, text: str) -> ToolResult:
+    return dataclasses.replace(result, content=(TextPart(text),), output=None)
 
 
 def _compatibility(agent: Agent) -> list[dict[str, Any]]:

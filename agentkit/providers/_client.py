@@ -63,6 +63,8 @@ def provider_request(
         parallel_tool_calls=settings.parallel_tool_calls,
         aliases=settings.aliases,
         deferred=settings.deferred_tools,
+        programmatic=settings.programmatic_tools,
+        programmatic_direct=settings.programmatic_direct,
     )
     return provider._request(  # pyright: ignore[reportPrivateUsage]  # the client is the provider's own caller
         messages, tools, options, shared=shared, output=settings.output

@@ -100,6 +100,10 @@ class FormatOptions:
     aliases: bool = False
     deferred: tuple[str, ...] = ()
     """Keys sent in the vendor's native deferred form, with its tool search tool (`Provider.tool_search`)."""
+    programmatic: tuple[str, ...] = ()
+    """Keys a vendor-run program may call (``allowed_callers``), sent with `Provider.programmatic_tool`."""
+    programmatic_direct: bool = False
+    """Whether the `programmatic` keys stay callable by the model directly too."""
 
 
 class _ToolSet:
@@ -139,6 +143,11 @@ class Provider(ABC):
     tool_search: ClassVar[Mapping[str, Any] | None] = None
     """The vendor's own tool search tool entry, sent beside tools in its native deferred form
     (``defer_loading: true``) when `FormatOptions.deferred` names some; None: the vendor has none."""
+    programmatic_tool: ClassVar[Mapping[str, Any] | None] = None
+    """The vendor's own code tool, sent when `FormatOptions.programmatic` names tools its programs may call
+    (each marked ``allowed_callers``); None: the vendor runs no programs that call tools."""
+    programmatic_caller: ClassVar[str] = ""
+    """The ``allowed_callers`` value that lets the vendor's programs call a tool."""
     response_shape: ClassVar[tuple[tuple[str | int, ...], ...]] = ()
     """Where the vendor puts every answer's content in a whole response (``("choices", 0, "message")``): one
     of these paths must lead to an object or a list, else `parse_response` raises `ModelAPIError` instead of
@@ -203,6 +212,8 @@ class Provider(ABC):
         parallel_tool_calls: bool | None = None,
         aliases: bool = False,
         deferred: Iterable[str] = (),
+        programmatic: Iterable[str] = (),
+        programmatic_direct: bool = False,
     ) -> dict[str, Any]:
         """The request fragment to merge into the vendor's request (e.g. ``{"tools": [...], ...}``).
 
@@ -216,6 +227,9 @@ class Provider(ABC):
             aliases: replace names the vendor rejects by deterministic aliases instead of raising.
             deferred: keys to send in the vendor's native deferred form (``defer_loading``), with its own
                 tool search tool first (Anthropic, OpenAI Responses; other vendors raise `RegistryError`).
+            programmatic: keys a program the vendor runs may call (``allowed_callers``), with its code tool last
+                (Anthropic, OpenAI Responses; other vendors raise `RegistryError`); see `agentkit.codemode`.
+            programmatic_direct: keep the `programmatic` keys callable by the model directly too.
 
         The result is cached per (definitions, call options); a registry keeps its definitions while it is
         unchanged. Its containers are fresh on every call (adding to the tool list is safe); the tool
@@ -228,6 +242,8 @@ class Provider(ABC):
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
             deferred=tuple(deferred),
+            programmatic=tuple(programmatic),
+            programmatic_direct=programmatic_direct,
         )
         return _fresh_containers(self._payload(registry, options))
 
@@ -245,6 +261,8 @@ class Provider(ABC):
             payload = self._tools_payload(entries, toolset.by_key, names, options)
             if options.deferred:
                 payload = self._with_deferred(payload, names, options)
+            if options.programmatic:
+                payload = self._with_programmatic(payload, names, options)
             toolset.payloads[options] = payload
         return payload
 
@@ -258,6 +276,17 @@ class Provider(ABC):
         deferred = {names.name_for(key) for key in options.deferred}
         tools = [{**t, "defer_loading": True} if t.get("name") in deferred else t for t in payload.get("tools", [])]
         return {**payload, "tools": [dict(self.tool_search), *tools]}
+
+    def _with_programmatic(self, payload: dict[str, Any], names: NameMap, options: FormatOptions) -> dict[str, Any]:
+        """`payload` with the tools a vendor-run program may call marked ``allowed_callers``, its code tool last.
+
+        The cached entries are shared, so a marked entry is a copy (see `agentkit.codemode` for the option).
+        """
+        assert self.programmatic_tool is not None  # checked with the options
+        chosen = {names.name_for(key) for key in options.programmatic}
+        callers = ["direct", self.programmatic_caller] if options.programmatic_direct else [self.programmatic_caller]
+        tools = [{**t, "allowed_callers": callers} if t.get("name") in chosen else t for t in payload.get("tools", [])]
+        return {**payload, "tools": [*tools, dict(self.programmatic_tool)]}
 
     def _request_options(self, toolset: _ToolSet, options: FormatOptions) -> FormatOptions:
         """The options a request is built with: a vendor may settle a per-request choice here (Cohere's strict)."""
@@ -377,6 +406,8 @@ class Provider(ABC):
         aliases: bool = False,
         output: OutputRequest | None = None,
         deferred: Iterable[str] = (),
+        programmatic: Iterable[str] = (),
+        programmatic_direct: bool = False,
     ) -> dict[str, Any]:
         """`format_messages` merged with `format_tools` (when the registry has tools) and `output`.
 
@@ -391,6 +422,8 @@ class Provider(ABC):
             parallel_tool_calls=parallel_tool_calls,
             aliases=aliases,
             deferred=tuple(deferred),
+            programmatic=tuple(programmatic),
+            programmatic_direct=programmatic_direct,
         )
         return self._request(messages, registry, options, shared=False, output=output)
 
@@ -568,7 +601,18 @@ class Provider(ABC):
                 raise RegistryError(
                     f"the key {search['name']!r} is the name of {self.name}'s own tool search tool; rename the tool"
                 )
-        for key in (*(options.active_tools or ()), *options.deferred, options.tool_choice):
+        if options.programmatic:
+            hosted = self.programmatic_tool
+            if hosted is None:
+                raise RegistryError(
+                    f"provider {self.name!r} runs no programs that call tools (programmatic="
+                    f"{list(options.programmatic)!r}): use agentkit's own code mode (CodeMode(hosted=False)) with it"
+                )
+            if hosted.get("name") in keys:
+                raise RegistryError(
+                    f"the key {hosted['name']!r} is the name of {self.name}'s own code tool; rename the tool"
+                )
+        for key in (*(options.active_tools or ()), *options.deferred, *options.programmatic, options.tool_choice):
             if key not in keys and key not in ("auto", "none", "required"):
                 raise UnknownToolError(key, list(keys), closest(key, keys))
         if options.tool_choice == "required" and options.active_tools == ():

@@ -16,12 +16,24 @@ unless ``Agent(store=...)``), so one pause runs its pending calls once, whatever
 from __future__ import annotations as _annotations
 
 from ._snapshot import FORMAT, VERSION, RunSnapshot, SnapshotKey, fingerprint
-from ._stores import MemoryRunStore, RunStore, SQLiteRunStore, default_store, default_store_path
+from ._stores import (
+    SCHEMA_VERSION,
+    MemoryRunStore,
+    ResumeRecord,
+    ResumeRecords,
+    RunStore,
+    SQLiteRunStore,
+    default_store,
+    default_store_path,
+)
 
 __all__ = [
     "FORMAT",
+    "SCHEMA_VERSION",
     "VERSION",
     "MemoryRunStore",
+    "ResumeRecord",
+    "ResumeRecords",
     "RunSnapshot",
     "RunStore",
     "SQLiteRunStore",

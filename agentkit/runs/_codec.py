@@ -239,6 +239,7 @@ def encode_settings(settings: ModelSettings) -> dict[str, Any]:
     data = dataclasses.asdict(settings)
     data["active_tools"] = list(settings.active_tools) if settings.active_tools is not None else None
     data["deferred_tools"] = list(settings.deferred_tools)
+    data["programmatic_tools"] = list(settings.programmatic_tools)
     data["extra"] = dict(settings.extra)
     return data
 
@@ -253,6 +254,7 @@ def decode_settings(data: Any) -> ModelSettings:
     active = fields.get("active_tools")
     fields["active_tools"] = tuple(active) if active is not None else None
     fields["deferred_tools"] = tuple(fields.get("deferred_tools", ()))  # a list in JSON; hashable here
+    fields["programmatic_tools"] = tuple(fields.get("programmatic_tools", ()))
     try:
         return ModelSettings(**fields)
     except TypeError as exc:

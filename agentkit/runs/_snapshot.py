@@ -312,6 +312,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         "total_calls": state.total_calls,
         "found": list(state.found),
         "require_approval": state.require_approval,
+        "approved": sorted(state.approved),
         "step_tools": list(state.step_tools) if state.step_tools is not None else None,
         "limits": {
             "max_tool_calls": limits.max_tool_calls,
@@ -320,6 +321,7 @@ def _encode_control(state: RunState) -> dict[str, Any]:
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
         "run_keys": sorted(state.run_keys),
+        "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
@@ -338,10 +340,12 @@ def _decode_control(data: Any) -> dict[str, Any]:
         "total_calls": int(data.get("total_calls", 0)),
         "found": [str(k) for k in data.get("found", [])],
         "require_approval": bool(data.get("require_approval", False)),
+        "approved": frozenset(str(k) for k in data.get("approved", [])),
         "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
         "limits": RunLimits(**dict(data.get("limits", {}))),
         "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
+        "programs": {str(k): {"state": dict(v["state"])} for k, v in dict(data.get("programs", {})).items()},
     }
 
 

@@ -1,9 +1,12 @@
 """Run stores: where pauses are claimed (single use) and where paused runs and finished histories wait.
 
 `Agent.resume` claims each pause in a store before anything runs, so two resumes of one pause (two
-copies of a result, the same snapshot JSON in two processes) run its pending calls once: the second gets
-`AlreadyResumedError`. The UI adapters (`agentkit.ui`) also keep paused snapshots (keyed by the id the UI
-echoes back) and finished histories in one.
+copies of a result, the same snapshot JSON in two processes) run its pending calls at most once: the
+second gets `AlreadyResumedError`. With the claim, the store keeps a `ResumeRecord` of how that resume
+went (started, paused again with the next pause's id, finished, failed), so an operator or a retry can
+tell a run that was lost mid-way (a crash: started, no end) from one that finished. The UI adapters
+(`agentkit.ui`) also keep paused snapshots (keyed by the id the UI echoes back) and finished histories
+in one.
 
 * `SQLiteRunStore`: an embedded SQLite database (stdlib `sqlite3`, WAL mode), shared by every process
   on one machine that opens the same file. The default (`default_store`).
@@ -14,6 +17,7 @@ echoes back) and finished histories in one.
 from __future__ import annotations as _annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import threading
@@ -21,8 +25,9 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..exceptions import AgentSetupError
 from ..messages import Message
@@ -33,9 +38,76 @@ if TYPE_CHECKING:
 
     from ._snapshot import RunSnapshot
 
-__all__ = ["MemoryRunStore", "RunStore", "SQLiteRunStore", "default_store", "default_store_path"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "MemoryRunStore",
+    "ResumeRecord",
+    "ResumeRecords",
+    "RunStore",
+    "SQLiteRunStore",
+    "default_store",
+    "default_store_path",
+]
 
 T = TypeVar("T")
+
+ResumeState = Literal["started", "paused", "finished", "failed", "unknown"]
+"""How a claimed resume went: running or lost (``started``), ``paused`` again, ``finished``, ``failed``
+(an exception ended it), or ``unknown`` (claimed by an agentkit that recorded nothing more)."""
+
+
+@dataclass(frozen=True)
+class ResumeRecord:
+    """What a run store knows of the one resume of a pause: claimed when, and how far it got.
+
+    ``started`` with no later record after the process is gone means the resume was lost mid-way (the
+    process crashed or was killed): the calls it had started may or may not have run. See the pausing guide,
+    "After a crash".
+    """
+
+    pause_id: str
+    state: ResumeState
+    claimed_at: float
+    """When the pause was claimed (seconds since the epoch)."""
+    updated_at: float | None = None
+    """When `state` was last written."""
+    run_id: str | None = None
+    """The run the pause belongs to (the same across its pauses)."""
+    next_pause_id: str | None = None
+    """For ``paused``: the id of the pause the resumed run stopped at (resume that one next)."""
+    status: str | None = None
+    """For ``paused`` and ``finished``: the run's status then (``"complete"``, ``"awaiting_approval"``, ...)."""
+    error: str | None = None
+    """For ``failed``: the exception's type (its message could carry secrets)."""
+
+    def describe(self) -> str:
+        """One sentence for an error message or an operator."""
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.claimed_at))
+        if self.state == "paused":
+            return f"it was resumed at {when} and paused again ({self.status}, pause {self.next_pause_id})"
+        if self.state == "finished":
+            return f"it was resumed at {when} and finished ({self.status})"
+        if self.state == "failed":
+            return f"it was resumed at {when} and failed ({self.error})"
+        if self.state == "started":
+            return (
+                f"it was resumed at {when} and recorded no end: it is still running, or its process was lost "
+                "mid-way (its started calls may or may not have run; see 'After a crash' in the pausing guide)"
+            )
+        return f"it was resumed at {when}"
+
+
+@runtime_checkable
+class ResumeRecords(Protocol):
+    """A `RunStore` that also records how each claimed resume went (both stores shipped here do)."""
+
+    async def record_resume(self, pause_id: str, **progress: Any) -> None:
+        """Update the claimed pause's record: ``state=`` and any of `ResumeRecord`'s other fields."""
+        ...
+
+    async def resume_record(self, pause_id: str) -> ResumeRecord | None:
+        """The record of the pause's resume, or ``None`` when it was never claimed here."""
+        ...
 
 
 @runtime_checkable
@@ -86,7 +158,7 @@ class MemoryRunStore:
         self.max_entries = max_entries
         self.key = key
         """The snapshot key(s) of agents using this store without their own (None: snapshots unsigned)."""
-        self._claims: set[str] = set()
+        self._claims: dict[str, ResumeRecord] = {}
         self._lock = threading.Lock()  # runs on other event loops (threads) may claim concurrently
         self._paused: OrderedDict[str, RunSnapshot] = OrderedDict()
         self._histories: OrderedDict[str, list[Message]] = OrderedDict()
@@ -98,12 +170,23 @@ class MemoryRunStore:
             table.popitem(last=False)
 
     async def claim(self, pause_id: str) -> bool:
-        """Mark the pause as resumed; False when it already was."""
+        """Mark the pause as resumed (its record: ``started``); False when it already was."""
         with self._lock:
             if pause_id in self._claims:
                 return False
-            self._claims.add(pause_id)
+            self._claims[pause_id] = ResumeRecord(pause_id, "started", time.time())
             return True
+
+    async def record_resume(self, pause_id: str, **progress: Any) -> None:
+        """Update the claimed pause's record (nothing happens for a pause never claimed here)."""
+        with self._lock:
+            record = self._claims.get(pause_id)
+            if record is not None:
+                self._claims[pause_id] = dataclasses.replace(record, updated_at=time.time(), **progress)
+
+    async def resume_record(self, pause_id: str) -> ResumeRecord | None:
+        """The pause's record, or ``None``."""
+        return self._claims.get(pause_id)
 
     async def save_paused(self, run_id: str, snapshot: RunSnapshot) -> None:
         """Keep a snapshot until it is claimed (or pushed out by newer ones)."""
@@ -139,6 +222,47 @@ CREATE TABLE IF NOT EXISTS agentkit_histories (
     message_id TEXT PRIMARY KEY, messages TEXT NOT NULL, saved_at REAL NOT NULL
 );
 """
+"""The first schema (version 0): what every database starts from, old or new, before `_MIGRATIONS`."""
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: how each claimed resume went (a claim from before has state NULL: "unknown")
+    (
+        "ALTER TABLE agentkit_claims ADD COLUMN state TEXT",
+        "ALTER TABLE agentkit_claims ADD COLUMN updated_at REAL",
+        "ALTER TABLE agentkit_claims ADD COLUMN run_id TEXT",
+        "ALTER TABLE agentkit_claims ADD COLUMN next_pause_id TEXT",
+        "ALTER TABLE agentkit_claims ADD COLUMN status TEXT",
+        "ALTER TABLE agentkit_claims ADD COLUMN error TEXT",
+    ),
+)
+"""Schema changes in order; the database's ``PRAGMA user_version`` says how many it has. Append, never edit,
+and only add (tables, nullable columns): an older agentkit keeps working on a database a newer one migrated,
+so processes of both versions can share it during an upgrade."""
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this agentkit writes (``PRAGMA user_version`` of a migrated database)."""
+
+_RECORD_FIELDS = ("state", "updated_at", "run_id", "next_pause_id", "status", "error")
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring the database up to `SCHEMA_VERSION`, once, whichever process opens it first (one write transaction).
+
+    A database already past it (a newer agentkit's) is used as it is: migrations only add.
+    """
+    if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")  # another process migrating at the same time waits here, then sees it done
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        for statements in _MIGRATIONS[version:]:
+            for statement in statements:
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class SQLiteRunStore:
@@ -196,6 +320,7 @@ class SQLiteRunStore:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.executescript(_SCHEMA)
+            _migrate(connection)
         except sqlite3.Error as exc:
             raise AgentSetupError(
                 f"cannot open the run store {self.path!r} ({exc}); pass another path (or set AGENTKIT_RUN_STORE), "
@@ -223,16 +348,45 @@ class SQLiteRunStore:
             self._connection = None
 
     async def claim(self, pause_id: str) -> bool:
-        """Mark the pause as resumed: one conditional insert; False when the id was there already."""
+        """Mark the pause as resumed (state ``started``): one conditional insert; False when the id was there."""
 
         def insert(db: sqlite3.Connection) -> bool:
             cursor = db.execute(
-                "INSERT INTO agentkit_claims (pause_id, claimed_at) VALUES (?, ?) ON CONFLICT (pause_id) DO NOTHING",
+                "INSERT INTO agentkit_claims (pause_id, claimed_at, state) VALUES (?, ?, 'started') "
+                "ON CONFLICT (pause_id) DO NOTHING",
                 (pause_id, time.time()),
             )
             return cursor.rowcount == 1
 
         return await self._call(insert)
+
+    async def record_resume(self, pause_id: str, **progress: Any) -> None:
+        """Update the claimed pause's record (one ``UPDATE``; nothing happens for a pause never claimed here)."""
+        unknown = sorted(set(progress) - set(_RECORD_FIELDS))
+        if unknown:
+            raise TypeError(f"record_resume() takes {list(_RECORD_FIELDS)}, got {unknown}")
+        values = {**progress, "updated_at": time.time()}
+        columns = ", ".join(f"{name} = ?" for name in values)  # names checked against _RECORD_FIELDS above
+        await self._call(
+            lambda db: db.execute(
+                f"UPDATE agentkit_claims SET {columns} WHERE pause_id = ?",  # fixed column names (checked above)
+                (*values.values(), pause_id),
+            )
+        )
+
+    async def resume_record(self, pause_id: str) -> ResumeRecord | None:
+        """The pause's record, or ``None``."""
+        row = await self._call(
+            lambda db: db.execute(
+                f"SELECT claimed_at, {', '.join(_RECORD_FIELDS)} FROM agentkit_claims WHERE pause_id = ?",
+                (pause_id,),
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        claimed_at, state, *rest = row
+        fields = dict(zip(_RECORD_FIELDS[1:], rest, strict=True))
+        return ResumeRecord(pause_id, state or "unknown", claimed_at, **fields)
 
     async def save_paused(self, run_id: str, snapshot: RunSnapshot) -> None:
         """Keep the snapshot JSON under `run_id` (replacing an older one)."""

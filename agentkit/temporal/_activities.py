@@ -12,6 +12,7 @@ from typing import Any
 
 from temporalio import activity
 
+from ..codemode._run import durable_tools
 from ..context import ToolContext
 from ..exceptions import ClientCallRequested, ToolSuspended
 from ..messages import ToolCall
@@ -27,8 +28,9 @@ async def model_request(request: dict[str, Any]) -> dict[str, Any]:
     agent = lookup(request["agent"]).agent
     model = agent.resolve_model()
     messages = decode_messages(request["messages"])
-    response = await model.request(messages, agent.tools, decode_settings(request["settings"]))
-    return encode_response(response, agent.tools)
+    sent, _ = durable_tools(agent)  # with code mode: the code tool in place of the tools it replaces
+    response = await model.request(messages, sent, decode_settings(request["settings"]))
+    return encode_response(response, sent)
 
 
 @activity.defn(name="agentkit.call_tool")
@@ -44,11 +46,12 @@ async def call_tool(request: dict[str, Any]) -> dict[str, Any]:
     try:
         # the agent's error policy, as in-process runs apply it (its transform policy: redacted inputs)
         redacts = agent.transform is not None and agent.transform.input is not None
-        result = await agent.tools.call(
+        _, tools = durable_tools(agent)  # with code mode: its code tool too
+        result = await tools.call(
             call, deps=durable.deps, context=ctx, mask_error_details=agent.mask_error_details, redact_input=redacts
         )
     except ToolSuspended as signal:
         return {"suspended": {"payload": signal.payload, "schema": signal.schema}}
     except ClientCallRequested:
         return {"client": True}
-    return {"result": encode_results([result], agent.tools)[0]}
+    return {"result": encode_results([result], tools)[0]}

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from temporalio.common import RetryPolicy
 
+from .._jsonish import is_mapping
 from .._text import closest
 from ..agent import Agent, Approval, Prompt, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own
 from ..exceptions import AgentSetupError, ResumeError, ToolError
+from ..runs._answers import check_approval
 from ..runs._codec import decode_pending, encode_messages
 
 if TYPE_CHECKING:
@@ -257,7 +259,7 @@ def _encode_answers(answers: Mapping[str, Any], kinds: Mapping[str, str]) -> dic
     for call_id, answer in answers.items():
         kind = kinds.get(call_id)
         if kind == "approval":
-            decision = answer if isinstance(answer, Approval) else Approval(bool(answer))
+            decision = check_approval(call_id, answer)  # a real decision, or ApprovalError before anything is sent
             out["approvals"][call_id] = {"approved": decision.approved, "reason": decision.reason}
         elif isinstance(answer, ToolError):
             out["errors"][call_id] = answer.message
@@ -267,12 +269,18 @@ def _encode_answers(answers: Mapping[str, Any], kinds: Mapping[str, str]) -> dic
 
 
 def decode_answers(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """`Agent.resume` answers from what `TemporalRun.resume` sent."""
+    """`Agent.resume` answers from what `TemporalRun.resume` sent (or a raw update: `ResumeError` if malformed)."""
+    parts = [payload.get(k, {}) if is_mapping(payload) else None for k in ("data", "errors", "approvals")]
+    if not all(is_mapping(part) for part in parts):
+        raise ResumeError('a resume update is {"data": {...}, "errors": {...}, "approvals": {...}}, keyed by call id')
     answers: dict[str, Any] = dict(payload.get("data", {}))
     for call_id, message in dict(payload.get("errors", {})).items():
         answers[call_id] = ToolError(str(message))
     for call_id, decision in dict(payload.get("approvals", {})).items():
-        answers[call_id] = Approval(bool(decision["approved"]), decision.get("reason"))
+        # anything but {"approved": bool, "reason": str | None} stays as sent, for check_approval to refuse
+        fits = is_mapping(decision) and isinstance(decision.get("approved"), bool)
+        fits = fits and isinstance(decision.get("reason"), (str, type(None)))
+        answers[call_id] = Approval(decision["approved"], decision.get("reason")) if fits else decision
     return answers
 
 

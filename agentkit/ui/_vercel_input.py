@@ -15,7 +15,7 @@ from __future__ import annotations as _annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._jsonish import is_array, is_mapping
 from ..messages import (
@@ -31,9 +31,18 @@ from ..messages import (
 )
 from ._runs import ClientToolResult, RunInput, UIInputError
 
+if TYPE_CHECKING:
+    from ..agent import Approval
+
 __all__ = ["conversation_input", "parse_request", "ui_messages_to_history"]
 
 _FINAL_STATES = frozenset({"output-available", "output-error", "output-denied"})
+
+
+def _state(part: Mapping[str, Any]) -> str | None:
+    """A part's ``state`` when it is text (a UI can send anything: an object there is no state)."""
+    state = part.get("state")
+    return state if isinstance(state, str) else None
 
 
 def _is_tool_part(part: Mapping[str, Any]) -> bool:
@@ -84,10 +93,10 @@ def _user_message(position: int, parts: Sequence[Mapping[str, Any]]) -> UserMess
 
 
 def _tool_result(part: Mapping[str, Any], call: ToolCall) -> ToolResult:
-    state = part.get("state")
+    state = _state(part)
     if state == "output-available":
-        output = part.get("output")
-        return ToolResult(call.id, call.name, (TextPart(_text(output)),), output=output)
+        # a display value, all a UI holds: the model's text, never the tool's typed `output`
+        return ToolResult(call.id, call.name, (TextPart(_text(part.get("output"))),))
     if state == "output-denied":
         return ToolResult.error(call, "The user denied this call.", "denied")
     return ToolResult.error(call, str(part.get("errorText") or "The tool failed."), "tool_error")
@@ -115,7 +124,7 @@ def _assistant_messages(parts: Sequence[Mapping[str, Any]]) -> list[Message]:
             close()
         elif kind == "text":
             text.append(str(part.get("text", "")))
-        elif _is_tool_part(part) and part.get("state") in _FINAL_STATES:
+        elif _is_tool_part(part) and _state(part) in _FINAL_STATES:
             # unanswered calls are left out: every vendor rejects a call without a result
             shown = part.get("input")
             arguments = dict(shown) if is_mapping(shown) else {}  # a redacted input may be any value
@@ -149,22 +158,36 @@ def _last_step(parts: Sequence[Any]) -> list[Mapping[str, Any]]:
     return [p for p in parts[start:] if is_mapping(p)]
 
 
-def _decisions(message: Mapping[str, Any]) -> RunInput:
-    from ..agent import Approval
+def _decision(call_id: str, approval: Any) -> Approval | None:
+    """The user's decision in an ``approval-responded`` part; None for an automatic approval (not a decision)."""
+    from ..exceptions import ApprovalError
+    from ..runs._answers import decision
 
+    if not is_mapping(approval):
+        raise UIInputError(f"tool part {call_id!r} is 'approval-responded' without an approval object")
+    if approval.get("isAutomatic") is True:
+        return None  # the server approved it itself (a call that needs no approval): nothing to decide
+    reason = approval.get("reason")
+    try:
+        return decision(call_id, approval.get("approved"), reason)
+    except ApprovalError as exc:
+        raise UIInputError(
+            f"tool part {call_id!r}: approval.approved must be a bool, reason a string ({exc})"
+        ) from None
+
+
+def _decisions(message: Mapping[str, Any]) -> RunInput:
     approvals: dict[str, Approval] = {}
     client: dict[str, ClientToolResult] = {}
     for part in _last_step(message["parts"]):
         if not _is_tool_part(part):
             continue
         call_id = str(part.get("toolCallId", ""))
-        state = part.get("state")
+        state = _state(part)
         if state == "approval-responded":
-            approval = part.get("approval")
-            if not is_mapping(approval) or not isinstance(approval.get("approved"), bool):
-                raise UIInputError(f"tool part {call_id!r} is 'approval-responded' without approval.approved (bool)")
-            reason = approval.get("reason")
-            approvals[call_id] = Approval(approval["approved"], reason if isinstance(reason, str) else None)
+            decision = _decision(call_id, part.get("approval"))
+            if decision is not None:
+                approvals[call_id] = decision
         elif state in ("output-available", "output-error"):
             error = part.get("errorText")
             client[call_id] = ClientToolResult(

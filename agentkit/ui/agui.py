@@ -15,13 +15,18 @@ Mapping (AG-UI 1.0):
   ``TOOL_CALL_RESULT`` (the output as text, JSON for non-strings; for a failure the error text and
   ``metadata.agentkit = {"error": true, "errorKind": ...}``);
 * approvals: the run ends with ``RUN_FINISHED`` whose outcome is ``interrupt``: one ``Interrupt`` per
-  pending call (``reason: "tool_call"``, ``id`` = ``toolCallId`` = the call id, ``responseSchema``
+  pending call (``reason: "tool_call"``, ``toolCallId`` = the call id, ``responseSchema``
   ``{approved: boolean, reason?: string}``, ``metadata.agentkit.payload`` shaped by the ``approval``
-  transform). The next request on the same thread answers with ``resume`` entries;
+  transform). Its ``id`` is ``<pause key>:<call id>``, the pause key unguessable and made by the server
+  for this pause: the paused run is stored under it (not under the client-chosen thread id), so only a
+  client that received the interrupts can answer them. The next request on the same thread answers with
+  ``resume`` entries;
 * suspensions and client tools: ``Interrupt``s too (``reason: "input_required"`` / ``"client_tool"``,
   ``responseSchema`` = the suspension's schema / the tool's output schema); a resume entry's ``payload``
   is the data / the output;
-* progress: ``CUSTOM`` named ``agentkit.tool_progress``;
+* progress: ``CUSTOM`` named ``agentkit.tool_progress``; a background call's result: ``CUSTOM`` named
+  ``agentkit.background_result``; a structured answer: ``CUSTOM`` named ``agentkit.output`` (``partial``
+  while it streams, then ``output``);
 * subagents: ``SUBAGENT_STARTED`` (``parentToolCallId`` = the call running it), the subagent's own
   steps, texts and tool calls attributed with its ``subagentRunId``, then ``SUBAGENT_FINISHED``
   (``result`` = its answer) or ``SUBAGENT_ERROR``.
@@ -31,8 +36,9 @@ tool calls, tool results; system, developer, activity and reasoning messages are
 instructions are its system prompt); ``resume`` entries decide the thread's pending calls (``resolved``
 with ``{"approved": bool, "reason"?: str}``; ``cancelled`` denies). Following the protocol, a resume
 must answer every open interrupt, and new input on a thread with open interrupts is refused
-(``RUN_ERROR``). ``editedArgs`` (approve with edits) is refused: agentkit runs the arguments the model
-sent, or nothing. Client-declared ``tools``, ``state``, ``context`` and ``forwardedProps`` are not used.
+(``RUN_ERROR``, naming no interrupt: only the client that started the run knows them). ``editedArgs``
+(approve with edits) is refused: agentkit runs the arguments the model sent, or nothing. Client-declared
+``tools``, ``state``, ``context`` and ``forwardedProps`` are not used.
 """
 
 from __future__ import annotations as _annotations
@@ -76,13 +82,18 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("agentkit.ui.agui needs the AG-UI models: pip install 'agentkit-tools[ui]'") from exc
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+from typing_extensions import assert_never
 
 from .._jsonish import is_mapping, is_object
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
+    BackgroundResultEvent,
     ClientToolCallEvent,
     FinishEvent,
+    OutputDeltaEvent,
+    OutputEvent,
     StepFinishEvent,
     SubagentEvent,
     SuspendedEvent,
@@ -115,9 +126,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPROVAL_SCHEMA",
+    "IGNORED_EVENTS",
     "SSE_HEADERS",
     "agui_events",
     "agui_messages_to_history",
+    "encode_event",
     "open_agui_stream",
     "parse_input",
 ]
@@ -130,6 +143,9 @@ SSE_HEADERS: Mapping[str, str] = {
     "x-accel-buffering": "no",
 }
 """Response headers for an AG-UI event stream."""
+
+IGNORED_EVENTS: Mapping[type[AgentEvent], str] = {}
+"""The event kinds this adapter sends nothing for (none: each is mapped, see the module docstring)."""
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -147,8 +163,9 @@ def _agentkit(**values: Any) -> dict[str, Any]:
 class _Scope:
     """One agent's events (the run's, or a subagent's, attributed by `subagent_run_id`)."""
 
-    def __init__(self, subagent_run_id: str | None = None) -> None:
+    def __init__(self, subagent_run_id: str | None = None, interrupt_key: str | None = None) -> None:
         self.sub = subagent_run_id
+        self.interrupt_key = interrupt_key
         self.step: int | None = None
         self.step_message: str | None = None
         self.text_open = False
@@ -264,9 +281,9 @@ class _Scope:
             meta = _agentkit(error=True, errorKind=event.error_kind, transformError=problem)
             out += self.result(event.call_id, text, meta)
         elif isinstance(event, ApprovalRequestedEvent):
-            self.interrupts.append(_interrupt(event))
+            self.interrupts.append(_interrupt(event, self.interrupt_key))
         elif isinstance(event, (SuspendedEvent, ClientToolCallEvent)):
-            self.interrupts.append(_input_interrupt(event))
+            self.interrupts.append(_input_interrupt(event, self.interrupt_key))
         elif isinstance(event, ToolProgressEvent):
             data, problem = jsonable(event.data)
             value = {"toolCallId": event.call_id, "toolName": event.tool_name, "data": data}
@@ -283,6 +300,14 @@ class _Scope:
             out += self.subagent(event)
         elif isinstance(event, FinishEvent):  # a subagent's end (the run's own is handled by agui_events)
             out += self.end_step()
+        elif isinstance(event, BackgroundResultEvent):
+            out.append(
+                CustomEvent(name="agentkit.background_result", value=_background(event), subagent_run_id=self.sub)
+            )
+        elif isinstance(event, (OutputDeltaEvent, OutputEvent)):  # pyright: ignore[reportUnnecessaryIsInstance]  # the last kinds: assert_never checks the chain is whole
+            out.append(CustomEvent(name="agentkit.output", value=_output(event), subagent_run_id=self.sub))
+        else:
+            assert_never(event)
         return out
 
     def subagent(self, event: SubagentEvent) -> list[BaseEvent]:
@@ -324,10 +349,38 @@ class _Scope:
         return out
 
 
-def _interrupt(event: ApprovalRequestedEvent) -> Interrupt:
+def _background(event: BackgroundResultEvent) -> dict[str, Any]:
+    """A background call's result (the call's own TOOL_CALL_RESULT said it started)."""
+    if event.error_kind is None:
+        data, problem = shown(event.output, event.transform_error)
+        value: dict[str, Any] = {"output": data}
+    else:
+        text, problem = shown(event.error, event.transform_error)
+        value = {"error": display_text(text, f"Error withheld: {problem}."), "errorKind": event.error_kind}
+    value.update(toolCallId=event.call_id, toolName=event.tool_name, step=event.step)
+    if problem is not None:
+        value["transformError"] = problem
+    return value
+
+
+def _output(event: OutputDeltaEvent | OutputEvent) -> dict[str, Any]:
+    """The structured answer so far (``partial``) or validated (``output``)."""
+    final = isinstance(event, OutputEvent)
+    data, problem = jsonable(event.output if isinstance(event, OutputEvent) else event.partial)
+    value: dict[str, Any] = {"output" if final else "partial": data, "step": event.step}
+    if problem is not None:
+        value["serializeError"] = problem
+    return value
+
+
+def _interrupt_id(key: str | None, call_id: str) -> str:
+    return call_id if key is None else f"{key}:{call_id}"
+
+
+def _interrupt(event: ApprovalRequestedEvent, key: str | None) -> Interrupt:
     data, problem = shown(event.payload, event.transform_error)
     return Interrupt(
-        id=event.call_id,
+        id=_interrupt_id(key, event.call_id),
         reason="tool_call",
         message=f"Approve the call to {event.tool_name!r}?",
         tool_call_id=event.call_id,
@@ -336,7 +389,7 @@ def _interrupt(event: ApprovalRequestedEvent) -> Interrupt:
     )
 
 
-def _input_interrupt(event: SuspendedEvent | ClientToolCallEvent) -> Interrupt:
+def _input_interrupt(event: SuspendedEvent | ClientToolCallEvent, key: str | None) -> Interrupt:
     """A suspension (the tool's question and schema) or a client tool's call (its input and output schema)."""
     if isinstance(event, SuspendedEvent):
         data, problem = shown(event.payload, event.transform_error)
@@ -347,7 +400,7 @@ def _input_interrupt(event: SuspendedEvent | ClientToolCallEvent) -> Interrupt:
         schema, reason, message = event.output_schema, "client_tool", f"Run {event.tool_name!r} and send its output."
         kind = "client"
     return Interrupt(
-        id=event.call_id,
+        id=_interrupt_id(key, event.call_id),
         reason=reason,
         message=message,
         tool_call_id=event.call_id,
@@ -374,6 +427,7 @@ async def agui_events(
     on_finish: Callable[[str | None], Awaitable[None]] | None = None,
     on_error: ErrorText | None = None,
     usage_before: Usage | None = None,
+    interrupt_key: str | None = None,
 ) -> AsyncIterator[BaseEvent]:
     """The AG-UI events for a run's events (see the module docstring for the mapping).
 
@@ -385,8 +439,10 @@ async def agui_events(
             message sent (to record the history under it), e.g. to store a paused run first.
         on_error: the ``RUN_ERROR`` message for an exception (default: its type only); it is logged in full.
         usage_before: for a resumed run, the paused run's usage (``RUN_FINISHED.usage`` counts this run only).
+        interrupt_key: when set, each interrupt's ``id`` is ``<interrupt_key>:<call id>`` (`open_agui_stream`
+            passes the unguessable key it stores the paused run under); else the call id.
     """
-    scope = _Scope()
+    scope = _Scope(interrupt_key=interrupt_key)
     yield RunStartedEvent(thread_id=thread_id, run_id=run_id)
     finish: FinishEvent | None = None
     try:
@@ -398,6 +454,9 @@ async def agui_events(
                 yield item
         if on_finish is not None:
             await on_finish(scope.last_message)
+    except UIInputError as exc:  # the request lost a race (another request resumed the run): said as it is
+        yield RunErrorEvent(message=exc.message, code="invalid_input")
+        return
     except Exception as exc:  # reported as RUN_ERROR, logged in full
         logger.exception("agent run failed while streaming AG-UI run %s", run_id)
         yield RunErrorEvent(message=(on_error or masked_error_text)(exc), code=type(exc).__name__)
@@ -482,11 +541,13 @@ def agui_messages_to_history(messages: Sequence[Any]) -> list[Message]:
 
 def _decision(entry: Any) -> Approval:
     from ..agent import Approval
+    from ..exceptions import ApprovalError
+    from ..runs._answers import decision
 
     if entry.status == "cancelled":
         return Approval(False, "The user dismissed the approval request.")
     payload = entry.payload
-    if not is_mapping(payload) or not isinstance(payload.get("approved"), bool):
+    if not is_mapping(payload):
         raise UIInputError(
             f'resume entry {entry.interrupt_id!r}: payload must be {{"approved": true|false}} (responseSchema)', 422
         )
@@ -495,21 +556,26 @@ def _decision(entry: Any) -> Approval:
             f"resume entry {entry.interrupt_id!r}: editedArgs is not supported: approve or deny the call as proposed",
             422,
         )
-    reason = payload.get("reason")
-    return Approval(payload["approved"], reason if isinstance(reason, str) else None)
+    try:
+        return decision(entry.interrupt_id, payload.get("approved"), payload.get("reason"))
+    except ApprovalError as exc:
+        raise UIInputError(
+            f'resume entry {entry.interrupt_id!r}: payload must be {{"approved": true|false}} ({exc})', 422
+        ) from None
 
 
 def _answers(paused: RunSnapshot, entries: Sequence[Any], run_input: RunInput) -> None:
     """Resume entries as the answers their interrupts' kinds take (approvals, data, client outputs)."""
     kinds = {p.call_id: p.kind for p in paused.pending}
     for entry in entries:
-        call_id, kind = entry.interrupt_id, kinds.get(entry.interrupt_id, "approval")
+        call_id = _call_of(entry.interrupt_id)
+        kind = kinds.get(call_id, "approval")
         if kind == "approval":
             run_input.approvals[call_id] = _decision(entry)
         elif entry.status == "cancelled":
             raise UIInputError(
-                f"resume entry {call_id!r} is cancelled, but the call needs an answer (see its responseSchema); "
-                "send a new message instead to move on",
+                f"resume entry {entry.interrupt_id!r} is cancelled, but the call needs an answer (see its "
+                "responseSchema); send a new message instead to move on",
                 422,
             )
         elif kind == "client":
@@ -518,8 +584,29 @@ def _answers(paused: RunSnapshot, entries: Sequence[Any], run_input: RunInput) -
             run_input.data[call_id] = entry.payload
 
 
+def _call_of(interrupt_id: str) -> str:
+    return interrupt_id.split(":", 1)[1] if ":" in interrupt_id else interrupt_id
+
+
 def _thread_key(thread_id: str) -> str:
-    return f"ag-ui:{thread_id}"
+    """Where a thread's open interrupts are marked (so new input on it is refused), never how they are answered."""
+    return f"ag-ui-thread:{thread_id}"
+
+
+def _pause_key(thread_id: str, key: str) -> str:
+    """Where a paused run waits: its thread and the server-made key its interrupt ids carry."""
+    return f"ag-ui:{thread_id}:{key}"
+
+
+def _resume_key(thread_id: str, entries: Sequence[Any]) -> str:
+    keys = {e.interrupt_id.split(":", 1)[0] for e in entries if ":" in e.interrupt_id}
+    if len(keys) != 1 or any(":" not in e.interrupt_id for e in entries):
+        raise UIInputError(
+            f"the resume entries answer no paused run of thread {thread_id!r}: answer the interrupts of one "
+            "RUN_FINISHED, by the ids it gave",
+            409,
+        )
+    return _pause_key(thread_id, keys.pop())
 
 
 def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
@@ -535,7 +622,10 @@ def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
         raise UIInputError(f"the body is not a valid AG-UI RunAgentInput: {problems}") from None
     if request.resume:
         entries = list(request.resume)
-        run_input = RunInput(thread_id=request.thread_id, resume_run_id=_thread_key(request.thread_id))
+        key = _resume_key(request.thread_id, entries)
+        run_input = RunInput(
+            thread_id=request.thread_id, resume_run_id=key, also_take=(_thread_key(request.thread_id),)
+        )
         run_input.settle = lambda paused: _answers(paused, entries, run_input)
         return request, run_input
     messages = list(request.messages)
@@ -551,10 +641,13 @@ def parse_input(body: Any) -> tuple[RunAgentInput, RunInput]:
 
 
 async def _refuse_if_pending(store: RunStore, thread_id: str) -> None:
-    paused = await store.paused(_thread_key(thread_id))
-    if paused is not None:
-        ids = [p.call_id for p in paused.pending]
-        raise UIInputError(f"thread {thread_id!r} has open interrupts {ids}: answer them with 'resume' first", 409)
+    if await store.paused(_thread_key(thread_id)) is not None:
+        # no interrupt id is named: whoever asks may not be the client that started the run
+        raise UIInputError(
+            f"thread {thread_id!r} has a run waiting for answers to its interrupts: answer them with 'resume' "
+            "(the client that started it has their ids), then send new input",
+            409,
+        )
 
 
 async def open_agui_stream(
@@ -570,9 +663,8 @@ async def open_agui_stream(
     A run that pauses for approval is stored under its thread; a finished run's history is stored under
     the last message id sent, so the next input on the thread continues from the exact history.
     """
-    encoder = EventEncoder()
-    thread_id = str(body.get("threadId", "")) if is_mapping(body) else ""
-    run_id = str(body.get("runId", "")) if is_mapping(body) else ""
+    thread_id = _text_field(body, "threadId")
+    run_id = _text_field(body, "runId")
     try:
         request, run_input = parse_input(body)
         thread_id, run_id = request.thread_id, request.run_id
@@ -580,20 +672,47 @@ async def open_agui_stream(
             await _refuse_if_pending(store, thread_id)
         stream = await start_stream(agent, run_input, store, **run_options)
     except UIInputError as exc:
-        yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_id))
-        yield encoder.encode(RunErrorEvent(message=exc.message, code="invalid_input"))
+        yield encode_event(RunStartedEvent(thread_id=thread_id, run_id=run_id))
+        yield encode_event(RunErrorEvent(message=exc.message, code="invalid_input"))
         return
+    key = new_id("pause")  # where this run waits if it pauses: only its interrupts' ids carry it
 
     async def on_finish(last_message: str | None) -> None:
         result = stream.result
         if result.paused:
-            await store.save_paused(_thread_key(thread_id), result.snapshot())
+            snapshot = result.snapshot()
+            await store.save_paused(_pause_key(thread_id, key), snapshot)
+            await store.save_paused(_thread_key(thread_id), snapshot)
         elif last_message is not None:
             await store.save_history(last_message, result.messages)
 
     before = run_input.resumed.usage if run_input.resumed is not None else None
     events = agui_events(
-        stream, thread_id=thread_id, run_id=run_id, on_finish=on_finish, on_error=on_error, usage_before=before
+        stream,
+        thread_id=thread_id,
+        run_id=run_id,
+        on_finish=on_finish,
+        on_error=on_error,
+        usage_before=before,
+        interrupt_key=key,
     )
     async for event in events:
-        yield encoder.encode(event)
+        yield encode_event(event)
+
+
+def encode_event(event: BaseEvent) -> str:
+    """One AG-UI event as a server-sent event (``EventEncoder``'s form), always encodable as UTF-8."""
+    try:
+        return _ENCODER.encode(event)
+    except PydanticSerializationError:  # a lone surrogate ("\ud800") in some text: JSON's escape keeps it
+        data = event.model_dump(mode="json", by_alias=True)
+        return f"data: {json.dumps(data, ensure_ascii=True, separators=(',', ':'))}\n\n"
+
+
+_ENCODER = EventEncoder()
+
+
+def _text_field(body: Any, name: str) -> str:
+    """A text field of a body that may not be valid (for the RUN_STARTED before its RUN_ERROR)."""
+    value = body.get(name) if is_mapping(body) else None
+    return value if isinstance(value, str) else ""

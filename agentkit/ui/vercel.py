@@ -19,8 +19,18 @@ Mapping (each agentkit event -> chunks of the ``ai`` package's ``uiMessageChunkS
   ``input`` transform);
 * its outcome: ``tool-output-available``, ``tool-output-error`` (``errorText``), ``tool-output-denied``;
 * an approval: ``tool-approval-request`` (``approvalId`` = the call id, ``approvalDescriptor.payload``
-  shaped by the ``approval`` transform); the response then finishes with ``finishReason: "tool-calls"``;
+  shaped by the ``approval`` transform); the response then finishes with ``finishReason: "tool-calls"``.
+  The turn's calls that need no approval wait with it (agentkit runs a turn's calls together): each gets
+  an automatic approval (``tool-approval-request`` with ``isAutomatic: true``, then ``tool-approval-response``),
+  so ``lastAssistantMessageIsCompleteWithApprovalResponses`` sends the decisions back once the user has
+  decided the others (such parts are not decisions: the server ignores them);
 * progress (`ToolContext.emit`): a ``data-agentkit-progress`` part per call, updated in place;
+* a suspension: a ``data-agentkit-suspension`` part (its question shaped by the ``suspension`` transform);
+* a background call's result: a ``data-agentkit-background`` part per call;
+* a structured answer: a ``data-agentkit-output`` part, updated in place (``partial`` while it streams,
+  then ``output``);
+* not sent (`IGNORED_EVENTS`): a client tool's call (its ``tool-input-available`` already asks the UI to run
+  it), and the run's end, which is ``finish``;
 * a subagent's events: *preliminary* outputs of the call running it (``preliminary: true``), each a
   summary ``{"agentkit": "subagent", "agentId", "text", "toolCalls": [...]}``; the call's final output
   replaces it. Subagent text joins the summary at the subagent's next event (not per token);
@@ -40,12 +50,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from typing_extensions import TypeIs
+from typing_extensions import TypeIs, assert_never
 
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
+    BackgroundResultEvent,
+    ClientToolCallEvent,
     FinishEvent,
+    OutputDeltaEvent,
+    OutputEvent,
     StepFinishEvent,
     SubagentEvent,
     SuspendedEvent,
@@ -57,6 +71,7 @@ from ..events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
+from ..exceptions import UIInputError
 from ._serialize import ErrorText, display_text, jsonable, masked_error_text, shown
 from ._vercel_input import parse_request
 
@@ -66,6 +81,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DONE",
+    "IGNORED_EVENTS",
     "UI_MESSAGE_STREAM_HEADERS",
     "open_ui_message_stream",
     "parse_request",
@@ -87,6 +103,12 @@ UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {
 DONE = "data: [DONE]\n\n"
 """The last server-sent event of a UI message stream."""
 
+IGNORED_EVENTS: Mapping[type[AgentEvent], str] = {
+    ClientToolCallEvent: "its tool-input-available part already asks the UI to run the call (onToolCall)",
+    FinishEvent: "the run's end is the finish chunk (a subagent's end updates its call's summary)",
+}
+"""The event kinds that send no chunk of their own, and why; every other kind is mapped."""
+
 _FINISH_REASONS = {
     "complete": "stop",
     "awaiting_approval": "tool-calls",
@@ -98,8 +120,13 @@ Chunk = dict[str, Any]
 
 
 def to_sse(chunk: Chunk) -> str:
-    """One chunk as a server-sent event: ``data: <json>`` and a blank line."""
-    return f"data: {json.dumps(chunk, ensure_ascii=False, allow_nan=False, separators=(',', ':'))}\n\n"
+    """One chunk as a server-sent event: ``data: <json>`` and a blank line (always encodable as UTF-8)."""
+    text = json.dumps(chunk, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800") in some text: JSON's escape keeps it, UTF-8 cannot
+        text = json.dumps(chunk, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return f"data: {text}\n\n"
 
 
 @dataclass
@@ -113,7 +140,10 @@ class _SubagentView:
     status: str | None = None
 
     def apply(self, event: AgentEvent) -> bool | None:
-        """Fold one event in: True to send the change now, False to send it later (text), None: no change."""
+        """Fold one event in: True to send the change now, False to send it later (text), None: no change.
+
+        A summary shows the subagent's text, calls, outcomes and status; the other kinds change nothing in it.
+        """
         if isinstance(event, TextDeltaEvent):
             self.text += event.text
             return False
@@ -135,8 +165,23 @@ class _SubagentView:
         elif isinstance(event, FinishEvent):
             self.status = event.status
             self.text = event.text or self.text
+        elif isinstance(  # pyright: ignore[reportUnnecessaryIsInstance]  # the last kinds: assert_never checks the chain is whole
+            event,
+            (
+                ToolCallStartEvent,
+                ToolCallDeltaEvent,
+                ToolProgressEvent,
+                SuspendedEvent,
+                ClientToolCallEvent,
+                BackgroundResultEvent,
+                StepFinishEvent,
+                OutputDeltaEvent,
+                OutputEvent,
+            ),
+        ):
+            return None  # starts, deltas, progress, pauses and step ends change nothing shown in a summary
         else:
-            return None  # starts, deltas, progress and step ends change nothing shown here
+            assert_never(event)
         return True
 
     def _entry(self, call_id: str, tool_name: str) -> dict[str, Any]:
@@ -180,6 +225,31 @@ def _metadata(problem: str | None) -> dict[str, Any]:
     return {"toolMetadata": {"agentkit": {"transformError": problem}}} if problem is not None else {}
 
 
+def _background(event: BackgroundResultEvent) -> Chunk:
+    """A background call's result, as a data part of its own (the call's part already holds "started")."""
+    if event.error_kind is None:
+        data, problem = shown(event.output, event.transform_error)
+        outcome: dict[str, Any] = {"output": data}
+    else:
+        text, problem = shown(event.error, event.transform_error)
+        shown_text = f"Error withheld: {problem}." if problem is not None else display_text(text)
+        outcome = {"errorText": shown_text, "errorKind": event.error_kind}
+    result = {"toolCallId": event.call_id, "toolName": event.tool_name, "step": event.step, **outcome}
+    if problem is not None:
+        result["transformError"] = problem
+    return {"type": "data-agentkit-background", "id": f"background_{event.call_id}", "data": result}
+
+
+def _output(event: OutputDeltaEvent | OutputEvent) -> Chunk:
+    """The structured answer so far (``partial``) or validated (``output``): one data part, updated in place."""
+    final = isinstance(event, OutputEvent)
+    data, problem = jsonable(event.output if isinstance(event, OutputEvent) else event.partial)
+    answer: dict[str, Any] = {"output" if final else "partial": data, "step": event.step}
+    if problem is not None:
+        answer["serializeError"] = problem
+    return {"type": "data-agentkit-output", "id": "output", "data": answer}
+
+
 class _Translator:
     """Turns one run's events into UI message chunks, keeping the open text part, steps and calls."""
 
@@ -191,6 +261,9 @@ class _Translator:
         self.announced: set[str] = set()
         self.subagents: dict[str, _SubagentView] = {}
         self.dirty: set[str] = set()
+        self.step_calls: list[str] = []  # this step's calls (ToolCallEvent), in order
+        self.step_approvals: set[str] = set()  # ... those that wait for approval
+        self.step_outcomes: set[str] = set()  # ... those that have a result or an error
 
     def end_text(self) -> list[Chunk]:
         if self.text_id is None:
@@ -206,6 +279,7 @@ class _Translator:
         if self.step is not None:
             out.append({"type": "finish-step"})
         self.step = step
+        self.step_calls, self.step_approvals, self.step_outcomes = [], set(), set()
         out.append({"type": "start-step"})
         return out
 
@@ -250,6 +324,7 @@ class _Translator:
                 out.append({"type": "tool-input-delta", "toolCallId": event.call_id, "inputTextDelta": delta})
         elif isinstance(event, ToolCallEvent):
             out += self.enter_step(event.step) + self.end_text() + self.announce(event.call_id, event.tool_name)
+            self.step_calls.append(event.call_id)
             data, problem = shown(event.input, event.transform_error)
             out.append(
                 {
@@ -261,15 +336,18 @@ class _Translator:
                 }
             )
         elif isinstance(event, ToolResultEvent):
+            self.step_outcomes.add(event.call_id)
             data, problem = shown(event.output, event.transform_error)
             out.append({"type": "tool-output-available", "toolCallId": event.call_id, "output": data})
             out[-1].update(_metadata(problem))
         elif isinstance(event, ToolErrorEvent):
+            self.step_outcomes.add(event.call_id)
             if event.error_kind == "denied":
                 out.append({"type": "tool-output-denied", "toolCallId": event.call_id})
             else:
                 out.append({"type": "tool-output-error", "toolCallId": event.call_id, "errorText": _error_text(event)})
         elif isinstance(event, ApprovalRequestedEvent):
+            self.step_approvals.add(event.call_id)
             data, problem = shown(event.payload, event.transform_error)
             descriptor: dict[str, Any] = {"payload": data}
             if problem is not None:
@@ -294,12 +372,45 @@ class _Translator:
             if problem is not None:
                 progress["serializeError"] = problem
             out.append({"type": "data-agentkit-progress", "id": f"progress_{event.call_id}", "data": progress})
+        elif isinstance(event, BackgroundResultEvent):
+            out.append(_background(event))
+        elif isinstance(event, (OutputDeltaEvent, OutputEvent)):
+            out.append(_output(event))
         elif isinstance(event, StepFinishEvent):
             out += self.step_finish(event)
+        elif isinstance(event, (ClientToolCallEvent, FinishEvent)):  # pyright: ignore[reportUnnecessaryIsInstance]  # the last kinds: assert_never checks the chain is whole
+            pass  # IGNORED_EVENTS says why
+        else:
+            assert_never(event)
+        return out
+
+    def automatic_approvals(self) -> list[Chunk]:
+        """For a step that waits for approvals: an automatic approval of each call that needs none.
+
+        They wait with the others (the turn runs together on resume); approved automatically, their parts
+        let the AI SDK's ``lastAssistantMessageIsCompleteWithApprovalResponses`` send the user's decisions.
+        """
+        if not self.step_approvals:
+            return []
+        out: list[Chunk] = []
+        for call_id in self.step_calls:
+            if call_id in self.step_approvals or call_id in self.step_outcomes:
+                continue
+            descriptor = {"automatic": "needs no approval: runs with the turn's other calls once they are decided"}
+            out.append(
+                {
+                    "type": "tool-approval-request",
+                    "approvalId": call_id,
+                    "toolCallId": call_id,
+                    "isAutomatic": True,
+                    "approvalDescriptor": descriptor,
+                }
+            )
+            out.append({"type": "tool-approval-response", "approvalId": call_id, "approved": True})
         return out
 
     def step_finish(self, event: StepFinishEvent) -> list[Chunk]:
-        out = self.end_text()
+        out = self.end_text() + self.automatic_approvals()
         usage, _ = jsonable(event.usage)
         step = {"step": event.step, "finishReason": event.finish_reason, "toolCalls": event.tool_calls, "usage": usage}
         out.append({"type": "data-agentkit-step", "id": f"step_{event.step}", "data": step})
@@ -367,6 +478,11 @@ async def ui_message_chunks(
         if on_finish is not None:
             await on_finish()
         cost = await _run_cost(events) if finish is not None else None
+    except UIInputError as exc:  # the request lost a race (another request resumed the run): said as it is
+        for chunk in translator.end_text():
+            yield chunk
+        yield {"type": "error", "errorText": exc.message}
+        return
     except Exception as exc:  # reported to the UI as an error chunk, logged in full
         logger.exception("agent run failed while streaming UI message %s", message_id)
         for chunk in translator.end_text():
@@ -378,10 +494,10 @@ async def ui_message_chunks(
 
 
 async def _run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
-    """The estimated cost of the finished run behind `events` (an `AgentStream`), off the event loop.
+    """The estimated cost of the finished run behind `events` (an `AgentStream`, a `UIRun`), off the event loop.
 
     The price table loads on its first use (a few tenths of a second): a worker thread does it. None for
-    events that are not an `AgentStream`, and when a request's price is unknown.
+    other iterables of events, and when a request's price is unknown.
     """
     if not _is_stream(events):
         return None
@@ -392,7 +508,7 @@ async def _run_cost(events: AsyncIterable[AgentEvent]) -> Decimal | None:
 def _is_stream(events: object) -> TypeIs[AgentStream[Any]]:
     from ..agent import AgentStream
 
-    return isinstance(events, AgentStream)
+    return isinstance(events, AgentStream)  # a UIRun too
 
 
 def _decimal_text(value: Decimal | None) -> str | None:
@@ -409,10 +525,11 @@ async def open_ui_message_stream(
 ) -> AsyncIterator[str]:
     """Answer one ``useChat`` request body: its server-sent events, ending with `DONE`.
 
-    Parses the body (`parse_request`), claims a paused run or picks the history, starts the run, and
-    stores its outcome: a paused run under the response's message id (the UI's approval answers name
-    it), a finished history under the same id (the next turn continues from it). `run_options` go to
-    `Agent.stream` / `Agent.resume_stream` (``deps=...``, ...).
+    Parses the body (`parse_request`) and checks it against the paused run or picks the history; the
+    returned events start the run (taking a paused run from `store` only then: a client gone before the
+    response streams loses nothing) and store its outcome: a paused run under the response's message id
+    (an unguessable id: the UI's answers name it), a finished history under the same id (the next turn
+    continues from it). `run_options` go to `Agent.stream` / `Agent.resume_stream` (``deps=...``, ...).
 
     Raises:
         UIInputError: before anything is streamed, for a request that cannot be answered (its ``status``

@@ -128,7 +128,8 @@ async def test_a_misspelled_keyword_is_a_type_error_and_a_run_time_error() -> No
         agent.generate_sync("x", xyz=1)  # type: ignore[call-overload]
     paused = await agent.generate("weather?")
     with pytest.raises(
-        TypeError, match=r"resume\(\) got an unexpected keyword argument 'max_steps' \(it takes cancel, context, "
+        TypeError,
+        match=r"resume\(\) got an unexpected keyword argument 'max_steps' \(it takes cancel, code_mode, context, ",
     ):
         await agent.resume(paused, max_steps=3)  # type: ignore[call-overload]
     with pytest.raises(

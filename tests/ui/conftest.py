@@ -71,6 +71,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _install("Debian's Chromium", [apt, "install", "-y", "-q", "chromium"], say)
 
 
+def split_url(url: str) -> tuple[str, str]:
+    """The playground's printed URL as its base (``http://host:port/``) and its token."""
+    base, _, query = url.partition("?token=")
+    return base, query
+
+
 def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
     stdout = process.stdout
     assert stdout is not None
@@ -83,7 +89,7 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 @pytest.fixture(scope="session")
 def playground_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`python -m agentkit.playground tests/ui/demo_agent.py:agent --port 0`, running; its URL."""
+    """`python -m agentkit.playground tests/ui/demo_agent.py:agent --port 0`, running; its URL (token included)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path_factory.mktemp("playground") / "stderr.txt"
     with log.open("w") as stderr:

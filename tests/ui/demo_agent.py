@@ -2,7 +2,8 @@
 
 Turn 1: some text, then `lookup_order` (a pydantic output with a datetime and a Decimal: dumped as JSON,
 never a repr). Turn 2: `refund`, which needs approval (displays see the card number masked).
-Turn 3: the answer, which says whether the refund ran. Each turn reports usage with cache and reasoning
+Turn 3: the answer, which says whether the refund ran. A prompt mentioning a note adds `add_note` (no
+approval needed) to the refund's turn: the mixed turn. Each turn reports usage with cache and reasoning
 details, and names a priced model (gpt-4o-mini on OpenAI), so the timeline has a cost to show.
 """
 
@@ -14,7 +15,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentkit import Agent, AssistantMessage, ModelResponse, ToolCall, ToolResultsMessage, ToolTransform, Usage, tool
+from agentkit import (
+    Agent,
+    AssistantMessage,
+    ModelResponse,
+    ToolCall,
+    ToolResultsMessage,
+    ToolTransform,
+    Usage,
+    UserMessage,
+    tool,
+)
 from agentkit.messages import Message
 from agentkit.testing import FunctionInfo, FunctionModel
 
@@ -42,6 +53,19 @@ def lookup_order(order_id: str) -> Order:
 
 
 REFUNDS: list[str] = []
+NOTES: list[str] = []
+
+
+@tool
+def add_note(order_id: str, text: str) -> str:
+    """Add a note to an order (needs no approval).
+
+    Args:
+        order_id: The order number.
+        text: The note.
+    """
+    NOTES.append(text)
+    return f"noted on order {order_id}"
 
 
 @tool(requires_approval=True, transform=ToolTransform(input=_mask))
@@ -64,7 +88,11 @@ def script(messages: list[Message], info: FunctionInfo) -> ModelResponse:
         turn = AssistantMessage("Let me look that up.", [ToolCall("call_lookup", "lookup_order", {"order_id": "42"})])
     elif last.results[0].name == "lookup_order":
         arguments = {"order_id": "42", "amount": 19.99, "card": "4111-1111"}
-        turn = AssistantMessage("", [ToolCall("call_refund", "refund", arguments)])
+        calls = [ToolCall("call_refund", "refund", arguments)]
+        asked = " ".join(str(m.content) for m in messages if isinstance(m, UserMessage))
+        if "note" in asked:  # a turn mixing a call that needs approval with one that does not
+            calls.append(ToolCall("call_note", "add_note", {"order_id": "42", "text": "refund asked"}))
+        turn = AssistantMessage("", calls)
     elif last.results[0].is_error:
         turn = AssistantMessage("Understood: no refund was made.")
     else:
@@ -80,5 +108,5 @@ agent = Agent(
     name="Support desk",
     instructions="Help with orders.",
     model=FunctionModel(script, name="scripted-support"),
-    tools=[lookup_order, refund],
+    tools=[lookup_order, refund, add_note],
 )

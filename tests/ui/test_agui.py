@@ -87,6 +87,16 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == kind]
 
 
+def interrupt_ids(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Call id -> interrupt id, from the run's RUN_FINISHED (the ids a resume must answer by)."""
+    return {i["toolCallId"]: i["id"] for i in events[-1]["outcome"]["interrupts"]}
+
+
+def answer(events: list[dict[str, Any]], call_id: str, **entry: Any) -> list[dict[str, Any]]:
+    """One resume entry for `call_id`'s interrupt (resolved with `payload`, unless `entry` says otherwise)."""
+    return [{"interruptId": interrupt_ids(events)[call_id], "status": "resolved", **entry}]
+
+
 async def test_every_event_of_the_kitchen_sink_run_validates() -> None:
     events = await run(kitchen_sink(), body(new_thread(), "r1", [user("go")]), MemoryRunStore())
     kinds = {e["type"] for e in events}
@@ -129,9 +139,11 @@ async def test_every_event_of_the_kitchen_sink_run_validates() -> None:
     assert of_type(events, "SUBAGENT_FINISHED")[0]["result"] == "The helper is done."
     finished = events[-1]
     assert finished["outcome"]["type"] == "interrupt"
+    pause_key, call = finished["outcome"]["interrupts"][0]["id"].split(":")
+    assert call == "c_pay" and pause_key.startswith("pause_") and len(pause_key) > 24  # unguessable, server-made
     assert finished["outcome"]["interrupts"] == [
         {
-            "id": "c_pay",
+            "id": f"{pause_key}:c_pay",
             "reason": "tool_call",
             "message": "Approve the call to 'pay'?",
             "toolCallId": "c_pay",
@@ -152,7 +164,7 @@ async def test_approve_then_the_resumed_run_reports_the_result_and_only_its_own_
     store, thread = MemoryRunStore(), new_thread()
     first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
     assert first[-1]["usage"] == [{"inputTokens": 240, "outputTokens": 24, "totalTokens": 264}]
-    resume = [{"interruptId": "call_refund", "status": "resolved", "payload": {"approved": True}}]
+    resume = answer(first, "call_refund", payload={"approved": True})
     before = len(demo_agent.REFUNDS)
     second = await run(demo_agent.agent, body(thread, "r2", [], resume=resume), store)
     assert len(demo_agent.REFUNDS) == before + 1
@@ -174,11 +186,10 @@ async def test_approve_then_the_resumed_run_reports_the_result_and_only_its_own_
 )
 async def test_deny_and_cancel_both_deny(entry: dict[str, Any], answer: str) -> None:
     store, thread = MemoryRunStore(), new_thread()
-    await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
+    first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
     before = len(demo_agent.REFUNDS)
-    events = await run(
-        demo_agent.agent, body(thread, "r2", [], resume=[{"interruptId": "call_refund", **entry}]), store
-    )
+    resume = [{"interruptId": interrupt_ids(first)["call_refund"], **entry}]
+    events = await run(demo_agent.agent, body(thread, "r2", [], resume=resume), store)
     assert len(demo_agent.REFUNDS) == before
     result = of_type(events, "TOOL_CALL_RESULT")[0]
     assert result["metadata"]["agentkit"]["errorKind"] == "denied"
@@ -188,32 +199,56 @@ async def test_deny_and_cancel_both_deny(entry: dict[str, Any], answer: str) -> 
 @pytest.mark.parametrize(
     ("resume", "message"),
     [
-        (
-            [{"interruptId": "other", "status": "resolved", "payload": {"approved": True}}],
-            "no decision for the pending",
-        ),
-        ([{"interruptId": "call_refund", "status": "resolved", "payload": {"ok": True}}], "payload must be"),
-        (
-            [{"interruptId": "call_refund", "status": "resolved", "payload": {"approved": True, "editedArgs": {}}}],
-            "editedArgs is not supported",
-        ),
+        ({"call": "other", "payload": {"approved": True}}, "no decision for the pending"),
+        ({"payload": {"ok": True}}, "payload must be"),
+        ({"payload": {"approved": "false"}}, "payload must be"),
+        ({"payload": {"approved": True, "editedArgs": {}}}, "editedArgs is not supported"),
     ],
 )
-async def test_bad_resumes_are_run_errors_and_leave_the_interrupt_open(resume: list[Any], message: str) -> None:
+async def test_bad_resumes_are_run_errors_and_leave_the_interrupt_open(resume: dict[str, Any], message: str) -> None:
     store, thread = MemoryRunStore(), new_thread()
-    await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
-    events = await run(demo_agent.agent, body(thread, "r2", [], resume=resume), store)
+    first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
+    key = interrupt_ids(first)["call_refund"].split(":")[0]
+    entry = {"interruptId": f"{key}:{resume.get('call', 'call_refund')}", "status": "resolved"}
+    events = await run(
+        demo_agent.agent, body(thread, "r2", [], resume=[{**entry, "payload": resume["payload"]}]), store
+    )
     assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert message in events[-1]["message"] and events[-1]["code"] == "invalid_input"
-    ok = [{"interruptId": "call_refund", "status": "resolved", "payload": {"approved": False}}]
+    ok = answer(first, "call_refund", payload={"approved": False})
     assert (await run(demo_agent.agent, body(thread, "r3", [], resume=ok), store))[-1]["type"] == "RUN_FINISHED"
 
 
-async def test_new_input_on_a_thread_with_open_interrupts_is_refused() -> None:
+async def test_new_input_on_a_thread_with_open_interrupts_is_refused_naming_none() -> None:
     store, thread = MemoryRunStore(), new_thread()
-    await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
+    first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
     events = await run(demo_agent.agent, body(thread, "r2", [user("something else", "u2")]), store)
-    assert events[-1]["type"] == "RUN_ERROR" and "open interrupts ['call_refund']" in events[-1]["message"]
+    assert events[-1]["type"] == "RUN_ERROR" and "waiting for answers to its interrupts" in events[-1]["message"]
+    assert "call_refund" not in json.dumps(events) and interrupt_ids(first)["call_refund"] not in json.dumps(events)
+
+
+async def test_only_the_client_that_got_the_interrupts_can_answer_them() -> None:
+    """Issue 17 §1.3: a second client that knows the thread id cannot approve another client's refund."""
+    store, thread = MemoryRunStore(), new_thread()
+    first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
+    before = len(demo_agent.REFUNDS)
+    approve = {"status": "resolved", "payload": {"approved": True}}
+    guesses = [
+        [{"interruptId": "call_refund", **approve}],  # the call id alone (what the thread used to be keyed by)
+        [{"interruptId": "pause_0123456789abcdef01234567:call_refund", **approve}],  # a made-up key
+        [{"interruptId": f"{thread}:call_refund", **approve}],
+    ]
+    for attempt, resume in enumerate(guesses):
+        events = await run(demo_agent.agent, body(thread, f"x{attempt}", [], resume=resume), store)
+        assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "invalid_input"
+        assert interrupt_ids(first)["call_refund"] not in json.dumps(events)  # the real id is never listed
+    other_thread = await run(
+        demo_agent.agent, body(new_thread(), "x9", [], resume=answer(first, "call_refund", **approve)), store
+    )
+    assert other_thread[-1]["type"] == "RUN_ERROR"  # the key belongs to its own thread
+    assert len(demo_agent.REFUNDS) == before
+    done = await run(demo_agent.agent, body(thread, "r2", [], resume=answer(first, "call_refund", **approve)), store)
+    assert done[-1]["type"] == "RUN_FINISHED" and len(demo_agent.REFUNDS) == before + 1
 
 
 async def test_an_invalid_body_is_a_run_error_naming_the_field() -> None:
@@ -235,8 +270,8 @@ async def test_a_failing_run_is_a_masked_run_error() -> None:
 
 async def test_the_next_turn_continues_from_the_recorded_history() -> None:
     store, thread = MemoryRunStore(), new_thread()
-    await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
-    ok = [{"interruptId": "call_refund", "status": "resolved", "payload": {"approved": True}}]
+    first = await run(demo_agent.agent, body(thread, "r1", [user("refund 42")]), store)
+    ok = answer(first, "call_refund", payload={"approved": True})
     second = await run(demo_agent.agent, body(thread, "r2", [], resume=ok), store)
     last_text = of_type(second, "TEXT_MESSAGE_START")[-1]["messageId"]
     client_view = [user("refund 42"), {"id": last_text, "role": "assistant", "content": "Done."}, user("thanks", "u2")]
@@ -315,7 +350,8 @@ async def test_suspensions_and_client_calls_are_interrupts_answered_by_resume_en
     first = await run(agent, body(thread, "r1", [user("book and locate")]), store)
     finished = first[-1]
     assert finished["type"] == "RUN_FINISHED" and finished["metadata"]["agentkit"]["status"] == "suspended"
-    interrupts = {i["id"]: i for i in finished["outcome"]["interrupts"]}
+    interrupts = {i["toolCallId"]: i for i in finished["outcome"]["interrupts"]}
+    ids = interrupt_ids(first)
     assert interrupts["c_book"]["reason"] == "input_required"
     assert interrupts["c_book"]["responseSchema"]["pattern"] == "^[0-9]+[A-F]$"
     assert interrupts["c_book"]["metadata"]["agentkit"]["payload"] == "Which seat on LH1?"
@@ -323,14 +359,14 @@ async def test_suspensions_and_client_calls_are_interrupts_answered_by_resume_en
         "city"
     ]
     bad = [
-        {"interruptId": "c_book", "status": "resolved", "payload": "row 12"},
-        {"interruptId": "c_loc", "status": "resolved", "payload": {"city": "Oslo"}},
+        {"interruptId": ids["c_book"], "status": "resolved", "payload": "row 12"},
+        {"interruptId": ids["c_loc"], "status": "resolved", "payload": {"city": "Oslo"}},
     ]
     refused = await run(agent, body(thread, "r2", [], resume=bad), store)
     assert refused[-1]["type"] == "RUN_ERROR" and "does not fit" in refused[-1]["message"]  # the pause stays open
     good = [
-        {"interruptId": "c_book", "status": "resolved", "payload": "12A"},
-        {"interruptId": "c_loc", "status": "resolved", "payload": {"city": "Oslo"}},
+        {"interruptId": ids["c_book"], "status": "resolved", "payload": "12A"},
+        {"interruptId": ids["c_loc"], "status": "resolved", "payload": {"city": "Oslo"}},
     ]
     done = await run(agent, body(thread, "r3", [], resume=good), store)
     assert done[-1]["metadata"]["agentkit"]["status"] == "complete"

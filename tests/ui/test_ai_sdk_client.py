@@ -16,7 +16,7 @@ from agentkit import Agent
 from agentkit.ui.vercel import DONE, to_sse, ui_message_chunks
 
 from . import demo_agent
-from .conftest import JS, node
+from .conftest import JS, node, split_url
 from .helpers import kitchen_sink
 
 
@@ -82,8 +82,9 @@ async def test_the_sdk_applies_a_resumed_stream_to_the_paused_message(tmp_path: 
     assert parts(message, "text")[-1]["text"] == "Done: refunded 19.99 on order 42."
 
 
-def roundtrip(url: str, decision: str) -> dict[str, Any]:
-    args = [node(), str(JS / "chat-roundtrip.mjs"), url + "api/chat", "Please refund order 42", decision]
+def roundtrip(url: str, decision: str, prompt: str = "Please refund order 42") -> dict[str, Any]:
+    base, token = split_url(url)
+    args = [node(), str(JS / "chat-roundtrip.mjs"), base + "api/chat", prompt, decision, token]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
@@ -108,6 +109,27 @@ def test_the_sdk_chat_client_denies_through_a_live_server(playground_url: str) -
     refund = next(p for p in assistant["parts"] if p["type"] == "tool-refund")
     assert refund["state"] == "output-denied"
     assert parts(assistant, "text")[-1]["text"] == "Understood: no refund was made."
+
+
+def test_the_sdk_chat_client_resumes_a_turn_mixing_approval_and_free_calls(playground_url: str) -> None:
+    """Issue 17 §3.4: `lastAssistantMessageIsCompleteWithApprovalResponses` resends once the refund is decided.
+
+    The note needs no approval: it gets an automatic approval (no decision of the user's), so the resend
+    condition holds once the refund is decided; both run on the resume, each once.
+    """
+    notes, refunds = len(demo_agent.NOTES), len(demo_agent.REFUNDS)
+    result = roundtrip(playground_url, "approve", "Please refund order 42 and add a note")
+    assert result["finishes"] == 2
+    assistant = result["messages"][-1]
+    note = next(p for p in assistant["parts"] if p["type"] == "tool-add_note")
+    refund = next(p for p in assistant["parts"] if p["type"] == "tool-refund")
+    assert note["state"] == "output-available" and note["output"] == "noted on order 42"
+    assert note["approval"]["isAutomatic"] is True  # never shown to the user as a decision to make
+    assert refund["state"] == "output-available" and refund["approval"]["approved"] is True
+    assert assistant["metadata"]["agentkit"]["status"] == "complete"
+    assert parts(assistant, "text")[-1]["text"] == "Done: refunded 19.99 on order 42."
+    # the playground runs in another process: its tools' lists are there; the texts above say each ran once
+    assert (len(demo_agent.NOTES), len(demo_agent.REFUNDS)) == (notes, refunds)
 
 
 def test_the_committed_playground_bundle_is_what_the_build_makes(tmp_path: Path) -> None:

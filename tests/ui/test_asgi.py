@@ -94,16 +94,34 @@ async def test_playground_serves_the_page_the_agent_and_the_inspectors() -> None
         script = await http.get("/static/vendor/ai-chat.js")
         assert script.status_code == 200 and "ai@" in script.text[:200]
         info = (await http.get("/api/agent")).json()
-        assert info["name"] == "Support desk" and [t["key"] for t in info["tools"]] == ["lookup_order", "refund"]
+        assert info["name"] == "Support desk"
+        assert [t["key"] for t in info["tools"]] == ["lookup_order", "refund", "add_note"]
         assert info["tools"][1]["requiresApproval"] is True and "anthropic" in info["vendors"]
         payload = (await http.post("/api/payload", json={"vendor": "anthropic", "messages": [user("hi")]})).json()
         assert payload["payload"]["messages"] == [{"role": "user", "content": "hi"}]
         assert payload["payload"]["system"] == "Help with orders."
-        assert [t["name"] for t in payload["payload"]["tools"]] == ["lookup_order", "refund"]
+        assert [t["name"] for t in payload["payload"]["tools"]] == ["lookup_order", "refund", "add_note"]
         report = (await http.get("/api/compatibility")).json()
         assert {r["vendor"] for r in report} >= {"openai", "gemini"} and all(not r["rejected"] for r in report)
         unknown = await http.post("/api/payload", json={"vendor": "nope", "messages": []})
         assert unknown.status_code == 422 and "Unknown provider 'nope'" in unknown.json()["error"]
+
+
+async def test_the_payload_inspector_masks_what_the_page_masks() -> None:
+    """Issue 17 §4.7: the card number the page masks (refund's input, the order's output) is masked there too."""
+    asgi = playground_app(demo_agent.agent, hosts=_hosts("127.0.0.1", 8765), token="t0k-0123456789abcdef")
+    headers = {"authorization": "Bearer t0k-0123456789abcdef"}
+    async with client(asgi) as http:
+        first = await http.post("/api/chat", json={"id": "c", "messages": [user("refund 42")]}, headers=headers)
+        assert first.status_code == 200
+        message_id = frames(first.text)[0]["messageId"]
+        conversation = [user("refund 42"), {"id": message_id, "role": "assistant", "parts": []}]
+        for vendor in ("openai", "anthropic"):
+            shown = await http.post("/api/payload", json={"vendor": vendor, "messages": conversation}, headers=headers)
+            assert shown.status_code == 200
+            text = json.dumps(shown.json())
+            assert "4111-1111" not in text and "****1111" in text, vendor
+            assert "2 tool call(s) or result(s) shown as the page shows them" in shown.json()["note"]
 
 
 async def test_playground_refuses_other_hosts_and_requires_its_token() -> None:
@@ -135,15 +153,22 @@ def test_access_token_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     from agentkit.playground import _UsageError, access_token
 
     monkeypatch.delenv("AGENTKIT_DEV_TOKEN", raising=False)
-    assert access_token("127.0.0.1", allow_remote=False) is None
-    assert access_token("::1", allow_remote=False, token="given") == "given"
+    on_loopback = access_token("127.0.0.1", allow_remote=False)  # issue 17 §4.7: a token by default, as Jupyter
+    assert on_loopback is not None and len(on_loopback) >= 24
+    assert access_token("127.0.0.1", allow_remote=False, no_token=True) is None
+    assert access_token("::1", allow_remote=False, token="given-0123456789ab") == "given-0123456789ab"
+    for weak in (" ", "short", "has spaces in it, long enough"):
+        with pytest.raises(_UsageError, match="at least 16 characters and no spaces"):
+            access_token("127.0.0.1", allow_remote=False, token=weak)
+    with pytest.raises(_UsageError, match="--no-token works on a loopback address only"):
+        access_token("192.0.2.10", allow_remote=True, no_token=True)
     with pytest.raises(_UsageError, match="--allow-remote"):
         access_token("192.0.2.10", allow_remote=False)
     generated = access_token("192.0.2.10", allow_remote=True)
     assert generated is not None and len(generated) >= 24
     assert access_token("192.0.2.10", allow_remote=True) != generated
-    monkeypatch.setenv("AGENTKIT_DEV_TOKEN", "from-env")
-    assert access_token("0.0.0.0", allow_remote=True) == "from-env"
+    monkeypatch.setenv("AGENTKIT_DEV_TOKEN", "from-env-0123456789")
+    assert access_token("0.0.0.0", allow_remote=True) == "from-env-0123456789"
 
 
 def test_agentkit_dev_goes_through_the_main_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -116,8 +116,10 @@ def test_deny_and_the_inspectors_in_the_browser(page: Any, playground_url: str) 
     expect(payload).to_contain_text('"tools"', timeout=WAIT_MS)
     expect(payload).to_contain_text('"name": "refund"')
     expect(payload).to_contain_text("Refund order 42")  # the conversation so far is in the request
-    # exact: the recorded history with the real arguments the model sent, not the page's masked copy
-    expect(payload).to_contain_text("4111-1111")
+    # the recorded history, with what the page masks masked the same way (issue 17 §4.7)
+    expect(payload).to_contain_text("****1111")
+    expect(payload).not_to_contain_text("4111-1111")
+    expect(page.get_by_test_id("payload-note")).to_contain_text("as the page shows them")
     page.get_by_test_id("vendor").select_option("gemini")
     expect(payload).to_contain_text("functionDeclarations", timeout=WAIT_MS)
     page.screenshot(path=str(ARTIFACTS / "playground-payload.png"))
@@ -126,3 +128,26 @@ def test_deny_and_the_inspectors_in_the_browser(page: Any, playground_url: str) 
     report = page.get_by_test_id("compatibility")
     expect(report).to_contain_text("anthropic", timeout=WAIT_MS)
     expect(report).to_contain_text("lookup_order")
+
+
+def test_a_turn_mixing_an_approval_and_a_free_call_in_the_browser(page: Any, playground_url: str) -> None:
+    """Issue 17 §3.4: approving the refund resumes the turn; the note (no approval needed) never blocks it."""
+    from playwright.sync_api import expect
+
+    page.goto(playground_url)
+    page.get_by_test_id("prompt").fill("Please refund order 42 and add a note")
+    page.get_by_test_id("send").click()
+    refund = page.locator('[data-testid="tool-call"][data-tool="refund"]')
+    note = page.locator('[data-testid="tool-call"][data-tool="add_note"]')
+    expect(refund).to_have_attribute("data-state", "approval-requested", timeout=WAIT_MS)
+    expect(note.get_by_test_id("waits")).to_contain_text("no approval needed", timeout=WAIT_MS)
+    expect(note.get_by_test_id("approve")).to_have_count(0)  # nothing for the user to decide there
+    expect(page.get_by_test_id("status")).to_have_text("ready", timeout=WAIT_MS)
+    refund.get_by_test_id("approve").click()
+    expect(refund).to_have_attribute("data-state", "output-available", timeout=WAIT_MS)
+    expect(note).to_have_attribute("data-state", "output-available", timeout=WAIT_MS)
+    expect(note.get_by_test_id("tool-output")).to_have_text("noted on order 42")
+    expect(page.get_by_test_id("assistant-text").last).to_have_text(
+        "Done: refunded 19.99 on order 42.", timeout=WAIT_MS
+    )
+    page.screenshot(path=str(ARTIFACTS / "playground-mixed-turn.png"))

@@ -64,6 +64,9 @@ function toolView(part, progress) {
     card.append(el('div', { class: 'label' }, 'error'), el('pre', { class: 'err', 'data-testid': 'tool-error' }, part.errorText));
   } else if (state === 'output-denied') {
     card.append(el('div', { class: 'err' }, 'denied'));
+  } else if (part.approval?.isAutomatic) {
+    // needs no approval: the server holds it with the turn's other calls until those are decided
+    card.append(el('div', { class: 'label', 'data-testid': 'waits' }, 'no approval needed: runs once the others are decided'));
   } else if (state === 'approval-requested') {
     const decide = approved => () => chat.addToolApprovalResponse({ id: part.approval.id, approved });
     const payload = part.approval.descriptor?.payload;

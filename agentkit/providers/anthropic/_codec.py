@@ -91,6 +91,13 @@ TOOL_SEARCH = MappingProxyType({"type": "tool_search_tool_bm25_20251119", "name"
 ``ToolSearchToolBm25_20251119Param``): sent with the deferred tools, which carry ``defer_loading: true``.
 Its ``server_tool_use`` and ``tool_search_tool_result`` blocks are kept and replayed like thinking blocks."""
 
+PROGRAMMATIC = MappingProxyType({"type": "code_execution_20260120", "name": "code_execution"})
+"""Anthropic's code execution tool (anthropic SDK ``CodeExecutionTool20260120Param``; platform.claude.com,
+programmatic-tool-calling): tools marked ``allowed_callers: ["code_execution_20260120"]`` are called by the
+programs it runs; those ``tool_use`` blocks carry ``caller: {"type": "code_execution_20260120", "tool_id"}``
+(kept in ``ToolCall.provider_details["caller"]``), the ``server_tool_use`` and ``code_execution_tool_result``
+blocks are replayed like thinking blocks, and the response's ``container`` id is sent back as ``container``."""
+
 STRICT_LIMITS = {"tools": 20, "optional": 24, "unions": 16}
 """Anthropic's per-request strict budget (constraints.json ``anthropic_strict.per_request_limits``)."""
 
@@ -158,6 +165,8 @@ class AnthropicProvider(Provider):
         )
 
     tool_search = TOOL_SEARCH
+    programmatic_tool = PROGRAMMATIC
+    programmatic_caller = "code_execution_20260120"
 
     def strict_budget(
         self, registry: Tools, *, strict: bool | None = None, active_tools: Iterable[str] | None = None
@@ -185,6 +194,7 @@ class AnthropicProvider(Provider):
         names = self.names(registry, aliases=aliases) if registry is not None else None
         system: list[str] = []
         turns: list[dict[str, Any]] = []
+        container: str | None = None
         for message in messages:
             if isinstance(message, SystemMessage):
                 if message.text:
@@ -194,6 +204,9 @@ class AnthropicProvider(Provider):
                 role, blocks = "user", [_part(p, _USER_NOTE) for p in message.parts]
             elif isinstance(message, AssistantMessage):
                 role, blocks = "assistant", self._assistant_blocks(message, names)
+                mine = (message.provider_details or {}).get(self.name)
+                if is_object(mine) and isinstance(mine.get("container"), str):
+                    container = mine["container"]
             elif isinstance(message, ToolResultsMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 role, blocks = "user", [self._result_block(r) for r in message.results]
             else:
@@ -217,6 +230,8 @@ class AnthropicProvider(Provider):
         if system:
             fragment["system"] = "\n\n".join(system)
         fragment["messages"] = turns
+        if container is not None:
+            fragment["container"] = container  # the programs of this conversation run on in their container
         return fragment
 
     def _assistant_blocks(self, message: AssistantMessage, names: NameMap | None) -> list[dict[str, Any]]:
@@ -250,11 +265,15 @@ class AnthropicProvider(Provider):
         kept = [b for b in content if b.get("type") not in ("text", "tool_use")]
         usage = data.get("usage")
         usage = usage if is_object(usage) else {}
+        mine: dict[str, Any] = {"blocks": kept} if kept else {}
+        container = data.get("container")
+        if is_object(container) and isinstance(container.get("id"), str):
+            mine["container"] = container["id"]  # a program's container: the next request continues in it
         return ModelResponse(
             message=AssistantMessage(
                 text=text,
                 tool_calls=self._calls_of(data, registry=registry, aliases=aliases),
-                provider_details={self.name: {"blocks": kept}} if kept else None,
+                provider_details={self.name: mine} if mine else None,
             ),
             usage=cached_prompt_usage(usage, _USAGE_FIELDS),
             finish_reason=mapped_reason(data.get("stop_reason"), _FINISH),

@@ -82,6 +82,13 @@ TOOL_SEARCH = MappingProxyType({"type": "tool_search"})
 ``ToolSearchTool``), sent with the deferred functions, which carry ``defer_loading: true``. Its
 ``tool_search_call`` / ``tool_search_output`` items are kept and replayed like reasoning items."""
 
+PROGRAMMATIC = MappingProxyType({"type": "programmatic_tool_calling"})
+"""OpenAI's programmatic tool calling (openai SDK ``responses.tool_param.ProgrammaticToolCalling``): the model writes
+a JavaScript ``program`` item the server runs; its calls of the tools marked ``allowed_callers: ["programmatic"]``
+arrive as ``function_call`` items with ``caller: {"type": "program", "caller_id"}`` (kept in
+``ToolCall.provider_details["caller"]`` and sent back on the call and its output); the ``program`` and
+``program_output`` items are replayed like reasoning items."""
+
 DETAILS_KEY = "openai-responses"
 """The key of this vendor's entry in `AssistantMessage.provider_details` (other vendors' keys are ignored)."""
 
@@ -105,6 +112,8 @@ class OpenAIResponsesProvider(Provider):
         body["text"] = {**text, **fragment["text"]} if is_object(text) else fragment["text"]
 
     tool_search = TOOL_SEARCH
+    programmatic_tool = PROGRAMMATIC
+    programmatic_caller = "programmatic"
 
     def _tool_definition(self, definition: ToolDefinition, wire_name: str, strict: bool | None) -> dict[str, Any]:
         result = self.schema_dialect(definition, strict)
@@ -148,12 +157,20 @@ class OpenAIResponsesProvider(Provider):
         names = self.names(registry, aliases=aliases) if registry is not None else None
         instructions: list[str] = []
         items: list[dict[str, Any]] = []
+        callers: dict[str, Any] = {}  # call id -> the program that made it: its output names it too
         for message in messages:
             # tool results and assistant turns first: a long history is made of them
             if isinstance(message, ToolResultsMessage):
-                items.extend(self._named_results(message.results, names))
+                outputs = self._named_results(message.results, names)
+                if callers:
+                    outputs = [_with_caller(o, callers) for o in outputs]
+                items.extend(outputs)
             elif isinstance(message, AssistantMessage):
                 items.extend(self._assistant_items(message, names))
+                for call in message.tool_calls:
+                    caller = (call.provider_details or {}).get("caller")
+                    if is_object(caller):
+                        callers[self.wire_id(call.id)] = caller
             elif isinstance(message, SystemMessage):
                 instructions.append(message.text)
             elif isinstance(message, UserMessage):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
@@ -214,9 +231,13 @@ class OpenAIResponsesProvider(Provider):
             "name": names.name_for(call.name) if names is not None else call.name,
             "arguments": arguments_text(call),
         }
-        item_id = (call.provider_details or {}).get("item_id")
+        details = call.provider_details or {}
+        item_id = details.get("item_id")
         if isinstance(item_id, str) and item_id.startswith("fc"):  # the API rejects other id forms here
             item["id"] = item_id
+        caller = details.get("caller")
+        if is_object(caller):
+            item["caller"] = caller
         return item
 
     def parse_response(self, response: Any, *, registry: Tools | None = None, aliases: bool = False) -> ModelResponse:
@@ -326,12 +347,20 @@ def _call_of(item: dict[str, Any]) -> ToolCall:
     details = {k: item[k] for k in ("id", "namespace") if item.get(k)}
     if "id" in details:
         details["item_id"] = details.pop("id")
+    caller = item.get("caller")
+    if is_object(caller) and caller.get("type") not in (None, "direct"):
+        details["caller"] = caller  # made by a program the server runs (programmatic tool calling)
     return ToolCall(
         id=item.get("call_id") or item.get("id") or "",
         name=item.get("name", ""),
         arguments=item.get("arguments", ""),
         provider_details=details or None,
     )
+
+
+def _with_caller(output: dict[str, Any], callers: Mapping[str, Any]) -> dict[str, Any]:
+    caller = callers.get(output.get("call_id") or "")
+    return {**output, "caller": caller} if caller is not None else output
 
 
 def _output(result: ToolResult) -> str | list[dict[str, Any]]:

@@ -243,7 +243,7 @@ class _Builder:
 
     def untouched(self, node: JsonSchema) -> bool:
         """Whether `visit` would leave `node` as it is: a leaf with nothing strict mode rewrites."""
-        if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node):
+        if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node) or "unevaluatedItems" in node:
             return False
         kind = node.get("type")
         if kind is None and self.rules.require_type and "$ref" not in node:
@@ -281,6 +281,18 @@ class _Builder:
         kind = node.get("type")
         if kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node:
             self.strict_object(node, path)
+        if "unevaluatedItems" in node:
+            self.unevaluated_items(node, path)
+
+    def unevaluated_items(self, node: JsonSchema, path: str) -> None:
+        """Drop ``unevaluatedItems`` beside ``items`` (every item is evaluated: it says nothing).
+
+        Otherwise (tuple items, an empty array) it has no strict form: no strict vendor documents the keyword.
+        """
+        if "items" in node:
+            del node["unevaluatedItems"]
+        else:
+            self.log.add(path, "unevaluatedItems", "not supported in strict mode", rejected=True)
 
     def flatten_all_of(self, node: JsonSchema) -> None:
         """Merge into `node` its ``allOf`` members that hold only annotations, then a lone member (lossless)."""
@@ -332,6 +344,12 @@ class _Builder:
             log.add(
                 path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True
             )
+        unevaluated = node.pop("unevaluatedProperties", False)
+        if unevaluated is not False:
+            log.add(path, "unevaluatedProperties", "an open object (any extra keys) cannot be strict", rejected=True)
+        # False is what additionalProperties: false already says of a strict object (every key listed, no
+        # allOf merging properties in): no strict vendor documents the keyword (OpenAI's "Supported schemas",
+        # Anthropic's "JSON Schema limitations"), so it goes, losing nothing
         node["additionalProperties"] = False
         props: dict[str, Any]
         if is_object(raw):

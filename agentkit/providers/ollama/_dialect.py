@@ -82,4 +82,3 @@ def format_schema(schema: JsonSchema) -> DialectResult:
 
     walk_schemas(schema, visit)
     return log.result(schema, True)
-

@@ -10,7 +10,7 @@ from __future__ import annotations as _annotations
 import json
 import traceback
 from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlparse
 
 from opentelemetry import trace
@@ -33,13 +33,35 @@ from .messages import (
 )
 
 if TYPE_CHECKING:
-    from ._agent.loop import RunLoop
     from ._agent.results import RunResult
     from .hooks import ModelRequest
     from .instrumentation import InstrumentationSettings
     from .models import Model
+    from .registry import Registry
+    from .tools import ToolTransform
 
-__all__ = ["PROVIDER_NAMES", "Tracing"]
+__all__ = ["PROVIDER_NAMES", "TracedRun", "Tracing"]
+
+
+class TracedRun(Protocol):
+    """What the spans read of a run (the run's `agentkit._agent.config.RunConfig`)."""
+
+    @property
+    def agent(self) -> Any:
+        """The agent's facts: ``id``, ``name``, ``description``, ``instructions``."""
+        ...
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def streaming(self) -> bool: ...
+
+    @property
+    def registry(self) -> Registry: ...
+
+    def rules(self, key: str) -> ToolTransform: ...
+
 
 _T = TypeVar("_T")
 
@@ -77,7 +99,7 @@ class Tracing:
 
     # ---- a run -----------------------------------------------------------------------------------------
 
-    async def agent(self, loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
+    async def agent(self, loop: TracedRun, body: Awaitable[RunResult]) -> RunResult:
         """Run `body` (the loop) inside an ``invoke_agent`` span."""
         agent = loop.agent
         provider, model = _provider_and_model(loop.model)
@@ -106,7 +128,7 @@ class Tracing:
 
     # ---- a model request -------------------------------------------------------------------------------
 
-    async def chat(self, loop: RunLoop, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
+    async def chat(self, loop: TracedRun, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
         """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
         settings = request.settings
         provider, model = _provider_and_model(request.model)
@@ -114,7 +136,7 @@ class Tracing:
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider,
             "gen_ai.request.model": model,
-            "gen_ai.request.stream": loop.emit is not None,
+            "gen_ai.request.stream": loop.streaming,
         }
         if settings.max_tokens is not None:
             attributes["gen_ai.request.max_tokens"] = settings.max_tokens
@@ -136,7 +158,7 @@ class Tracing:
                 span.set_attribute("gen_ai.output.messages", _json([message]))
             return response
 
-    def _request_content(self, loop: RunLoop, request: ModelRequest, attributes: dict[str, Any]) -> None:
+    def _request_content(self, loop: TracedRun, request: ModelRequest, attributes: dict[str, Any]) -> None:
         system = [m.text for m in request.messages if isinstance(m, SystemMessage)]
         if system:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
@@ -148,7 +170,7 @@ class Tracing:
 
     # ---- a tool call -----------------------------------------------------------------------------------
 
-    async def tool(self, loop: RunLoop, call: ToolCall, run: Awaitable[ToolResult]) -> ToolResult:
+    async def tool(self, loop: TracedRun, call: ToolCall, run: Awaitable[ToolResult]) -> ToolResult:
         """Await `run` (one tool call) inside an ``execute_tool`` span; an error result marks the span."""
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
@@ -279,7 +301,7 @@ def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant(loop: RunLoop, message: AssistantMessage) -> dict[str, Any]:
+def _assistant(loop: TracedRun, message: AssistantMessage) -> dict[str, Any]:
     parts: list[dict[str, Any]] = [{"type": "text", "content": message.text}] if message.text else []
     for call in message.tool_calls:
         shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
@@ -287,7 +309,7 @@ def _assistant(loop: RunLoop, message: AssistantMessage) -> dict[str, Any]:
     return {"role": "assistant", "parts": parts}
 
 
-def _shown_result(loop: RunLoop, result: ToolResult) -> Any:
+def _shown_result(loop: TracedRun, result: ToolResult) -> Any:
     """A result as a display sees it: the shaped output, or the (withheld where redacted) error text."""
     rules = loop.rules(result.name)
     if result.is_error:
@@ -299,7 +321,7 @@ def _shown_result(loop: RunLoop, result: ToolResult) -> Any:
     return shown
 
 
-def _message(loop: RunLoop, message: Message) -> dict[str, Any]:
+def _message(loop: TracedRun, message: Message) -> dict[str, Any]:
     if isinstance(message, UserMessage):
         return {"role": "user", "parts": _parts(message.parts)}
     if isinstance(message, AssistantMessage):

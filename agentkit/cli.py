@@ -128,8 +128,7 @@ def _confirm(key: str, arguments: str, approve: bool) -> None:
 
 def _cmd_call(args: argparse.Namespace) -> int:
     registry = load_target(args.target)
-    if args.tool not in registry:
-        registry[args.tool]  # raises UnknownToolError with a "did you mean"
+    registry.require(args.tool)
     item = registry[args.tool]
     if _approval_needed(item, args.tool, args.arguments):
         _confirm(args.tool, args.arguments, args.approve)
@@ -227,6 +226,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from .evals._cli import run
+
+    return run(args)
+
+
 def _readable(text: str) -> str:
     """A JSON object of results as ``key: value`` lines (values that are JSON text decoded), else `text`."""
     try:
@@ -304,6 +309,12 @@ def _parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("--model", "-m", default=None, help="vendor:model-name or 'test' (default: the agent's)")
     run_cmd.add_argument("--max-steps", type=int, default=8)
     run_cmd.set_defaults(run=_cmd_run)
+
+    eval_cmd = commands.add_parser("eval", help="score a model's tool calls on BFCL or your own cases")
+    from .evals._cli import add_arguments as add_eval_arguments
+
+    add_eval_arguments(eval_cmd)
+    eval_cmd.set_defaults(run=_cmd_eval)
 
     # listed for --help; `main` hands `agentkit dev ...` to the playground's own parser
     commands.add_parser("dev", help="a local web page to talk to an agent (agentkit dev --help)", add_help=False)

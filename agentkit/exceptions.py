@@ -32,7 +32,11 @@ Exception
 │   ├── WorkflowStepError                   a workflow step failed; names the step
 │   ├── MCPConnectionError (ConnectionError) an MCP server could not be started, initialized or listed
 │   ├── MCPLoadError (ValueError)           a ``module:attr`` / ``file.py:attr`` target that cannot be loaded
+│   ├── MCPRequestError                     an MCP server answered a request (a resource, a prompt) with an error
 │   ├── UIInputError (ValueError)           a UI request that cannot be mapped to a run; keeps the HTTP status
+│   ├── TemporalLimitError                  a durable run cannot go on within Temporal's limits; names the limit
+│   ├── CassetteMiss (LookupError)          a request a replaying cassette has no recording of; shows the difference
+│   ├── EvalDataError (ValueError)          an eval dataset or case file that cannot be read (names case and field)
 │   └── CLIError                            a command-line failure: one line on stderr and an exit status
 ├── ModelRetry                              signal: "tell the model this and let it try again"
 └── ToolError                               signal: "this call failed; tell the model why"
@@ -70,13 +74,16 @@ __all__ = [
     "AlreadyResumedError",
     "ApprovalError",
     "CLIError",
+    "CassetteMiss",
     "ClientCallRequested",
     "ErrorDetail",
+    "EvalDataError",
     "HookError",
     "InvalidToolNameError",
     "InvalidToolNamesError",
     "MCPConnectionError",
     "MCPLoadError",
+    "MCPRequestError",
     "ModelAPIError",
     "ModelHTTPError",
     "ModelRetry",
@@ -89,6 +96,7 @@ __all__ = [
     "RetryLimitExceeded",
     "SnapshotError",
     "StrictSchemaError",
+    "TemporalLimitError",
     "ToolChoiceError",
     "ToolDeadlineError",
     "ToolDefinitionError",
@@ -551,6 +559,26 @@ class MCPLoadError(AgentkitError, ValueError):
     """
 
 
+class MCPRequestError(AgentkitError):
+    """An MCP server answered a request (``resources/read``, ``prompts/get``, ...) with an error.
+
+    `code` is the JSON-RPC error code (``-32002``: no such resource, ``-32602``: bad arguments).
+    """
+
+    def __init__(self, server: str, request: str, code: int, message: str) -> None:
+        self.server = server
+        self.request = request
+        self.code = code
+        self.message = message
+        super().__init__(server, request, code, message)
+
+    def __str__(self) -> str:
+        return f"MCP server {self.server!r} refused {self.request} ({self.code}): {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.server, self.request, self.code, self.message))
+
+
 class UIInputError(AgentkitError, ValueError):
     """A request from a UI that cannot be mapped to a run; `status` is the HTTP status to answer with."""
 
@@ -561,6 +589,21 @@ class UIInputError(AgentkitError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.status))
+
+
+class TemporalLimitError(AgentkitError):
+    """A durable run cannot go on within Temporal's limits: the message names the limit and what passed it."""
+
+
+class CassetteMiss(AgentkitError, LookupError):  # noqa: N818 - a miss, as the docs call it
+    """A request a cassette has no recording of (in replay), or a cassette file that is missing or broken.
+
+    The message names the request and shows how it differs from the nearest recording, path by path.
+    """
+
+
+class EvalDataError(AgentkitError, ValueError):
+    """An eval dataset or case file that cannot be read: the message names the file, case, field and fix."""
 
 
 class CLIError(AgentkitError):

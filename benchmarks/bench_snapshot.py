@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentkit import Agent, AssistantMessage, ToolCall, tool
+from agentkit.limits import RunLimits
 from agentkit.messages import Message
 from agentkit.runs import MemoryRunStore, RunSnapshot
 from agentkit.runs._codec import encode_messages
@@ -77,11 +78,13 @@ def main() -> None:
     number, repeats = (5, 3) if parser.parse_args().quick else (20, 5)
 
     plain = Agent(
-        id="bench", model=FunctionModel(turn), tools=[lookup, refund], store=MemoryRunStore(), max_steps=TURNS
+        id="bench",
+        model=FunctionModel(turn),
+        tools=[lookup, refund],
+        store=MemoryRunStore(),
+        limits=RunLimits(max_steps=TURNS),
     )
-    signed = Agent(
-        id="bench", model=FunctionModel(turn), tools=[lookup, refund], store=MemoryRunStore(), snapshot_key=KEY
-    )
+    signed = Agent(id="bench", model=FunctionModel(turn), tools=[lookup, refund], store=MemoryRunStore(key=KEY))
     signed.max_steps = TURNS
     result = asyncio.run(plain.generate("Check every order, then refund o-1."))
     signed_result = asyncio.run(signed.generate("Check every order, then refund o-1."))

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentkit import Agent, ModelRetry, ToolCall, tool
+from agentkit import Agent, ModelRetry, Output, ToolCall, tool
 from agentkit.events import OutputDeltaEvent, OutputEvent
 from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
@@ -65,8 +65,7 @@ agent = Agent(
     id="forecaster",
     model=FunctionModel(scripted),
     tools=[get_forecast],
-    output_type=Forecast,
-    output_validators=[plausible],
+    output_type=Output(Forecast, validators=[plausible]),
 )
 
 

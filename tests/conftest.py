@@ -10,6 +10,8 @@ import pytest
 
 from agentkit.models import allow_model_requests
 
+pytest_plugins = ["agentkit.pytest_plugin"]  # the cassette fixture and marker (tests/cassettes)
+
 # Resumes claim their pause in the default run store (an SQLite file): the suite's own, never the user's.
 os.environ["AGENTKIT_RUN_STORE"] = os.path.join(tempfile.mkdtemp(prefix="agentkit-runs-"), "runs.sqlite3")
 

@@ -48,3 +48,11 @@ def test_the_structured_output_example_shows_the_typed_answer_the_stream_and_eac
     assert "  partial {'city': 'Lis'}" in out and "  output  Forecast(" in out
     assert "  anthropic         native: output_config" in out
     assert "  cohere            the output tool final_result" in out
+
+
+def test_the_mcp_library_example_reads_resources_runs_a_task_and_refuses_a_changed_tool() -> None:
+    done = run_example("mcp_library.py")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "protocol 2026-07-28; resources ['library://catalogue']" in done.stdout
+    assert "answer: Try Dune: reserved Dune." in done.stdout
+    assert "after the change: tools []; drift: tool 'reserve' changed since it was pinned (description)" in done.stdout

@@ -42,6 +42,10 @@ def test_the_wheel_ships_the_package_and_nothing_else(wheel: zipfile.ZipFile) ->
     assert not [n for n in names if re.search(r"local_llm|\.jinja$|/_data/|tests/|examples/", n)]
     assert "agentkit/py.typed" in names and "agentkit/__init__.py" in names
     assert "agentkit_tools-0.1.0.dist-info/licenses/LICENSE" in names
+    # agentkit eval's BFCL questions ship with their license and source
+    data = "agentkit/evals/data/bfcl/"
+    shipped = {f"{data}{name}" for name in ("simple_python.jsonl.gz", "irrelevance.jsonl.gz", "LICENSE", "SOURCE.txt")}
+    assert shipped <= set(names)
 
 
 def test_the_metadata_a_user_sees(wheel: zipfile.ZipFile) -> None:

@@ -6,7 +6,7 @@ from agentkit.mcp import MCPServer, serve
 async with MCPServer.stdio("uvx", ["mcp-server-time"]) as time_server:
     time_server.registry          # Registry keyed by the MCP tool names
 
-serve(tools)                      # this registry as an MCP server over stdio
+serve(tools, resources=[docs], prompts=[review])   # this registry (and @resource/@prompt functions) over stdio
 serve(tools, "http", port=8765)   # ... or over streamable HTTP
 ```
 
@@ -16,9 +16,17 @@ served: importing this module does not import `mcp`.
 
 from __future__ import annotations as _annotations
 
-from ._client import MCPServer, StructuredOutput
-from ._common import MCPConnectionError, MCPLoadError
+from ._client import MCPServer, ProtocolChoice, StructuredOutput
+from ._common import MCPConnectionError, MCPLoadError, MCPRequestError
+from ._definitions import Prompt, Resource, prompt, resource
 from ._elicit import ApprovalFromAnnotations, MCPTool, ToolAnnotations
+from ._remote import (
+    MCPPrompt,
+    MCPResource,
+    MCPResourceTemplate,
+    PromptArgument,
+    ResourceContents,
+)
 from ._server import (
     Transport,
     create_server,
@@ -30,20 +38,34 @@ from ._server import (
     serve_command,
     serving_http,
 )
+from ._trust import DriftPolicy, ToolDrift
 
 __all__ = [
     "ApprovalFromAnnotations",
+    "DriftPolicy",
     "MCPConnectionError",
     "MCPLoadError",
+    "MCPPrompt",
+    "MCPRequestError",
+    "MCPResource",
+    "MCPResourceTemplate",
     "MCPServer",
     "MCPTool",
+    "Prompt",
+    "PromptArgument",
+    "ProtocolChoice",
+    "Resource",
+    "ResourceContents",
     "StructuredOutput",
     "ToolAnnotations",
+    "ToolDrift",
     "Transport",
     "create_server",
     "load_registry",
     "mcp_output_schema",
     "mcp_tools",
+    "prompt",
+    "resource",
     "serve",
     "serve_async",
     "serve_command",

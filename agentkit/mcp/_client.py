@@ -4,11 +4,12 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
+import functools
 import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
 from pydantic_core import to_json
 
@@ -17,8 +18,12 @@ from ..context import ToolContext
 from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
+from ._client_extras import ResourcesAndPrompts, list_all
 from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
+from ._stdio import OVERSIZE, message_cap, stdio_transport
+from ._tasks import call_as_task, follow_task, is_task, session_extensions
+from ._trust import DriftPolicy, ToolDrift, fingerprint, tool_drift
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -31,6 +36,11 @@ DEFAULT_MAX_RESULT_BYTES = 1 << 20
 """The default `MCPServer` limit on one tool result: 1 MiB (about 250,000 tokens of text)."""
 _ABORT_BOUND = 10.0
 """Seconds a failed attempt waits at most for the transport's clean-up (mcp's own bounds are shorter)."""
+ProtocolChoice = Literal["auto", "legacy", "2026-07-28"]
+"""`MCPServer(protocol=...)`: negotiated (``"auto"``), the ``initialize`` handshake, or 2026-07-28 only."""
+_MODERN = ("2026-07-28",)
+_MAX_ROUNDS = 10
+"""``input_required`` rounds one call may take (the `mcp` client's own default)."""
 _TransportFactory = Callable[[], AbstractAsyncContextManager[_Streams]]
 
 
@@ -59,7 +69,25 @@ def _model_output(value: Any) -> list[ContentPart]:
     return [TextPart(to_json(value, fallback=repr).decode())]
 
 
-class MCPServer:
+class _HttpRefusals:
+    """The last HTTP error status the server answered with (the mcp transport reports it without one)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, str] | None = None
+
+    async def note(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.last = (response.status_code, str(response.reason_phrase))
+
+    def describe(self) -> str:
+        if self.last is None:
+            return ""
+        code, reason = self.last
+        hint = ": check the bearer token (bearer_token=) or headers" if code in (401, 403) else ""
+        return f" (HTTP {code} {reason}{hint})"
+
+
+class MCPServer(ResourcesAndPrompts):
     """A connection to one MCP server whose tools become a `Registry`.
 
     Open it with ``async with`` (or hand it to an agent, which does): the server is started (stdio) or
@@ -83,6 +111,10 @@ class MCPServer:
                                                          arguments={"timezone": "UTC"}))
         ```
 
+    The server's resources and prompts are listed too (`resources`, `resource_templates`, `prompts`):
+    read them with `read_resource`, follow them with `subscribe`, get prompts as messages with
+    `get_prompt`, or let the model read resources with ``resource_tool=True``.
+
     The session lives in a task of its own, so entering and leaving may happen in different tasks
     (as with test fixtures); both must run on the same event loop.
     """
@@ -97,6 +129,11 @@ class MCPServer:
         prefix: str = "",
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
+        protocol: ProtocolChoice = "auto",
+        http_refusals: _HttpRefusals | None = None,
     ) -> None:
         """Wrap a transport; prefer the `stdio` and `http` constructors.
 
@@ -113,8 +150,28 @@ class MCPServer:
                 added up, in bytes; None: no limit). A larger one becomes an error result for the model.
             requires_approval: approval for every tool (a bool), or decided per tool from its
                 `ToolAnnotations` (e.g. ``lambda a: a.destructive``), returning a bool or a policy.
+            resource_tool: add a ``read_resource`` tool (key ``prefix + "read_resource"``) letting the
+                model read the server's resources by URI, when it has any.
+            pinned: the `fingerprints` the app approved (tool name -> fingerprint); a tool listed
+                differently, or not pinned at all, is drift (`drift`), handled by `on_drift`.
+            on_drift: ``"refuse"`` (leave such tools out of the registry), ``"report"`` (offer them,
+                with a warning), or a callable deciding per `ToolDrift`.
+            protocol: ``"auto"`` (the newest both sides speak: 2026-07-28 if the server answers
+                ``server/discover``, else the handshake), ``"legacy"`` (the ``initialize`` handshake), or
+                ``"2026-07-28"`` (fail unless the server speaks it).
+            http_refusals: where the `http` constructor's client notes HTTP errors (for messages).
         """
+        if protocol not in ("auto", "legacy", *_MODERN):
+            raise ValueError(f"protocol= must be 'auto', 'legacy' or one of {list(_MODERN)}, got {protocol!r}")
+        self.protocol = protocol
         self._transport = transport
+        self._http_refusals = http_refusals
+        self.resource_tool = resource_tool
+        self.pinned = dict(pinned) if pinned is not None else None
+        self.on_drift: DriftPolicy = on_drift
+        self.drift: list[ToolDrift] = []
+        """How the listed tools differ from `pinned`, found when the session opened (empty without `pinned`)."""
+        self._init_extras()
         self.requires_approval = requires_approval
         self._elicitations = Elicitations(lambda: self.name)
         self.name = name
@@ -154,6 +211,10 @@ class MCPServer:
         errlog: TextIO | None = None,
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
+        protocol: ProtocolChoice = "auto",
     ) -> MCPServer:
         """An MCP server started as a subprocess, spoken to over its stdin/stdout.
 
@@ -169,19 +230,20 @@ class MCPServer:
             errlog: where the server's stderr goes (default: this process's stderr).
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
+            resource_tool: add a ``read_resource`` tool for the server's resources.
+            pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
+            on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
+            protocol: ``"auto"`` (negotiated), ``"legacy"`` or ``"2026-07-28"`` (see `MCPServer`).
         """
         arguments = [str(a) for a in args]
 
         def transport() -> AbstractAsyncContextManager[_Streams]:
             mcp = require_mcp()
-            from mcp.client.stdio import stdio_client
-
             params = mcp.StdioServerParameters(
                 command=command, args=arguments, env=dict(env) if env is not None else None, cwd=cwd
             )
-            if errlog is not None:
-                return stdio_client(params, errlog=errlog)
-            return stdio_client(params)
+            # A message over the cap is dropped as it arrives, its call failing at once with the size.
+            return stdio_transport(params, errlog=errlog, max_message_bytes=message_cap(max_result_bytes))
 
         label = name or " ".join([command, *arguments])
         return cls(
@@ -192,6 +254,10 @@ class MCPServer:
             prefix=prefix,
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
+            resource_tool=resource_tool,
+            pinned=pinned,
+            on_drift=on_drift,
+            protocol=protocol,
         )
 
     @classmethod
@@ -200,6 +266,7 @@ class MCPServer:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
         http_client: Any = None,
         timeout: float | None = 60.0,
         connect_timeout: float | None = 30.0,
@@ -207,12 +274,18 @@ class MCPServer:
         name: str | None = None,
         max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
         requires_approval: ApprovalFromAnnotations = False,
+        resource_tool: bool = False,
+        pinned: Mapping[str, str] | None = None,
+        on_drift: DriftPolicy = "refuse",
+        protocol: ProtocolChoice = "auto",
     ) -> MCPServer:
         """An MCP server reached over streamable HTTP at `url` (e.g. ``http://127.0.0.1:8000/mcp``).
 
         Args:
             url: the MCP endpoint.
             headers: extra HTTP headers for every request (e.g. an ``Authorization`` header).
+            bearer_token: an OAuth bearer token (e.g. the user's own), sent as ``Authorization: Bearer
+                ...`` on every request; never shown by `repr` or in errors.
             http_client: a configured ``httpx2.AsyncClient`` to use instead (then `headers` is ignored).
             timeout: seconds one tool call may take (None: no limit).
             connect_timeout: seconds to connect, initialize and list tools.
@@ -220,8 +293,19 @@ class MCPServer:
             name: how errors name the server until it tells its own name (default: the URL).
             max_result_bytes: the largest tool result passed on (default 1 MiB; None: no limit).
             requires_approval: approval for every tool, or per tool from its `ToolAnnotations`.
+            resource_tool: add a ``read_resource`` tool for the server's resources.
+            pinned: the approved `fingerprints`; drift from them is handled by `on_drift`.
+            on_drift: ``"refuse"``, ``"report"`` or a callable (see `MCPServer`).
+            protocol: ``"auto"`` (negotiated), ``"legacy"`` or ``"2026-07-28"`` (see `MCPServer`).
         """
         extra = dict(headers or {})
+        refusals = _HttpRefusals()
+        if bearer_token is not None:
+            if http_client is not None:
+                raise ValueError("bearer_token= and http_client= together: set the Authorization header on your client")
+            if not bearer_token.strip() or any(c.isspace() for c in bearer_token):
+                raise ValueError("bearer_token= is blank or has whitespace: pass the token itself, without 'Bearer '")
+            extra["Authorization"] = f"Bearer {bearer_token}"
 
         @contextlib.asynccontextmanager
         async def transport() -> AsyncGenerator[_Streams, None]:
@@ -237,25 +321,33 @@ class MCPServer:
                     client = cast(
                         Any,
                         await stack.enter_async_context(
-                            httpx2.AsyncClient(headers=extra, timeout=httpx2.Timeout(30.0, read=300.0))
+                            httpx2.AsyncClient(
+                                headers=extra,
+                                timeout=httpx2.Timeout(30.0, read=300.0),
+                                event_hooks={"response": [refusals.note]},
+                            )
                         ),
                     )
                 # One SSE event carries one result, often twice (text and structured content): the
                 # transport's own cap follows max_result_bytes so that the limit above is the one that acts.
-                cap = None if max_result_bytes is None else 2 * max_result_bytes + (64 << 10)
                 streams = await stack.enter_async_context(
-                    streamable_http_client(url, http_client=client, max_sse_event_size=cap)
+                    streamable_http_client(url, http_client=client, max_sse_event_size=message_cap(max_result_bytes))
                 )
                 yield streams[0], streams[1]
 
         return cls(
             transport,
             name=name or url,
+            http_refusals=refusals,
             timeout=timeout,
             connect_timeout=connect_timeout,
             prefix=prefix,
             max_result_bytes=max_result_bytes,
             requires_approval=requires_approval,
+            resource_tool=resource_tool,
+            pinned=pinned,
+            on_drift=on_drift,
+            protocol=protocol,
         )
 
     # ---- lifetime ---------------------------------------------------------------------------------
@@ -312,7 +404,10 @@ class MCPServer:
                     f"{self.connect_timeout:g} s"
                 ) from None
             if isinstance(exc, Exception):
-                raise MCPConnectionError(f"Could not connect to MCP server {self.name!r}: {describe(exc)}") from exc
+                status = self._http_refusals.describe() if self._http_refusals is not None else ""
+                raise MCPConnectionError(
+                    f"Could not connect to MCP server {self.name!r}: {describe(exc)}{status}"
+                ) from exc
             raise
 
     async def __aexit__(
@@ -366,21 +461,25 @@ class MCPServer:
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         """Own the transport and session from start to close, in one task (anyio scopes need that)."""
-        from mcp import ClientSession
-
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, elicitation_callback=self._elicitations)
+                    _session_class()(
+                        read,
+                        write,
+                        elicitation_callback=self._elicitations,
+                        message_handler=self._on_message,
+                        **session_extensions(),
+                    )
                 )
-                init = await session.initialize()
+                await _negotiate(session, self.protocol)
                 tools = await _list_tools(session)
-                self.server_info = init.server_info
-                self.instructions = init.instructions
-                # mcp types server_info as always there; a server that leaves it out is tolerated
-                if init.server_info is not None and init.server_info.name:  # pyright: ignore[reportUnnecessaryComparison]
-                    self.name = init.server_info.name
+                await self._list_extras(session)
+                self.server_info = session.server_info
+                self.instructions = session.instructions
+                if self.server_info is not None and self.server_info.name:
+                    self.name = self.server_info.name
                 self.listed_tools = tools
                 self._registry = self._build_registry(tools)
                 self._session = session
@@ -401,24 +500,29 @@ class MCPServer:
 
     # ---- tools ------------------------------------------------------------------------------------
 
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        """Each listed tool's fingerprint (name -> ``sha256:...``), to pin.
+
+        Store them when the app approves the server, and pass them back as ``pinned=`` to detect drift.
+        """
+        return {t.name: fingerprint(t) for t in self.listed_tools}
+
     def _build_registry(self, tools: Sequence[mcp_types.Tool]) -> Registry:
         registry = Registry()
+        refused: set[str] = set()
+        if self.pinned is not None:
+            self.drift, refused = tool_drift({t.name: t for t in tools}, self.pinned, self.on_drift)
+            for drift in self.drift:
+                warnings.warn(f"MCP server {self.name!r}: {drift}", AgentkitWarning, stacklevel=2)
         for listed in tools:
-            if _task_support(listed) == "required":
-                # Such a tool only runs as an MCP task (tasks/get, tasks/result), which the installed `mcp`
-                # client cannot drive: offered to a model, every call would fail.
-                warnings.warn(
-                    f"MCP server {self.name!r}: tool {listed.name!r} skipped: it requires task-augmented execution "
-                    "(execution.taskSupport = 'required'), which the mcp client agentkit uses does not support",
-                    AgentkitWarning,
-                    stacklevel=2,
-                )
+            if listed.name in refused:
                 continue
             annotations = ToolAnnotations.from_mcp(listed.annotations)
             policy = self.requires_approval
             try:
                 item = MCPTool(
-                    self._forwarder(listed.name, listed.output_schema is not None),
+                    self._forwarder(listed.name, listed.output_schema is not None, _task_support(listed) == "required"),
                     id=listed.name,
                     description=listed.description or listed.title or "",
                     input_schema=dict(listed.input_schema),
@@ -436,13 +540,15 @@ class MCPServer:
                 continue
             item.annotations, item.server = annotations, self.name
             registry.add(self.prefix + listed.name, item)
+        if self.resource_tool and (self.resources or self.resource_templates):
+            registry.add(self.prefix + "read_resource", self._resource_tool())
         return registry
 
-    def _forwarder(self, tool_name: str, has_output_schema: bool) -> Callable[..., Any]:
+    def _forwarder(self, tool_name: str, has_output_schema: bool, as_task: bool) -> Callable[..., Any]:
         async def forward(ctx: ToolContext[Any], arguments: dict[str, Any]) -> Any:
             slot = self._elicitations.open(ctx.resume_data) if ctx.resumed else self._elicitations.open()
             try:
-                result = await self.call_tool(tool_name, arguments)
+                result = await self.call_tool(tool_name, arguments, as_task=as_task, on_status=ctx.emit)
             finally:
                 self._elicitations.close(slot)
             if slot.asked is not None:  # the server asked the user something: the run pauses (see _elicit)
@@ -462,8 +568,18 @@ class MCPServer:
         del forward.__annotations__["return"]
         return forward
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> mcp_types.CallToolResult:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        as_task: bool = False,
+        on_status: Callable[[dict[str, Any]], None] | None = None,
+    ) -> mcp_types.CallToolResult:
         """Send one ``tools/call`` as it is (no agentkit validation) and return mcp's `CallToolResult`.
+
+        With `as_task`, the call runs as an MCP task (see `agentkit.mcp._tasks`), each status it reports
+        passed to `on_status`; tools listed with ``execution.taskSupport: "required"`` are called so.
 
         Raises:
             ToolError: the session is closed, the connection dropped (the server crashed), or the server
@@ -477,16 +593,84 @@ class MCPServer:
             why = f" ({describe(self._failure)})" if self._failure is not None else ""
             raise ToolError(f"MCP server {self.name!r} is not connected{why}; the tool {name!r} cannot run.")
         try:
-            return await session.call_tool(name, dict(arguments or {}))
+            if as_task:
+                return await call_as_task(session, name, dict(arguments or {}), server=self.name, on_status=on_status)
+            return await self._rounds(session, name, dict(arguments or {}), on_status)
         except MCPError as exc:
+            if exc.code == OVERSIZE and self.max_result_bytes is not None:
+                raise ToolError(
+                    f"The MCP tool {name!r} returned more than {self.max_result_bytes:,} bytes (MCPServer "
+                    "max_result_bytes); the result was not read. Ask for less (a narrower query, a page, a summary)."
+                ) from None
             if exc.code == CONNECTION_CLOSED:
                 raise ToolError(
                     f"MCP server {self.name!r} closed the connection (did it crash, or send a result far over "
                     f"max_result_bytes?); the call to {name!r} did not complete."
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
-        except RuntimeError as exc:  # mcp's own check of structuredContent against the outputSchema
-            raise ToolError(f"MCP server {self.name!r} returned an invalid result for {name!r}: {exc}") from None
+
+    async def _rounds(
+        self,
+        session: ClientSession,
+        name: str,
+        arguments: dict[str, Any],
+        on_status: Callable[[dict[str, Any]], None] | None = None,
+    ) -> mcp_types.CallToolResult:
+        """``tools/call``, answering ``input_required`` rounds and following a task (2026-07-28).
+
+        An elicitation this run must pause on (answered ``cancel`` by `Elicitations`) ends the rounds: the
+        server keeps nothing between rounds, so nothing is left to cancel there (a task is cancelled).
+        """
+        from mcp import types
+
+        responses: dict[str, Any] | None = None
+        state: str | None = None
+        for round_number in range(_MAX_ROUNDS):
+            result: Any = await session.call_tool(
+                name,
+                arguments,
+                input_responses=responses,
+                request_state=state,
+                allow_input_required=True,
+                allow_claimed=True,
+            )
+            if is_task(result):
+                answer = functools.partial(self._answer, session, name)
+                return await follow_task(
+                    session, result, name=name, server=self.name, on_status=on_status, answer=answer
+                )
+            if not isinstance(result, types.InputRequiredResult):
+                return cast("mcp_types.CallToolResult", result)
+            responses = await self._answer(session, name, result.input_requests or {})
+            if responses is None:
+                text = f"The MCP tool {name!r} is waiting for input."
+                return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+            if not responses:  # only state: the server is still working; ask again shortly
+                await asyncio.sleep(min(0.05 * 2**round_number, 0.25))
+            state = result.request_state
+        raise ToolError(
+            f"MCP server {self.name!r} asked for input more than {_MAX_ROUNDS} times in one call to {name!r}."
+        )
+
+    async def _answer(self, session: ClientSession, name: str, requests: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Answers to a server's input requests (elicitations), or None when the run pauses on one."""
+        from mcp import types
+        from mcp.client.session import ClientRequestContext
+
+        responses: dict[str, Any] = {}
+        for key, raw in requests.items():
+            request: Any = raw if not is_mapping(raw) else types.ElicitRequest.model_validate(raw, by_name=False)
+            meta = request.params.meta if request.params is not None else None
+            context = ClientRequestContext(session=session, request_id=key, meta=meta)
+            answer = await session.dispatch_input_request(context, request)
+            if isinstance(answer, types.ErrorData):
+                raise ToolError(f"MCP server {self.name!r} asked for input agentkit cannot give: {answer.message}")
+            if isinstance(answer, types.ElicitResult) and answer.action == "cancel":
+                return None
+            responses[key] = (
+                answer.model_dump(by_alias=True, mode="json", exclude_none=True) if is_mapping(raw) else answer
+            )
+        return responses
 
     def _tool_output(self, name: str, result: mcp_types.CallToolResult, has_output_schema: bool) -> Any:
         parts = content_to_parts(result.content)
@@ -509,9 +693,31 @@ class MCPServer:
             return "\n".join(texts)
         return parts
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP version agreed for this connection (e.g. ``"2026-07-28"``), None when not connected."""
+        return self._session.protocol_version if self._session is not None else None
+
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
         return f"MCPServer({self.name!r}, {state}, tools={[t.name for t in self.listed_tools]!r})"
+
+
+@functools.lru_cache(maxsize=1)
+def _session_class() -> type[ClientSession]:
+    """The `mcp` SDK's `ClientSession`, minus its own check of results against the tool's ``outputSchema``.
+
+    That check runs the server's ``pattern`` keywords with Python's `re` on the event loop: a hostile
+    ``^(a+)+$`` stalls every run in the process. agentkit validates ``structuredContent`` itself (the
+    tool's output schema, with linear-time patterns or a bounded backtracking engine off the loop).
+    """
+    from mcp import ClientSession
+
+    class AgentkitClientSession(ClientSession):
+        async def validate_tool_result(self, name: str, result: mcp_types.CallToolResult) -> None:
+            return None
+
+    return AgentkitClientSession
 
 
 def _task_support(listed: Any) -> str | None:
@@ -546,17 +752,18 @@ def result_size(result: mcp_types.CallToolResult) -> int:
     return size
 
 
+async def _negotiate(session: ClientSession, protocol: str) -> None:
+    """Agree on a protocol version for this connection (``server/discover``, else ``initialize``)."""
+    if protocol == "legacy":
+        await session.initialize()
+        return
+    from mcp.client._probe import negotiate_auto  # the SDK's own era negotiation (Client(mode="auto") uses it)
+
+    await negotiate_auto(session)
+    if protocol != "auto" and session.protocol_version != protocol:
+        raise MCPConnectionError(f"the server speaks MCP {session.protocol_version}, not {protocol} (protocol=)")
+
+
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:
     """Every tool, following pagination cursors."""
-    from mcp import types
-
-    tools: list[mcp_types.Tool] = []
-    cursor: str | None = None
-    for _ in range(1000):  # a server whose cursors never end cannot hang the connection
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tools
+    return await list_all(lambda params: session.list_tools(params=params), "tools")

@@ -9,13 +9,20 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..exceptions import MCPConnectionError, MCPLoadError
+from ..exceptions import MCPConnectionError, MCPLoadError, MCPRequestError
 from ..messages import ContentPart, ImagePart, TextPart
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
 
-__all__ = ["MCPConnectionError", "MCPLoadError", "content_to_parts", "parts_to_content", "require_mcp"]
+__all__ = [
+    "MCPConnectionError",
+    "MCPLoadError",
+    "MCPRequestError",
+    "content_to_parts",
+    "parts_to_content",
+    "require_mcp",
+]
 
 _INSTALL_HINT = "agentkit's MCP support needs the `mcp` package (2.x): pip install 'agentkit-tools[mcp]'"
 

@@ -10,9 +10,11 @@ status ``"suspended"`` and a `PendingSuspension` whose `schema` is the server's 
 whose request is ``{"message", "mode", "server", "url"?}``. ``agent.resume(result, {call_id: data})``
 checks `data` against that schema and calls the tool again; when the server asks again, it gets ``accept``
 with `data`; a `ToolError` as the data declines (the call fails with its message, the tool is not called
-again). The server's tool therefore runs twice up to its question: like `ToolContext.suspend`, keep
-side effects after the question. Each call answers one elicitation; with several calls to one server in
-flight at once, a request cannot be told apart and is refused (the server sees an error).
+again). An answer that does not fit the question the server asks on that second call is not sent: the
+run pauses again on the new question. The server's tool therefore runs twice up to its question: like
+`ToolContext.suspend`, keep side effects after the question. Each call answers one elicitation; with
+several calls to one server in flight at once, a request cannot be told apart and is refused (the server
+sees an error).
 """
 
 from __future__ import annotations as _annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from ..runs._answers import check_answer_async
 from ..tools import ApprovalPolicy, Tool
 
 if TYPE_CHECKING:
@@ -119,12 +122,18 @@ class Elicitations:
             )
         slot = self._slots[0]
         url = getattr(params, "url", None)
+        message = params.message
         if slot.answer is not _UNANSWERED:
             answer, slot.answer = slot.answer, _UNANSWERED
             if url is not None:
                 return types.ElicitResult(action="accept")
-            return types.ElicitResult(action="accept", content=answer)
-        asked: dict[str, Any] = {"message": params.message, "mode": "url" if url is not None else "form"}
+            # The answer was checked against the question the run paused on; the server may ask differently
+            # now. An answer that does not fit this question is never sent: the run pauses on it instead.
+            problems = await check_answer_async(dict(params.requested_schema), answer)
+            if not problems:
+                return types.ElicitResult(action="accept", content=answer)
+            message = f"{message}\n\n(The answer given before does not fit this question: {'; '.join(problems)})"
+        asked: dict[str, Any] = {"message": message, "mode": "url" if url is not None else "form"}
         asked["server"] = self._server_name()
         if url is not None:
             asked["url"] = url

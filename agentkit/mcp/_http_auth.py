@@ -7,6 +7,9 @@
   constant-time comparison: a missing or wrong token gets HTTP 401.
 * **A non-loopback bind needs a token**, unless the caller says ``allow_unauthenticated=True``: anyone on
   the network could otherwise call the tools.
+* **A token must be worth the name** (`check_token`): at least `MIN_TOKEN_LENGTH` characters, none of them
+  whitespace or control characters. A blank or one-character token would open the server to anyone who
+  guesses it, so it is refused for every bind, loopback included.
 """
 
 from __future__ import annotations as _annotations
@@ -19,13 +22,34 @@ from typing import Any
 
 from .._net import is_loopback
 
-__all__ = ["TOKEN_ENV", "HttpSecurity", "http_security", "is_loopback"]
+__all__ = ["MIN_TOKEN_LENGTH", "TOKEN_ENV", "HttpSecurity", "check_token", "http_security", "is_loopback"]
 
 TOKEN_ENV = "AGENTKIT_MCP_TOKEN"
 """The environment variable ``agentkit mcp serve`` reads the bearer token from (safer than ``--auth-token``,
 which other users of the machine can see in the process list)."""
 
+MIN_TOKEN_LENGTH = 16
+"""The shortest bearer token `serve` accepts (16 random URL-safe characters are about 96 bits)."""
+
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_TOKEN_HINT = "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def check_token(token: str) -> str:
+    """`token` if it is usable as a bearer token, else `ValueError` saying why (the token is never echoed).
+
+    The rule: at least `MIN_TOKEN_LENGTH` characters, no whitespace and no control characters (HTTP
+    strips surrounding blanks, so ``" secret"`` would not be the token clients send).
+    """
+    if not token.strip():
+        raise ValueError(f"refusing a blank bearer token: {_TOKEN_HINT}")
+    if any(c.isspace() or not c.isprintable() for c in token):
+        raise ValueError(f"refusing a bearer token with whitespace or control characters: {_TOKEN_HINT}")
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise ValueError(
+            f"refusing a bearer token of {len(token)} characters: use at least {MIN_TOKEN_LENGTH}; {_TOKEN_HINT}"
+        )
+    return token
 
 
 def _wildcard(host: str) -> bool:
@@ -94,16 +118,16 @@ def http_security(
 
     Args:
         host: the interface bound.
-        auth_token: the bearer token clients must send (None or empty: no authentication).
+        auth_token: the bearer token clients must send (None: no authentication); see `check_token`.
         allowed_hosts: more ``Host`` names clients use to reach the server (a DNS name, a public IP),
             each with any port; the bound host and the loopback names are always allowed.
         allow_unauthenticated: serve a non-loopback bind without a token anyway.
 
     Raises:
         ValueError: `host` is not a loopback address, there is no token, and `allow_unauthenticated`
-            is not set. The message says how to add a token.
+            is not set; or the token breaks `check_token`'s rule. The message says how to fix it.
     """
-    token = auth_token or None
+    token = None if auth_token is None else check_token(auth_token)
     if token is None and not is_loopback(host) and not allow_unauthenticated:
         raise ValueError(
             f"refusing to serve on {host!r} without authentication: anyone who can reach it could call the "
@@ -124,5 +148,9 @@ def http_security(
 
 
 def token_from_environment(explicit: str | None) -> str | None:
-    """The token given on the command line, else the one in `TOKEN_ENV`, else None."""
-    return explicit or os.environ.get(TOKEN_ENV) or None
+    """The token given on the command line, else the one in `TOKEN_ENV`, else None.
+
+    A given token is returned as it is, blank or not: `check_token` refuses a bad one instead of
+    silently serving without authentication.
+    """
+    return explicit if explicit is not None else os.environ.get(TOKEN_ENV)

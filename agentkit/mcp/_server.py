@@ -11,15 +11,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _loader
 from .._json_schema import JsonSchema, inline_root_ref
-from .._jsonish import is_mapping
 from .._text import clip
 from ..context import ToolContext
 from ..exceptions import ToolSuspended
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
+from ..runs._answers import check_answer_async
 from ..tools import Tool
 from ._common import MCPLoadError, parts_to_content, require_mcp
+from ._definitions import Prompt, Resource
 from ._http_auth import TOKEN_ENV, http_security, is_loopback, token_from_environment
+from ._rounds import STATE_TTL, call_in_rounds, question_of, state_boundary, unaskable
+from ._serve_extras import extra_handlers
+from ._serve_tasks import TaskBoard, wants_tasks
+from ._serve_tasks import install as install_tasks
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
@@ -92,6 +97,10 @@ def create_server(
     version: str | None = None,
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> Server[Any]:
     """An mcp low-level `Server` answering ``tools/list`` and ``tools/call`` from `registry`.
 
@@ -99,7 +108,9 @@ def create_server(
     back as ``isError: true`` results with the error message, never as a crashed server. A tool that
     suspends (`ToolContext.suspend`) asks the client with an elicitation (its payload as the message, its
     schema as ``requestedSchema``) and runs again with the answer; a client that cannot answer, or
-    declines, gets an error result. A result has
+    declines, gets an error result. On a 2026-07-28 connection the question is an ``input_required``
+    result whose request state is sealed, bound to the tool, its arguments and the caller, and expires
+    (see `agentkit.mcp._rounds`); on a handshake-era one, an ``elicitation/create`` request. A result has
     text content (what a model would receive) and, when the tool has an output schema,
     ``structuredContent`` (see `mcp_output_schema` for non-object results). An unknown tool name is
     a protocol error (``-32602``), as the MCP specification asks.
@@ -109,11 +120,21 @@ def create_server(
         name: the server's name in the initialization handshake.
         version: the server's version (default: agentkit's).
         instructions: instructions the server gives clients at initialization.
-        deps: dependencies for the `ToolContext` of every call.
+        deps: dependencies for the `ToolContext` of every call (resources and prompts included).
+        resources: `Resource`s to serve (`resource` makes them), static and templates.
+        prompts: `Prompt`s to serve (`prompt` makes them).
+        request_state_keys: secrets (32 bytes or more each) sealing the 2026-07-28 request states; the
+            first seals, all open (rotation). Several processes serving one endpoint need the same keys;
+            without them a key of this process is used.
+        request_state_ttl: seconds a request state stays valid (the client's time to answer).
+
+    Raises:
+        ValueError: two resources share a URI or two prompts a name, or a key is shorter than 32 bytes.
     """
     require_mcp()
     from mcp import MCPError, types
     from mcp.server.lowlevel import Server
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
     from .. import __version__
 
@@ -121,11 +142,12 @@ def create_server(
     wrapped = {key for key, item in registry.items() if item.output_schema is not None}
     object_output = {key for key in wrapped if _is_object_schema(registry[key].output_schema or {})}
     ids = itertools.count(1)
+    board = TaskBoard()
 
     async def list_tools(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
         return types.ListToolsResult(tools=definitions)
 
-    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> Any:
         if params.name not in registry:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {clip(params.name, 100)}")
         call = ToolCall(id=f"mcp-{next(ids)}", name=params.name, arguments=params.arguments or {})
@@ -134,23 +156,41 @@ def create_server(
             # No one can approve over MCP: such calls never run (an MCP client may ask its own user).
             text = f"Tool {params.name!r} needs approval before it runs, which this MCP server cannot ask for."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-        result = await _call_answering_suspensions(ctx, registry, call, deps)
+        modern = getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+        if modern and registry[params.name].background and wants_tasks(ctx):
+            started = board.start(lambda: _call_in_background(registry, call, deps), lambda r: wire(params.name, r))
+            if started is not None:
+                return started  # a task: the client follows it with tasks/get
+        if modern:
+            outcome = await call_in_rounds(registry, call, params, deps)
+            if not isinstance(outcome, ToolResult):
+                return outcome  # input_required: the state is sealed by the boundary on its way out
+            result = outcome
+        else:
+            result = await _call_answering_suspensions(ctx, registry, call, deps)
+        return wire(params.name, result)
+
+    def wire(name: str, result: ToolResult) -> Any:
         content = parts_to_content(result.content)
         if result.is_error:
             return types.CallToolResult(content=content, is_error=True)
         structured: Any = None
-        if params.name in wrapped:
-            value = registry[params.name].schema.dump_output_python(result.output)
-            structured = value if params.name in object_output else {"result": value}
+        if name in wrapped:
+            value = registry[name].schema.dump_output_python(result.output)
+            structured = value if name in object_output else {"result": value}
         return types.CallToolResult(content=content, structured_content=structured)
 
-    return Server(
+    server: Server[Any] = Server(
         name,
         version=version or __version__,
         instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **extra_handlers(resources, prompts, deps),
     )
+    server.middleware.append(state_boundary(name, request_state_keys, request_state_ttl))
+    install_tasks(server, board)
+    return server
 
 
 async def serve_async(
@@ -163,9 +203,14 @@ async def serve_async(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> None:
     """Serve `registry` over MCP until the client disconnects (stdio) or the task is cancelled (HTTP).
 
@@ -181,11 +226,26 @@ async def serve_async(
         name: the server's name in the handshake.
         instructions: instructions given to clients at initialization.
         deps: dependencies for the `ToolContext` of every call.
+        resources: `Resource`s to serve beside the tools (see `resource`).
+        prompts: `Prompt`s to serve beside the tools (see `prompt`).
         auth_token: the bearer token HTTP clients must send (``Authorization: Bearer ...``); None: none.
         allowed_hosts: more ``Host`` names HTTP clients use (the bound host and loopback always work).
         allow_unauthenticated: serve HTTP on a non-loopback interface without a token anyway.
+        stateless: serve HTTP without sessions for handshake-era clients too (2026-07-28 requests
+            are always sessionless); they then cannot be asked questions (see `serving_http`).
+        request_state_keys: secrets sealing 2026-07-28 request states (see `create_server`).
+        request_state_ttl: seconds a request state stays valid.
     """
-    server = create_server(registry, name=name, instructions=instructions, deps=deps)
+    server = create_server(
+        registry,
+        name=name,
+        instructions=instructions,
+        deps=deps,
+        resources=resources,
+        prompts=prompts,
+        request_state_keys=request_state_keys,
+        request_state_ttl=request_state_ttl,
+    )
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -204,6 +264,7 @@ async def serve_async(
             auth_token=auth_token,
             allowed_hosts=allowed_hosts,
             allow_unauthenticated=allow_unauthenticated,
+            stateless=stateless,
         ):
             await asyncio.Event().wait()  # until cancelled
     else:
@@ -211,6 +272,15 @@ async def serve_async(
 
 
 _MAX_QUESTIONS = 5  # a tool that keeps asking gets an error result, not an endless conversation
+_ASKS_PER_QUESTION = 3  # answers that do not fit: asked again twice, then the call fails
+
+
+async def _call_in_background(registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
+    """A call run as a task: nobody can be asked a question there, so a suspension fails it."""
+    try:
+        return await registry.call(call, deps=deps)
+    except ToolSuspended:
+        return ToolResult.error(call, f"Tool {call.name!r} needs input, which a task cannot ask for.", "tool_error")
 
 
 async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCall, deps: Any) -> ToolResult:
@@ -228,26 +298,31 @@ async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCa
 
 
 async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
-    """The client's answer (as a 1-tuple), or why there is none (a message for an error result)."""
-    import json
+    """The client's answer, checked against the schema asked with (as a 1-tuple), or why there is none.
 
-    payload, schema = signal.payload, signal.schema
-    if isinstance(payload, str):
-        message = payload
-    elif is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
-        message = str(payload.get("message") or payload.get("question"))
-    else:
-        message = f"The tool {tool!r} needs input: {json.dumps(payload, default=repr)}"
-    if schema is None or schema.get("type") != "object":
-        return f"Tool {tool!r} needs input this MCP server can only ask for as an object (its schema is {schema})."
+    An answer that does not fit the schema never reaches the tool: the client is asked again, with the
+    problems, and after `_ASKS_PER_QUESTION` unfit answers the call fails with them.
+    """
+    question, schema = question_of(tool, signal.payload), signal.schema
+    refused = unaskable(tool, schema)
+    if refused is not None or schema is None:
+        return refused or ""
     session = getattr(ctx, "session", None)
-    try:
-        reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
-    except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
-        return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
-    if reply.action != "accept":
-        return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
-    return (reply.content or {},)
+    problems: list[str] = []
+    for _ in range(_ASKS_PER_QUESTION):
+        message = question if not problems else f"{question}\n\nThe last answer did not fit: {'; '.join(problems)}"
+        try:
+            reply = await session.elicit_form(message, schema, related_request_id=getattr(ctx, "request_id", None))  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - no back channel, no elicitation support: the call fails, the server stays
+            return f"Tool {tool!r} needs input the MCP client could not be asked for ({type(exc).__name__})."
+        if reply.action != "accept":
+            return f"Tool {tool!r} needs input, and the user did not give it ({reply.action})."
+        content: dict[str, Any] = dict(reply.content) if reply.content is not None else {}
+        problems = await check_answer_async(schema, content)
+        if not problems:
+            return (content,)
+    unfit = "; ".join(problems)
+    return f"Tool {tool!r} needs input, and {_ASKS_PER_QUESTION} answers did not fit what it asked for: {unfit}"
 
 
 def _background_server_class() -> Any:
@@ -273,10 +348,15 @@ async def serving_http(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     server: Server[Any] | None = None,
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> AsyncGenerator[str, None]:
     """Serve `registry` over streamable HTTP in the background; yields the endpoint URL.
 
@@ -288,6 +368,10 @@ async def serving_http(
     for every bind. With `auth_token`, every request needs ``Authorization: Bearer <auth_token>`` (HTTP 401
     otherwise). A bind that is not loopback without a token raises `ValueError`, unless
     `allow_unauthenticated` is set.
+
+    2026-07-28 requests are always served sessionless (each POST stands alone). ``stateless=True``
+    serves handshake-era clients without sessions too (no ``Mcp-Session-Id``, any worker can answer);
+    they then have no back channel, so a tool that suspends fails for them with an error result.
 
     Example:
         ```python
@@ -302,9 +386,20 @@ async def serving_http(
         host, auth_token=auth_token, allowed_hosts=allowed_hosts, allow_unauthenticated=allow_unauthenticated
     )
     server_class = _background_server_class()
-    mcp_server = server or create_server(registry, name=name, instructions=instructions, deps=deps)
+    mcp_server = server or create_server(
+        registry,
+        name=name,
+        instructions=instructions,
+        deps=deps,
+        resources=resources,
+        prompts=prompts,
+        request_state_keys=request_state_keys,
+        request_state_ttl=request_state_ttl,
+    )
     shown = f"[{host}]" if ":" in host else host
-    app = mcp_server.streamable_http_app(streamable_http_path=path, host=host, **security.app_kwargs(f"http://{shown}"))
+    app = mcp_server.streamable_http_app(
+        streamable_http_path=path, host=host, stateless_http=stateless, **security.app_kwargs(f"http://{shown}")
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
     http = server_class(config)
     task = asyncio.get_running_loop().create_task(http.serve(), name="agentkit-mcp-http")
@@ -343,9 +438,14 @@ def serve(
     name: str = "agentkit",
     instructions: str | None = None,
     deps: Any = None,
+    resources: Sequence[Resource] = (),
+    prompts: Sequence[Prompt] = (),
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
+    request_state_keys: Sequence[bytes | str] | None = None,
+    request_state_ttl: float = STATE_TTL,
 ) -> None:
     """Serve `registry` as an MCP server, blocking; `serve_async` has the same arguments.
 
@@ -368,9 +468,14 @@ def serve(
                 name=name,
                 instructions=instructions,
                 deps=deps,
+                resources=resources,
+                prompts=prompts,
                 auth_token=auth_token,
                 allowed_hosts=allowed_hosts,
                 allow_unauthenticated=allow_unauthenticated,
+                stateless=stateless,
+                request_state_keys=request_state_keys,
+                request_state_ttl=request_state_ttl,
             )
         )
 
@@ -402,6 +507,7 @@ def serve_command(
     auth_token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     allow_unauthenticated: bool = False,
+    stateless: bool = False,
 ) -> None:
     """What ``agentkit mcp serve TARGET`` runs: load the registry named by `target`, serve it (blocking).
 
@@ -432,6 +538,7 @@ def serve_command(
         auth_token=token,
         allowed_hosts=allowed_hosts,
         allow_unauthenticated=allow_unauthenticated,
+        stateless=stateless,
     )
 
 
@@ -461,6 +568,11 @@ def add_serve_arguments(parser: Any) -> None:
         action="store_true",
         help="serve HTTP on a non-loopback interface without a token (only on a trusted network)",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve HTTP without sessions for handshake-era clients too (2026-07-28 clients never need one)",
+    )
 
 
 def run_serve(args: Any) -> None:
@@ -473,6 +585,7 @@ def run_serve(args: Any) -> None:
         auth_token=args.auth_token,
         allowed_hosts=args.allowed_host,
         allow_unauthenticated=args.allow_unauthenticated,
+        stateless=args.stateless,
     )
 
 

@@ -16,18 +16,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Union, cast
 
+from .._choice import check_tool_choice, require_keys
 from .._json_schema import JsonSchema
 from .._jsonish import is_array, is_mapping, is_object
-from .._text import closest
 from ..definitions import ToolDefinition
-from ..exceptions import (
-    AgentSetupError,
-    PayloadRejectedError,
-    RegistryError,
-    StrictSchemaError,
-    ToolChoiceError,
-    UnknownToolError,
-)
+from ..exceptions import AgentSetupError, PayloadRejectedError, RegistryError, StrictSchemaError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..models._output import OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
@@ -665,17 +658,8 @@ class Provider(ABC):
                 raise RegistryError(
                     f"the key {hosted['name']!r} is the name of {self.name}'s own code tool; rename the tool"
                 )
-        for key in (*(options.active_tools or ()), *options.deferred, *options.programmatic, options.tool_choice):
-            if key not in keys and key not in ("auto", "none", "required"):
-                raise UnknownToolError(key, list(keys), closest(key, keys))
-        if options.tool_choice == "required" and options.active_tools == ():
-            raise ToolChoiceError("tool_choice='required' with active_tools=[]: no tool could be called")
-        named = options.tool_choice not in ("auto", "none", "required")
-        if options.active_tools is not None and named and options.tool_choice not in options.active_tools:
-            raise ToolChoiceError(
-                f"tool_choice={options.tool_choice!r} is not among active_tools={list(options.active_tools)!r}; "
-                "add it to active_tools or choose another tool"
-            )
+        require_keys(keys, (*(options.active_tools or ()), *options.deferred, *options.programmatic))
+        check_tool_choice(options.tool_choice, options.active_tools, keys)  # the agent's own rule
 
     # ---- what each vendor implements -------------------------------------------------------------
 

@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from .._agent.hooks import BACKGROUND
-from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult, RunState
+from .._agent.hooks import background_result
+from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult
+from .._agent.state import RunRequest, RunState
 from .._jsonish import is_array, is_mapping
 from ..events import RunStatus
 from ..exceptions import ResumeError, SnapshotError
@@ -282,71 +283,76 @@ def result_document(result: RunResult[Any], tools: Mapping[str, Tool[..., Any]])
 
 
 def _encode_state(state: RunState, tools: Mapping[str, Tool[..., Any]]) -> dict[str, Any]:
-    settings = encode_settings(state.settings)
+    request = state.request
+    settings = encode_settings(request.settings)
     background: dict[str, Any] = {}
     for call_id, done in state.background.items():
-        if done is None:
-            task = BACKGROUND.get((state.run_id, call_id))
-            if task is not None and task.done():
-                done = task.result()  # finished meanwhile: its result travels with the snapshot
+        if done is None:  # finished meanwhile (or cancelled): its result travels with the snapshot
+            done = background_result(state.run_id, call_id)
         background[call_id] = encode_results([done], tools)[0] if done is not None else None
     return {
-        "max_steps": state.max_steps,
-        "active_tools": list(state.active_tools) if state.active_tools is not None else None,
+        "max_steps": request.max_steps,
+        "active_tools": list(request.active_tools) if request.active_tools is not None else None,
         "settings": settings,
         "failures": dict(state.failures),
         "run_retries": state.run_retries,
         "background": background,
-        "structured": state.structured,
-        "output": output_fingerprint(state.output),
+        "structured": request.structured,
+        "output": output_fingerprint(request.output),
         "control": _encode_control(state),
     }
 
 
 def _encode_control(state: RunState) -> dict[str, Any]:
     """What run control keeps across a pause: budgets spent, limits, found tools, approval rule, the step's tools."""
-    limits = state.limits
-    deferred = state.deferred
+    request = state.request
+    limits = request.limits
+    deferred = request.deferred
     return {
         "tool_calls": dict(state.tool_calls),
         "total_calls": state.total_calls,
         "found": list(state.found),
-        "require_approval": state.require_approval,
+        "require_approval": request.require_approval,
         "approved": sorted(state.approved),
         "step_tools": list(state.step_tools) if state.step_tools is not None else None,
         "limits": {
             "max_tool_calls": limits.max_tool_calls,
             "max_concurrency": limits.max_concurrency,
             "max_turn_concurrency": limits.max_turn_concurrency,
+            # a run's own turns and retries, when it set them (else the agent's apply on resume)
+            **{n: v for n in ("max_steps", "retries", "max_retries") if (v := getattr(limits, n)) is not None},
         },
         "deferred": sorted(deferred) if isinstance(deferred, frozenset) else deferred,
-        "run_keys": sorted(state.run_keys),
+        "run_keys": sorted(request.run_keys),
         "programs": {call_id: {"state": entry["state"]} for call_id, entry in state.programs.items()},
     }
 
 
-def _decode_control(data: Any) -> dict[str, Any]:
-    """`RunState` fields from `_encode_control`'s JSON (a snapshot without them: the defaults)."""
+def _decode_control(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`RunRequest` and `RunState` fields from `_encode_control`'s JSON (a snapshot without them: the defaults)."""
     from ..limits import RunLimits
 
     if data is None:
-        return {}
+        return {}, {}
     if not is_mapping(data):
         raise TypeError("'control' must be an object")
     deferred = data.get("deferred")
     step_tools = data.get("step_tools")
-    return {
-        "tool_calls": {str(k): int(v) for k, v in dict(data.get("tool_calls", {})).items()},
-        "total_calls": int(data.get("total_calls", 0)),
-        "found": [str(k) for k in data.get("found", [])],
+    asked = {
         "require_approval": bool(data.get("require_approval", False)),
-        "approved": frozenset(str(k) for k in data.get("approved", [])),
-        "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
         "limits": RunLimits(**dict(data.get("limits", {}))),
         "deferred": frozenset(str(k) for k in deferred) if is_array(deferred) else deferred,
         "run_keys": frozenset(str(k) for k in data.get("run_keys", [])),
-        "programs": {str(k): {"state": dict(v["state"])} for k, v in dict(data.get("programs", {})).items()},
     }
+    happened = {
+        "approved": frozenset(str(k) for k in data.get("approved", [])),
+        "programs": {str(k): {"state": dict(v["state"])} for k, v in dict(data.get("programs", {})).items()},
+        "tool_calls": {str(k): int(v) for k, v in dict(data.get("tool_calls", {})).items()},
+        "total_calls": int(data.get("total_calls", 0)),
+        "found": [str(k) for k in data.get("found", [])],
+        "step_tools": tuple(str(k) for k in step_tools) if step_tools is not None else None,
+    }
+    return asked, happened
 
 
 def output_fingerprint(config: Any) -> str | None:
@@ -451,19 +457,24 @@ def _decode_state(data: Any, document: Mapping[str, Any], tools: Mapping[str, To
             for call_id, done in dict(data.get("background", {})).items()
         }
         run_active = data.get("active_tools")
-        return RunState(
+        asked, happened = _decode_control(data.get("control"))
+        request = RunRequest(
             max_steps=int(data["max_steps"]),
             active_tools=tuple(run_active) if run_active is not None else None,
             settings=settings,
+            structured=bool(data.get("structured", False)),
+            output_fingerprint=str(data["output"]) if data.get("output") is not None else None,
+            **asked,
+        )
+        return RunState(
+            request,
             failures={str(k): int(v) for k, v in dict(data["failures"]).items()},
             run_retries=int(data["run_retries"]),
             pause_token=str(document["pause_id"]) if document.get("pause_id") is not None else None,
             run_id=str(document["run_id"]),
             background=background,
             registry=tools,
-            structured=bool(data.get("structured", False)),
-            output_fingerprint=str(data["output"]) if data.get("output") is not None else None,
-            **_decode_control(data.get("control")),
+            **happened,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SnapshotError(f"the snapshot's 'state' is malformed ({type(exc).__name__}: {exc})") from None

@@ -15,8 +15,14 @@ async with durable.worker(client):                       # a worker (in this pro
 ```
 
 * Each model request is an ``agentkit.model_request`` activity, each tool call an ``agentkit.call_tool``
-  activity (a tool's ``timeout`` bounds its attempt; `ActivityOptions` per tool key set the timeout and
-  the retry policy); a background tool's call is its own activity, which the run waits for.
+  activity (a tool's ``timeout`` bounds its attempt; `ActivityOptions` per tool key set the timeouts, the
+  retry policy and what a call whose attempts ran out becomes); a background tool's call is its own
+  activity, which the run waits for. Activities heartbeat, so a dead worker's calls move on in seconds.
+* A model request's messages reach its activity by reference, not as its input: the run's Temporal
+  history grows with the conversation, not with its square; a payload over `TemporalLimits` fails the run
+  with a `TemporalLimitError` naming the limit (a tool's oversized result becomes an error result).
+* MCP servers' tools are listed by an activity and called as activities; `TemporalRun.events` follows a
+  run's events from any process.
 * Approvals, suspensions and client-tool outputs arrive as a ``resume`` update, checked before it is
   accepted: wrong answers are refused (`ResumeError`) and leave nothing in the workflow's history.
 * ``cancel`` is a signal (status ``"cancelled"`` at the next safe point); the ``state`` query and the
@@ -31,17 +37,24 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("agentkit.temporal needs the Temporal SDK: pip install 'agentkit-tools[temporal]'") from exc
 
-from ._agent import WORKFLOW, ActivityOptions, RunState, TemporalAgent, TemporalRun, worker
+from ._agent import WORKFLOW, TemporalAgent
 from ._dev import DevServer
+from ._options import ActivityOptions, TemporalLimitError, TemporalLimits, effect_key
+from ._run import RunState, TemporalRun
+from ._worker import AgentWorker, worker
 from ._workflow import AgentRunWorkflow
 
 __all__ = [
     "WORKFLOW",
     "ActivityOptions",
     "AgentRunWorkflow",
+    "AgentWorker",
     "DevServer",
     "RunState",
     "TemporalAgent",
+    "TemporalLimitError",
+    "TemporalLimits",
     "TemporalRun",
+    "effect_key",
     "worker",
 ]

@@ -7,28 +7,39 @@ a module the workflow sandbox passes through, so the sandboxed workflow sees the
 
 from __future__ import annotations as _annotations
 
+import asyncio
+import copy
+import dataclasses
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from temporalio.common import RetryPolicy
-
+from .._agent._setup import as_messages
 from .._jsonish import is_mapping
 from .._text import closest
-from ..agent import Agent, Approval, Prompt, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own
+from ..agent import Agent, Approval, Prompt
 from ..exceptions import AgentSetupError, ResumeError, ToolError
 from ..runs._answers import check_approval
-from ..runs._codec import decode_pending, encode_messages
+from ..runs._codec import encode_messages
+from ._options import (
+    DEFAULT_MODEL,
+    DEFAULT_TOOL,
+    ActivityOptions,
+    TemporalLimitError,
+    TemporalLimits,
+    size_of,
+    too_large,
+)
 
 if TYPE_CHECKING:
-    from temporalio.client import Client, WorkflowHandle
+    from temporalio.client import Client
     from temporalio.worker import Worker
 
-    from .._agent.results import PendingItem, RunResult
+    from .._agent.results import RunResult
+    from ._run import TemporalRun
 
-__all__ = ["DURABLE", "WORKFLOW", "ActivityOptions", "TemporalAgent", "TemporalRun", "lookup", "worker"]
+__all__ = ["DURABLE", "WORKFLOW", "TemporalAgent", "lookup"]
 
 WORKFLOW = "agentkit.AgentRun"
 """The workflow type every agent runs as (its input names the agent)."""
@@ -48,27 +59,6 @@ def lookup(agent_id: str) -> TemporalAgent:
     return durable
 
 
-@dataclass(frozen=True)
-class ActivityOptions:
-    """How Temporal runs one kind of activity: its timeout and retry policy.
-
-    `start_to_close_timeout` bounds one attempt (a worker that dies mid-call is noticed when it passes, or
-    when `heartbeat_timeout` passes without a heartbeat, if set); `retry_policy` says how often and how
-    soon an attempt that failed or timed out is tried again (``None``: Temporal's default, retry forever).
-    """
-
-    start_to_close_timeout: timedelta | None = None
-    retry_policy: RetryPolicy | None = None
-    heartbeat_timeout: timedelta | None = None
-
-
-_DEFAULT_TOOL = ActivityOptions(timedelta(minutes=5), RetryPolicy(maximum_attempts=3))
-_DEFAULT_MODEL = ActivityOptions(
-    timedelta(minutes=2), RetryPolicy(maximum_attempts=5, non_retryable_error_types=["ModelSetupError"])
-)
-_TOOL_TIMEOUT_MARGIN = timedelta(seconds=10)  # a tool's own timeout becomes a result: the attempt must outlast it
-
-
 class TemporalAgent:
     """`agent` run as a Temporal workflow: each model request and each tool call is an activity.
 
@@ -82,21 +72,22 @@ class TemporalAgent:
     ```
 
     Args:
-        agent: the agent (its model and tools run in the worker's activities; MCP servers are not
-            supported on Temporal yet).
+        agent: the agent (its model, tools and MCP servers are used in the worker's activities).
         task_queue: the queue its workers poll (default ``"agentkit-<agent id>"``).
-        model: options of the model-request activity (default: 2 minutes per attempt, 5 attempts; a
-            `ModelSetupError` is not retried).
+        model: options of the model-request activity (default: 2 minutes per attempt, a heartbeat
+            every 10 s, 5 attempts; a `ModelSetupError` is not retried).
         tools: options per tool key, over the defaults (5 minutes per attempt, or the tool's own
-            `timeout` plus 10 s; 3 attempts).
+            `timeout` plus 10 s; a heartbeat every 10 s; 3 attempts; an unknown outcome becomes an
+            error result). Keys of MCP servers' tools are checked when a run lists them.
         deps: the dependencies tools get in the activities (default: the agent's ``deps``).
+        limits: the Temporal server's size limits (default: Temporal's own defaults).
 
     Workflows and activities find the agent by its id in this process: the last `TemporalAgent` made for
     an id is the one this process's workers run (give each agent its own id).
     """
 
     agent: Agent
-    """The agent that runs."""
+    """The agent that runs (its model, tools and MCP servers are used in the activities)."""
 
     def __init__(
         self,
@@ -106,46 +97,69 @@ class TemporalAgent:
         model: ActivityOptions | None = None,
         tools: Mapping[str, ActivityOptions] | None = None,
         deps: Any = None,
+        limits: TemporalLimits | None = None,
     ) -> None:
-        if agent.mcp_servers:
-            raise AgentSetupError(
-                f"agent {agent.id!r} has MCP servers: they are not supported on Temporal yet (the workflow could not "
-                "list their tools without I/O); give the agent plain tools"
-            )
         unknown = sorted(set(tools or {}) - set(agent.tools))
-        if unknown:
+        if unknown and not agent.mcp_servers:
             hints = {k: closest(k, agent.tools) for k in unknown}
             raise AgentSetupError(f"tools= names no tool of agent {agent.id!r}: {hints} (key -> closest keys)")
         self.agent = agent
         self.task_queue = task_queue or f"agentkit-{agent.id}"
-        self.model_options = model or _DEFAULT_MODEL
+        self.model_options = _with_defaults(model, DEFAULT_MODEL)
         self.tool_options = dict(tools or {})
         self.deps = deps if deps is not None else agent.deps
+        self.limits = limits or TemporalLimits()
         self.model_name = agent.model if isinstance(agent.model, str) else getattr(agent.model, "name", "model")
+        self.workflow_agent = _without_servers(agent) if agent.mcp_servers else agent
+        """The agent as the workflow runs it: without MCP servers (their tools come from an activity)."""
+        self._mcp_open: tuple[asyncio.AbstractEventLoop, asyncio.Lock, list[bool]] | None = None
         DURABLE[agent.id] = self
 
     def __repr__(self) -> str:
         return f"TemporalAgent({self.agent.id!r}, task_queue={self.task_queue!r})"
 
     def options_for(self, key: str) -> ActivityOptions:
-        """The activity options of a call to the tool under `key`."""
-        chosen = self.tool_options.get(key)
+        """The activity options of a call to the tool under `key` (the defaults under those given)."""
         item = self.agent.tools.get(key)
-        timeout = _DEFAULT_TOOL.start_to_close_timeout
+        default = DEFAULT_TOOL
         if item is not None and item.timeout is not None:
-            timeout = timedelta(seconds=item.timeout) + _TOOL_TIMEOUT_MARGIN
-        if chosen is None:
-            return ActivityOptions(timeout, _DEFAULT_TOOL.retry_policy)
-        return ActivityOptions(
-            chosen.start_to_close_timeout or timeout,
-            chosen.retry_policy if chosen.retry_policy is not None else _DEFAULT_TOOL.retry_policy,
-            chosen.heartbeat_timeout,
-        )
+            default = dataclasses.replace(default, start_to_close_timeout=timedelta(seconds=item.timeout) + _MARGIN)
+        return _with_defaults(self.tool_options.get(key), default)
+
+    # ---- MCP servers, in the worker -----------------------------------------------------------------
+
+    async def open_mcp(self) -> None:
+        """Open the agent's MCP sessions in this worker (once per event loop; `close_mcp` closes them)."""
+        if not self.agent.mcp_servers:
+            return
+        loop = asyncio.get_running_loop()
+        if self._mcp_open is None or self._mcp_open[0] is not loop:
+            self._mcp_open = (loop, asyncio.Lock(), [False])
+        _, lock, opened = self._mcp_open
+        async with lock:
+            if not opened[0]:
+                await self.agent.__aenter__()
+                opened[0] = True
+
+    async def close_mcp(self) -> None:
+        """Close the MCP sessions `open_mcp` opened (the worker does, when it stops)."""
+        state, self._mcp_open = self._mcp_open, None
+        if state is not None and state[2][0]:
+            await self.agent.__aexit__(None, None, None)
+
+    async def mcp_definitions(self) -> list[dict[str, Any]]:
+        """The MCP servers' tools as JSON definitions, for the workflow's stand-ins (see `mcp_tools`)."""
+        await self.open_mcp()
+        from ._mcp import definitions
+
+        return definitions(self.agent)
 
     # ---- workers -----------------------------------------------------------------------------------
 
     def worker(self, client: Client, **options: Any) -> Worker:
         """A Temporal `Worker` running this agent's workflow and activities (``async with`` it)."""
+        from ._worker import worker
+
         return worker(client, [self], task_queue=self.task_queue, **options)
 
     # ---- runs ----------------------------------------------------------------------------------------
@@ -160,14 +174,21 @@ class TemporalAgent:
         tool_choice: str | None = None,
         active_tools: Iterable[str] | None = None,
     ) -> TemporalRun:
-        """Start a run as a workflow (id: `id`, default ``"<agent id>-<random>"``) and return its handle."""
+        """Start a run as a workflow (id: `id`, default ``"<agent id>-<random>"``) and return its handle.
+
+        Raises:
+            TemporalLimitError: the prompt is over the payload limit (Temporal would never accept it).
+        """
+        from ._run import TemporalRun
+
         request = {
             "agent": self.agent.id,
-            "messages": encode_messages(_as_messages(prompt), self.agent.tools),
+            "messages": encode_messages(as_messages(prompt), self.agent.tools),
             "max_steps": max_steps,
             "tool_choice": tool_choice,
             "active_tools": list(active_tools) if active_tools is not None else None,
         }
+        self.check_size("the run's prompt", request, "send large documents by reference (a URL, a file id)")
         handle = await client.start_workflow(
             WORKFLOW, request, id=id or f"{self.agent.id}-{uuid.uuid4().hex}", task_queue=self.task_queue
         )
@@ -179,82 +200,42 @@ class TemporalAgent:
 
     def get_run(self, client: Client, workflow_id: str) -> TemporalRun:
         """The handle of a run started earlier (by any process), from its workflow id."""
+        from ._run import TemporalRun
+
         return TemporalRun(self, client.get_workflow_handle(workflow_id))
 
-
-@dataclass(frozen=True)
-class RunState:
-    """What a Temporal run is doing: ``"running"``, a paused status, or how it ended; and what it waits for."""
-
-    status: str
-    pending: list[PendingItem] = field(default_factory=lambda: [])
+    def check_size(self, what: str, data: Any, fix: str) -> None:
+        """Raise `TemporalLimitError` when `data` is over the payload limit."""
+        size = size_of(data)
+        if size > self.limits.payload:
+            raise TemporalLimitError(too_large(what, size, self.limits.payload, fix))
 
 
-class TemporalRun:
-    """A run on Temporal: look at it, answer its pauses, cancel it, get its `RunResult`."""
-
-    def __init__(self, durable: TemporalAgent, handle: WorkflowHandle[Any, Any]) -> None:
-        self.durable = durable
-        self.handle = handle
-
-    @property
-    def id(self) -> str:
-        """The workflow id."""
-        return self.handle.id
-
-    def __repr__(self) -> str:
-        return f"TemporalRun({self.id!r})"
-
-    async def state(self) -> RunState:
-        """What the run does now (a query: answered from the workflow's memory, no waiting)."""
-        data = await self.handle.query("state")
-        return RunState(data["status"], decode_pending(data["pending"]))
-
-    async def pending(self) -> list[PendingItem]:
-        """What the paused run waits for (empty while it runs or once it ended)."""
-        return (await self.state()).pending
-
-    async def wait(self) -> RunState:
-        """Wait until the run pauses (for approval, data or a client) or ends; its state then."""
-        from temporalio.service import RPCError
-
-        try:
-            # temporalio leaves an overload of execute_update (one we do not call) partly untyped
-            data = await self.handle.execute_update("wait")  # pyright: ignore[reportUnknownMemberType]
-        except RPCError:  # the workflow has ended: an update cannot reach it, a query still can
-            return await self.state()
-        return RunState(data["status"], decode_pending(data["pending"]))
-
-    async def resume(self, answers: Mapping[str, Any]) -> None:
-        """Answer the paused run (as `Agent.resume` takes answers); the run goes on in the workers.
-
-        Raises:
-            ResumeError: the run is not paused, or the answers do not fit (the workflow refused them:
-                nothing is recorded, the pause stays open).
-        """
-        from temporalio.client import WorkflowUpdateFailedError
-
-        state = await self.state()
-        kinds = {p.call_id: p.kind for p in state.pending}
-        payload = _encode_answers(answers, kinds)
-        try:
-            await self.handle.execute_update("resume", payload)  # pyright: ignore[reportUnknownMemberType]
-        except WorkflowUpdateFailedError as exc:
-            cause = exc.cause
-            raise ResumeError(getattr(cause, "message", None) or str(cause or exc)) from None
-
-    async def cancel(self) -> None:
-        """Cancel the run at its next safe point (status ``"cancelled"``; a pending model request is abandoned)."""
-        await self.handle.signal("cancel")
-
-    async def result(self) -> RunResult[Any]:
-        """Wait for the workflow to end; its `RunResult` (outputs re-validated against the agent's tools)."""
-        from ..runs._snapshot import result_from_document
-
-        return result_from_document(await self.handle.result(), self.durable.agent.tools)
+_MARGIN = timedelta(seconds=10)  # a tool's own timeout becomes a result: the attempt must outlast it
 
 
-def _encode_answers(answers: Mapping[str, Any], kinds: Mapping[str, str]) -> dict[str, Any]:
+def _with_defaults(chosen: ActivityOptions | None, default: ActivityOptions) -> ActivityOptions:
+    if chosen is None:
+        return default
+    return ActivityOptions(
+        chosen.start_to_close_timeout or default.start_to_close_timeout,
+        chosen.retry_policy if chosen.retry_policy is not None else default.retry_policy,
+        chosen.heartbeat_timeout if chosen.heartbeat_timeout is not None else default.heartbeat_timeout,
+        chosen.on_unknown,
+    )
+
+
+def _without_servers(agent: Agent[Any, Any]) -> Agent[Any, Any]:
+    """A shallow copy of `agent` without MCP servers: what the workflow runs (it may not open connections)."""
+    from .._agent.sessions import MCPSessions
+
+    twin = copy.copy(agent)
+    twin.mcp_servers = []
+    twin._sessions = MCPSessions(agent._sessions.base, [])  # pyright: ignore[reportPrivateUsage]  # agentkit's own
+    return twin
+
+
+def _encode_answers(answers: Mapping[str, Any], kinds: Mapping[str, str]) -> dict[str, Any]:  # pyright: ignore[reportUnusedFunction]  # TemporalRun's
     out: dict[str, dict[str, Any]] = {"approvals": {}, "data": {}, "errors": {}}
     for call_id, answer in answers.items():
         kind = kinds.get(call_id)
@@ -282,45 +263,3 @@ def decode_answers(payload: Mapping[str, Any]) -> dict[str, Any]:
         fits = fits and isinstance(decision.get("reason"), (str, type(None)))
         answers[call_id] = Approval(decision["approved"], decision.get("reason")) if fits else decision
     return answers
-
-
-_PASSTHROUGH = (
-    "agentkit",
-    "jsonschema",
-    "jsonschema_specifications",
-    "referencing",
-    "rpds",
-    "attrs",
-    "attr",
-    "docstring_parser",
-)
-
-
-def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, **options: Any) -> Worker:
-    """A Temporal `Worker` for several agents on one task queue (each agent's `start` must use that queue).
-
-    The workflow runs in Temporal's sandbox with ``agentkit`` passed through (the agents, their tools and
-    their policies are the objects of this process); `options` go to `temporalio.worker.Worker`.
-    """
-    from temporalio.worker import Worker
-    from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
-
-    from ._activities import call_tool, model_request
-    from ._workflow import AgentRunWorkflow
-
-    for durable in agents:
-        DURABLE[durable.agent.id] = durable
-    # agentkit imports these lazily (schemas of explicit JSON Schema tools, suspensions): load them now, outside
-    # the sandbox, and pass them through with agentkit itself
-    import docstring_parser  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    import jsonschema  # noqa: F401  # pyright: ignore[reportUnusedImport]
-
-    restrictions = SandboxRestrictions.default.with_passthrough_modules(*_PASSTHROUGH)
-    options.setdefault("workflow_runner", SandboxedWorkflowRunner(restrictions=restrictions))
-    return Worker(
-        client,
-        task_queue=task_queue,
-        workflows=[AgentRunWorkflow],
-        activities=[model_request, call_tool],
-        **options,
-    )

@@ -8,6 +8,7 @@ seconds, with no network beyond the loopback address.
 from __future__ import annotations as _annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -42,15 +44,25 @@ class DevServer:
         db_filename: where it keeps its state (default: a file in a new temporary folder, so a restarted
             server keeps nothing; give a path to keep workflows across restarts).
         startup_timeout: seconds to wait for the port to accept connections.
+        dynamic_config: server settings (``--dynamic-config-value``), e.g. ``{"limit.blobSize.error": 65536}``
+            for a smaller payload limit than Temporal's 2 MiB.
     """
 
-    def __init__(self, *, port: int | None = None, db_filename: str | None = None, startup_timeout: float = 60) -> None:
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        db_filename: str | None = None,
+        startup_timeout: float = 60,
+        dynamic_config: Mapping[str, object] | None = None,
+    ) -> None:
         self.port = port or _free_port()
         self.address = f"127.0.0.1:{self.port}"
         """``host:port`` for `temporalio.client.Client.connect`."""
         self._folder = tempfile.mkdtemp(prefix="agentkit-temporal-") if db_filename is None else None
         self.db_filename = db_filename or os.path.join(self._folder or ".", "temporal.db")
         self.startup_timeout = startup_timeout
+        self.dynamic_config = dict(dynamic_config or {})
         self._process: subprocess.Popen[bytes] | None = None
         self._log = os.path.join(self._folder or tempfile.gettempdir(), f"temporal-{self.port}.log")
 
@@ -61,6 +73,8 @@ class DevServer:
             "--http-port", str(_free_port()), "--metrics-port", str(_free_port()),
             "--db-filename", self.db_filename, "--log-level", "warn",
         ]  # fmt: skip
+        for key, value in self.dynamic_config.items():
+            command += ["--dynamic-config-value", f"{key}={json.dumps(value)}"]
         with open(self._log, "ab") as log:
             self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + self.startup_timeout

@@ -24,13 +24,16 @@ def wire(amount: int) -> str:
 
 
 async def test_the_call_tool_activity_runs_a_program() -> None:
+    from temporalio.testing import ActivityEnvironment
+
     from agentkit.temporal import TemporalAgent
     from agentkit.temporal._activities import call_tool
 
     agent = Agent(id="codemode-activity", model="test", tools=[double, wire], code_mode=CodeMode())
     TemporalAgent(agent)
     code = "try:\n    w = await wire(5)\nexcept PermissionError as e:\n    w = 'no'\n[await double(21), w]"
-    out = await call_tool({"agent": agent.id, "call": {"id": "p1", "name": "run_python", "arguments": {"code": code}}})
+    request = {"agent": agent.id, "call": {"id": "p1", "name": "run_python", "arguments": {"code": code}}}
+    out = await ActivityEnvironment().run(call_tool, request)  # an activity's context: it heartbeats
     [result] = decode_results([out["result"]], "result")
     assert not result.is_error, result.text
     assert result.output == {"result": [42, "no"], "printed": ""}  # no person to ask inside an activity

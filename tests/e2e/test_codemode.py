@@ -48,14 +48,15 @@ async def test_a_forced_program_calls_two_tools(openai_model: Any) -> None:
         max_steps=2,
         model_settings=ModelSettings(temperature=0, max_tokens=200),
     )
-    stream = agent.stream("Add 20 and 1, then double the sum.", tool_choice="run_python")
+    # "required", not the tool's name: llama-server ignores a named tool_choice (E2E.md) and then may answer in text
+    stream = agent.stream("Add 20 and 1, then double the sum.", tool_choice="required")
     events = [e async for e in stream]
     result = stream.result
     programs = [c for c in result.tool_calls if c.name == "run_python"]
     assert programs and "await" in programs[0].arguments_dict()["code"], programs
     nested = [e for e in events if isinstance(e, ToolCallEvent) and e.caller is not None]
     assert {e.tool_name for e in nested} == {"add", "double"}, [e.input for e in nested]
-    assert all(e.caller == programs[0].id for e in nested)
+    assert {e.caller for e in nested} <= {c.id for c in programs}  # each tagged with the program that made it
     assert ("add", 21) in ran and ("double", 42) in ran, ran
     done = [e for e in events if isinstance(e, ToolResultEvent) and e.tool_name == "run_python"]
     assert done and done[0].output["result"] == 42, done

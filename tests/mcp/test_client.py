@@ -105,9 +105,9 @@ async def test_bad_arguments_are_rejected_before_forwarding(
     forwarded: list[str] = []
     original = time_server.call_tool
 
-    async def spy(name: str, arguments: Any = None) -> Any:
+    async def spy(name: str, arguments: Any = None, **options: Any) -> Any:
         forwarded.append(name)
-        return await original(name, arguments)
+        return await original(name, arguments, **options)
 
     monkeypatch.setattr(time_server, "call_tool", spy)
     wrong_type = await time_server.registry.call(call("get_current_time", timezone=3))
@@ -157,7 +157,7 @@ async def test_parallel_calls_share_one_session(time_server: MCPServer) -> None:
 
 
 def _fake_result(result: types.CallToolResult) -> Any:
-    async def fake(name: str, arguments: Any = None) -> types.CallToolResult:
+    async def fake(name: str, arguments: Any = None, **options: Any) -> types.CallToolResult:
         return result
 
     return fake

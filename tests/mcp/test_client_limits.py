@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from agentkit import Registry, ToolCall, tool
-from agentkit.exceptions import AgentkitWarning
 from agentkit.mcp import MCPConnectionError, MCPServer, serving_http
 
 
@@ -113,15 +112,16 @@ def _task_server() -> Any:
     return Server("tasks", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def test_a_tool_that_requires_task_execution_is_not_offered() -> None:
-    """Regression: such a tool was offered to models and failed on every call."""
-    async with serving_http(Registry(), server=_task_server()) as url:
-        with pytest.warns(AgentkitWarning, match=r"'slow_job' skipped: it requires task-augmented execution"):
-            async with MCPServer.http(url) as server:
-                assert list(server.registry) == ["either", "plain"]
-                result = await server.registry.call(ToolCall(id="1", name="either", arguments={}))
-                assert result.text == "ran either"
-                assert [t.name for t in server.listed_tools] == ["slow_job", "either", "plain"]
+async def test_a_tool_that_requires_task_execution_is_offered_and_a_plain_answer_taken() -> None:
+    """It was left out with a warning (no task support); it is now called as a task. A server that answers
+    the task request with a plain result is taken at its word (the real task flow: test_everything.py)."""
+    async with (
+        serving_http(Registry(), server=_task_server()) as url,
+        MCPServer.http(url, protocol="legacy") as server,  # execution.taskSupport is 2025-11-25's
+    ):
+        assert list(server.registry) == ["slow_job", "either", "plain"]
+        result = await server.registry.call(ToolCall(id="1", name="slow_job", arguments={}))
+        assert result.text == "ran slow_job"
 
 
 async def test_a_result_over_the_transports_old_cap_gets_the_limit_error_not_a_dropped_connection(
@@ -133,3 +133,74 @@ async def test_a_result_over_the_transports_old_cap_gets_the_limit_error_not_a_d
         assert not result.is_error, result.text  # 1.5 MB sent twice in one event: over the SDK's default 1 MiB
         follow_up = await server.registry.call(ToolCall(id="2", name="dump", arguments={"size": 10}))
         assert not follow_up.is_error
+
+
+# ---- an oversize result over stdio is not read whole ------------------------------------------------
+
+
+async def test_an_oversize_stdio_result_is_dropped_as_it_arrives_and_the_session_goes_on() -> None:
+    """Regression (issue 17 §4.10): a 40 MiB result over stdio was read whole (56 s, the event loop mostly
+    blocked, the line copied again for every 64 KiB chunk) before max_result_bytes refused it."""
+    import tracemalloc
+
+    from .fixtures.helpers import ROOT
+
+    server = MCPServer.stdio(sys.executable, ["-m", "tests.mcp.fixtures.big_server"], cwd=str(ROOT), timeout=100)
+    async with server:
+        tracemalloc.start()
+        try:
+            big = await server.registry.call(ToolCall(id="1", name="blob", arguments={"mib": 40}))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        after = await server.registry.call(ToolCall(id="2", name="ping", arguments={}))
+    assert big.is_error and big.error_kind == "tool_error"
+    assert "returned more than 1,048,576 bytes (MCPServer max_result_bytes); the result was not read" in big.text
+    assert peak < 16 << 20, f"{peak:,} bytes held at the peak: the message was kept, not dropped"  # 80 MiB arrived
+    assert not after.is_error and after.output == {"result": "pong"}
+
+
+@pytest.mark.parametrize(
+    ("head", "tail", "in_flight", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"result":{"content":[', b'xx"}]}}', {3, 7}, 7),  # the Python SDK's order
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]},"jsonrpc":"2.0","id":"a-7"}', {3, "a-7"}, "a-7"),  # TS
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]}}', {5}, 5),  # no id seen: the only request in flight
+        (b'{"result":{"content":[{"id":3,"text":"', b'xx"}]}}', {3, 5}, None),  # cannot tell: the session ends
+    ],
+)
+def test_the_request_an_oversize_message_answers(head: bytes, tail: bytes, in_flight: set[Any], expected: Any) -> None:
+    from agentkit.mcp._stdio import _Oversize
+
+    assert _Oversize(head, tail, 10 << 20).request_id(in_flight) == expected
+
+
+# ---- a server's schema patterns never run on the event loop with Python's re ------------------------
+
+
+def _hostile_server(pattern: str, value: str) -> Any:
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    output = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}, "required": ["code"]}
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        schema = {"type": "object", "properties": {}}
+        return types.ListToolsResult(tools=[types.Tool(name="code", input_schema=schema, output_schema=output)])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        text = types.TextContent(type="text", text=value)
+        return types.CallToolResult(content=[text], structured_content={"code": value})
+
+    return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+@pytest.mark.parametrize("pattern", ["^(a+)+$", "^(?=(a+)+$)a"])  # linear engine; look-ahead: the regex module
+async def test_a_servers_output_pattern_is_matched_by_the_bounded_engine(pattern: str) -> None:
+    """Regression (issue 17 §4.2, MCP part): the mcp client matched a server's outputSchema patterns with
+    Python's re on the event loop (2^n steps for n letters); its check answered first, as a tool_error."""
+    hostile = _hostile_server(pattern, "a" * 24 + "!")
+    async with serving_http(Registry(), server=hostile) as url, MCPServer.http(url) as server:
+        result = await server.registry.call(ToolCall(id="1", name="code", arguments={}))
+    assert result.is_error and result.error_kind == "invalid_output", result.text
+    assert f"$.code: {'a' * 24 + '!'!r} does not match {pattern!r}" in result.text

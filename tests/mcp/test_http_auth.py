@@ -23,6 +23,7 @@ INITIALIZE = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 }
+TOKEN = "s3cret-s3cret-s3cret"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
@@ -32,14 +33,14 @@ async def post(url: str, **headers: str) -> httpx2.Response:
 
 
 async def test_a_token_is_required_when_set() -> None:
-    async with serving_http(tools, auth_token="s3cret") as url:
+    async with serving_http(tools, auth_token=TOKEN) as url:
         missing = await post(url)
         wrong = await post(url, Authorization="Bearer nope")
-        right = await post(url, Authorization="Bearer s3cret")
+        right = await post(url, Authorization=f"Bearer {TOKEN}")
         assert (missing.status_code, wrong.status_code) == (401, 401)
         assert "bearer" in missing.headers.get("www-authenticate", "").lower()
         assert right.status_code == 200, right.text
-        async with MCPServer.http(url, headers={"Authorization": "Bearer s3cret"}) as remote:
+        async with MCPServer.http(url, headers={"Authorization": f"Bearer {TOKEN}"}) as remote:
             assert set(remote.registry) == set(tools)
         with pytest.raises(MCPConnectionError):
             async with MCPServer.http(url, connect_timeout=10):
@@ -56,10 +57,10 @@ async def test_host_and_origin_are_checked_for_the_hosts_given() -> None:
 
 
 def test_every_bind_keeps_host_checks_and_a_wildcard_bind_only_trusts_names_given() -> None:
-    public = http_security("10.1.2.3", auth_token="t")
+    public = http_security("10.1.2.3", auth_token=TOKEN)
     assert "10.1.2.3:*" in public.allowed_hosts and "localhost:*" in public.allowed_hosts
     assert "http://10.1.2.3:*" in public.allowed_origins
-    wildcard = http_security("0.0.0.0", auth_token="t", allowed_hosts=["tools.example"])
+    wildcard = http_security("0.0.0.0", auth_token=TOKEN, allowed_hosts=["tools.example"])
     assert "0.0.0.0:*" not in wildcard.allowed_hosts and "tools.example:*" in wildcard.allowed_hosts
     assert http_security("::1").allowed_hosts == http_security("127.0.0.1").allowed_hosts  # loopback: no token
 
@@ -89,10 +90,43 @@ def test_the_command_refuses_before_binding(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 async def test_the_command_reads_the_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(TOKEN_ENV, "from-env")
+    monkeypatch.setenv(TOKEN_ENV, "from-the-environment-0123")
     process, url = await start_http_server(FIXTURE_TARGET)
     try:
         assert (await post(url)).status_code == 401
-        assert (await post(url, Authorization="Bearer from-env")).status_code == 200
+        assert (await post(url, Authorization="Bearer from-the-environment-0123")).status_code == 200
     finally:
         stop(process)
+
+
+BAD_TOKENS = ["", " ", "x", "0123456789abcde", "0123456789 abcdef", "0123456789abcdef\n", "\t" * 20]
+
+
+@pytest.mark.parametrize("token", BAD_TOKENS)
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"])
+def test_blank_short_and_spaced_tokens_are_refused_on_every_bind(token: str, host: str) -> None:
+    """Regression (issue 17 §4.7): ``--auth-token ' '`` (or any 1-character token) let the server bind 0.0.0.0."""
+    with pytest.raises(ValueError, match="refusing a (blank )?bearer token") as caught:
+        http_security(host, auth_token=token)
+    assert "secrets.token_urlsafe" in str(caught.value)
+    assert token.strip() == "" or token.strip() not in str(caught.value)  # the token is never echoed
+    assert http_security(host, auth_token="0123456789abcdef").token == "0123456789abcdef"  # 16: the shortest
+
+
+@pytest.mark.parametrize(("flag", "env"), [(["--auth-token", " "], None), ([], " "), (["--auth-token", "x"], None)])
+def test_the_command_refuses_a_blank_or_short_token_before_binding(flag: list[str], env: str | None) -> None:
+    """Regression (issue 17 §4.7): the blank token passed the non-loopback check, and the server bound 0.0.0.0."""
+    environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+    if env is not None:
+        environment[TOKEN_ENV] = env
+    done = subprocess.run(
+        [sys.executable, "-m", "agentkit", "mcp", "serve", FIXTURE_TARGET, "--transport", "http"]
+        + ["--host", "0.0.0.0", "--port", "0", *flag],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "refusing a" in done.stderr and "bearer token" in done.stderr

@@ -11,6 +11,8 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from temporalio.common import RetryPolicy
+
 from agentkit import Agent, AssistantMessage, ToolCall, ToolResultsMessage, UserMessage, tool
 from agentkit.messages import Message
 from agentkit.temporal import ActivityOptions, TemporalAgent
@@ -37,7 +39,7 @@ def shipping_agent(ledger: str, slow: float) -> Agent:
         _record(ledger, f"charge {order} {amount}")
         return f"charged {amount}"
 
-    @tool(timeout=slow + 2)
+    @tool
     def ship(order: str) -> str:
         """Ship an order (slow)."""
         _record(ledger, f"ship started {order}")
@@ -48,10 +50,10 @@ def shipping_agent(ledger: str, slow: float) -> Agent:
     return Agent(id="shipping", model=FunctionModel(shipping_script), tools=[charge, ship])
 
 
-def durable_shipping(ledger: str, slow: float) -> TemporalAgent:
-    # an attempt of `ship` may take slow + 2 s: a killed worker's attempt is retried on another worker after that
-    attempt = ActivityOptions(start_to_close_timeout=timedelta(seconds=slow + 2))
-    return TemporalAgent(shipping_agent(ledger, slow), task_queue="shipping", tools={"ship": attempt})
+def durable_shipping(ledger: str, slow: float, *, once: bool = False) -> TemporalAgent:
+    """The shipping agent with the default options; `once`: `ship` gets one attempt (a refund-like tool)."""
+    options = {"ship": ActivityOptions(retry_policy=RetryPolicy(maximum_attempts=1))} if once else None
+    return TemporalAgent(shipping_agent(ledger, slow), task_queue="shipping", tools=options)
 
 
 def durable_support(ledger: str) -> TemporalAgent:
@@ -59,13 +61,48 @@ def durable_support(ledger: str) -> TemporalAgent:
     return TemporalAgent(agent, task_queue="support-t", tools={"refund": ActivityOptions()})
 
 
+PAGES = 12
+
+
+def pages_script(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
+    """Read `PAGES` pages, one per turn; each turn checks it was sent the whole conversation so far."""
+    turns = sum(isinstance(m, AssistantMessage) for m in messages)
+    assert len(messages) == 1 + 2 * turns, f"turn {turns} was sent {len(messages)} messages"
+    read = [r.text for m in messages if isinstance(m, ToolResultsMessage) for r in m.results]
+    assert read == [f"page {n}: " + "x" * 3000 for n in range(turns)], "a page is missing or out of order"
+    if turns == PAGES:
+        return f"read {turns} pages"
+    return AssistantMessage(f"Reading page {turns}.", [ToolCall(f"p{turns}", "read_page", {"page": turns})])
+
+
+def durable_pages(limits: Any = None) -> TemporalAgent:
+    @tool
+    def read_page(page: int) -> str:
+        """Read one page."""
+        return f"page {page}: " + "x" * 3000
+
+    agent = Agent(id="pages-t", model=FunctionModel(pages_script), tools=[read_page], max_steps=PAGES + 2)
+    return TemporalAgent(agent, task_queue="pages-t", limits=limits)
+
+
 async def _serve(address: str, which: str, ledger: str, slow: float) -> None:
     from temporalio.client import Client
 
-    durable = durable_shipping(ledger, slow) if which == "shipping" else durable_support(ledger)
+    from agentkit.temporal import TemporalLimits
+
+    options: dict[str, Any] = {}
+    if which == "shipping":
+        durable = durable_shipping(ledger, slow)
+    elif which == "shipping-once":
+        durable = durable_shipping(ledger, slow, once=True)
+    elif which == "pages-activities":  # activities only: the workflow runs in another process
+        durable = durable_pages(TemporalLimits(payload=8 * 1024))  # pages of the history query hold ~1 message
+        options["workflows"] = []
+    else:
+        durable = durable_support(ledger)
     client = await Client.connect(address)
     # a short sticky timeout: when this worker is killed, its workflow tasks move to the next worker quickly
-    async with durable.worker(client, sticky_queue_schedule_to_start_timeout=timedelta(seconds=1)):
+    async with durable.worker(client, sticky_queue_schedule_to_start_timeout=timedelta(seconds=1), **options):
         print("worker ready", flush=True)
         await asyncio.Event().wait()
 

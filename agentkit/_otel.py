@@ -7,16 +7,20 @@ here rather than taken from ``opentelemetry-semantic-conventions``, whose GenAI 
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import json
 import traceback
-from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+import weakref
+from collections.abc import Awaitable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlparse
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._agent.display import display_arguments, error_text, shape
+from ._vendors import VENDORS
 from .exceptions import ClientCallRequested, ModelAPIError, ToolSuspended
 from .messages import (
     AssistantMessage,
@@ -33,27 +37,43 @@ from .messages import (
 )
 
 if TYPE_CHECKING:
-    from ._agent.loop import RunLoop
     from ._agent.results import RunResult
     from .hooks import ModelRequest
     from .instrumentation import InstrumentationSettings
     from .models import Model
+    from .registry import Registry
+    from .tools import ToolTransform
 
-__all__ = ["PROVIDER_NAMES", "Tracing"]
+__all__ = ["PROVIDER_NAMES", "TracedRun", "Tracing"]
+
+
+class TracedRun(Protocol):
+    """What the spans read of a run (the run's `agentkit._agent.config.RunConfig`)."""
+
+    @property
+    def agent(self) -> Any:
+        """The agent's facts: ``id``, ``name``, ``description``, ``instructions``."""
+        ...
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def streaming(self) -> bool: ...
+
+    @property
+    def registry(self) -> Registry: ...
+
+    def rules(self, key: str) -> ToolTransform: ...
+
 
 _T = TypeVar("_T")
 
-PROVIDER_NAMES = {
-    "openai": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gcp.gemini",
-    "bedrock": "aws.bedrock",
-    "mistral": "mistral_ai",
-    "cohere": "cohere",
-    "ollama": "ollama",
-}
-"""agentkit vendor -> ``gen_ai.provider.name`` (the conventions' well-known values; Ollama has none)."""
+PROVIDER_NAMES: Mapping[str, str] = MappingProxyType(
+    {name: row.telemetry_name for name, row in VENDORS.items() if row.telemetry_name is not None}
+)
+"""agentkit vendor -> ``gen_ai.provider.name``: the vendor table's ``telemetry_name`` column (the conventions'
+well-known values; a vendor without one is named as agentkit names it)."""
 
 
 def _provider_and_model(model: Model) -> tuple[str, str]:
@@ -74,10 +94,28 @@ class Tracing:
         self.settings = settings
         self.content = settings.include_content
         self.tracer = trace.get_tracer("agentkit", __version__, tracer_provider=settings.tracer_provider)
+        # per model object: the chat span's name and the attributes that depend on the model only (made
+        # once, not per request; a model's name and base URL do not change)
+        self._chat: weakref.WeakKeyDictionary[Model, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+    def _chat_basis(self, model: Model) -> tuple[str, dict[str, Any]]:
+        found = self._chat.get(model)
+        if found is None:
+            provider, name = _provider_and_model(model)
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": name,
+                **_server(getattr(model, "base_url", None)),
+            }
+            found = (f"chat {name}", attributes)
+            with contextlib.suppress(TypeError):  # a model that cannot be weakly referenced: made per request
+                self._chat[model] = found
+        return found
 
     # ---- a run -----------------------------------------------------------------------------------------
 
-    async def agent(self, loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
+    async def agent(self, loop: TracedRun, body: Awaitable[RunResult]) -> RunResult:
         """Run `body` (the loop) inside an ``invoke_agent`` span."""
         agent = loop.agent
         provider, model = _provider_and_model(loop.model)
@@ -106,27 +144,21 @@ class Tracing:
 
     # ---- a model request -------------------------------------------------------------------------------
 
-    async def chat(self, loop: RunLoop, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
+    async def chat(self, loop: TracedRun, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
         """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
         settings = request.settings
-        provider, model = _provider_and_model(request.model)
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": model,
-            "gen_ai.request.stream": loop.emit is not None,
-        }
+        name, basis = self._chat_basis(request.model)
+        attributes = {**basis, "gen_ai.request.stream": loop.streaming}
         if settings.max_tokens is not None:
             attributes["gen_ai.request.max_tokens"] = settings.max_tokens
         if settings.temperature is not None:
             attributes["gen_ai.request.temperature"] = settings.temperature
         if settings.output is not None:  # a structured answer asked for (native, prompted or the output tool)
             attributes["gen_ai.output.type"] = "json"
-        attributes.update(_server(getattr(request.model, "base_url", None)))
         if self.content:
             self._request_content(loop, request, attributes)
         with self.tracer.start_as_current_span(
-            f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
+            name, kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
         ) as span:
             response = await self._watched(span, turn)
             span.set_attributes(_response(response))
@@ -136,7 +168,7 @@ class Tracing:
                 span.set_attribute("gen_ai.output.messages", _json([message]))
             return response
 
-    def _request_content(self, loop: RunLoop, request: ModelRequest, attributes: dict[str, Any]) -> None:
+    def _request_content(self, loop: TracedRun, request: ModelRequest, attributes: dict[str, Any]) -> None:
         system = [m.text for m in request.messages if isinstance(m, SystemMessage)]
         if system:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
@@ -148,7 +180,7 @@ class Tracing:
 
     # ---- a tool call -----------------------------------------------------------------------------------
 
-    async def tool(self, loop: RunLoop, call: ToolCall, run: Awaitable[ToolResult]) -> ToolResult:
+    async def tool(self, loop: TracedRun, call: ToolCall, run: Awaitable[ToolResult]) -> ToolResult:
         """Await `run` (one tool call) inside an ``execute_tool`` span; an error result marks the span."""
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
@@ -156,7 +188,8 @@ class Tracing:
             "gen_ai.tool.call.id": call.id,
             "gen_ai.tool.type": "function",
         }
-        item = loop.registry.get(call.name) if call.name in loop.registry else None
+        # not `get`: a Registry's miss looks for close names, for its error message
+        item = loop.registry[call.name] if call.name in loop.registry else None  # noqa: SIM401
         if item is not None and item.description:
             attributes["gen_ai.tool.description"] = item.description
         if self.content:
@@ -279,7 +312,7 @@ def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant(loop: RunLoop, message: AssistantMessage) -> dict[str, Any]:
+def _assistant(loop: TracedRun, message: AssistantMessage) -> dict[str, Any]:
     parts: list[dict[str, Any]] = [{"type": "text", "content": message.text}] if message.text else []
     for call in message.tool_calls:
         shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
@@ -287,7 +320,7 @@ def _assistant(loop: RunLoop, message: AssistantMessage) -> dict[str, Any]:
     return {"role": "assistant", "parts": parts}
 
 
-def _shown_result(loop: RunLoop, result: ToolResult) -> Any:
+def _shown_result(loop: TracedRun, result: ToolResult) -> Any:
     """A result as a display sees it: the shaped output, or the (withheld where redacted) error text."""
     rules = loop.rules(result.name)
     if result.is_error:
@@ -299,7 +332,7 @@ def _shown_result(loop: RunLoop, result: ToolResult) -> Any:
     return shown
 
 
-def _message(loop: RunLoop, message: Message) -> dict[str, Any]:
+def _message(loop: TracedRun, message: Message) -> dict[str, Any]:
     if isinstance(message, UserMessage):
         return {"role": "user", "parts": _parts(message.parts)}
     if isinstance(message, AssistantMessage):

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from ._jsonish import is_object
 
-__all__ = ["clip", "closest", "json_text", "shorten"]
+__all__ = ["clip", "closest", "json_text", "shorten", "type_name"]
 
 MAX_NAME_FOR_SUGGESTIONS = 256
 """Names longer than this get no "did you mean" (difflib is quadratic; no real name is that long)."""
@@ -46,6 +46,18 @@ def shorten(value: Any, limit: int = 200) -> str:
     except Exception:  # noqa: BLE001 - a __repr__ that raises: say what it is instead
         text = f"<{type(value).__name__} object>"
     return clip(text, limit)
+
+
+def type_name(value: Any) -> str:
+    """What `value` is, by its type only (``an object of type Creds``); a number, bool or None as itself.
+
+    For errors about a value the application passed in the wrong place: deps, settings or a store may
+    hold credentials (text included), and their repr would put those in a traceback, a log or a model's
+    context. A number cannot, and says more as itself.
+    """
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    return f"an object of type {type(value).__qualname__}"
 
 
 def clip(text: str, limit: int = 200) -> str:

@@ -30,7 +30,7 @@ import contextlib
 import logging
 import traceback
 from collections.abc import Sequence
-from contextvars import ContextVar, Token
+from dataclasses import dataclass
 from typing import Any, cast
 
 from ._describe import describe_exception
@@ -39,16 +39,15 @@ from .exceptions import ToolInputError, ToolOutputError
 from .messages import ToolCall, ToolResult
 
 __all__ = [
+    "DEFAULT_POLICY",
+    "ErrorPolicy",
     "Scrubber",
     "described",
-    "enter_calls",
     "failure",
     "invalid_arguments",
-    "leave_calls",
     "log_output_error",
     "logger",
     "masked_text",
-    "run_policy",
     "scrubbed_traceback",
     "signal",
     "unknown_tool",
@@ -56,31 +55,19 @@ __all__ = [
 
 logger = logging.getLogger("agentkit.tools")
 
-# The policy of the run the current task belongs to: (mask_error_details, every input redacted). An agent run
-# sets it for its tool calls, whichever way they are made (in process, through a durable engine's hooks, in
-# the background); `Registry.call` arguments given explicitly win over it.
-_RUN_POLICY: ContextVar[tuple[bool | None, bool]] = ContextVar("agentkit_tool_error_policy", default=(None, False))
+
+@dataclass(frozen=True)
+class ErrorPolicy:
+    """What the model and the logs may be told of failing calls: a run passes its own to each call."""
+
+    mask: bool | None = None
+    """Tell the model a generic text for an exception (the tool's and its registry's own settings win)."""
+    redact_input: bool = False
+    """No error text quotes the call's arguments (the run's transform policy redacts every input)."""
 
 
-def enter_calls(mask: bool | None, redact_input: bool) -> Token[tuple[bool | None, bool]] | None:
-    """Set the error policy for the tool calls of the current run: a token for `leave_calls`.
-
-    None when that policy is in force already (most runs: the default one), so there is nothing to reset.
-    """
-    wanted = (mask or None, redact_input)
-    if _RUN_POLICY.get() == wanted:
-        return None
-    return _RUN_POLICY.set(wanted)
-
-
-def leave_calls(token: Token[tuple[bool | None, bool]]) -> None:
-    """Undo `enter_calls`."""
-    _RUN_POLICY.reset(token)
-
-
-def run_policy() -> tuple[bool | None, bool]:
-    """The current run's ``(mask_error_details, redact_input)``; ``(None, False)`` outside a run."""
-    return _RUN_POLICY.get()
+DEFAULT_POLICY = ErrorPolicy()
+"""Outside a run: nothing masked but what a tool or registry masks, nothing redacted but redacted inputs."""
 
 
 _LEVELS = {
@@ -162,17 +149,18 @@ def log_output_error(call: ToolCall, exc: ToolOutputError, *, redacted: bool) ->
     _log(call, "invalid_output", None, message=message)
 
 
-def described(call: ToolCall, kind: str, exc: BaseException, tool: Any = None) -> str:
+def described(
+    call: ToolCall, kind: str, exc: BaseException, tool: Any = None, policy: ErrorPolicy = DEFAULT_POLICY
+) -> str:
     """`exc` as the model may read it in the error text of `call` (``hook_error``, ``limit_error``), logged.
 
     The application's own code failed around the call (a hook, a concurrency limit's key function): the
-    same policy as a tool's exception applies, `tool`'s own settings first, then the current run's.
+    same policy as a tool's exception applies, `tool`'s own settings first, then the run's `policy`.
     """
-    run_mask, run_redacts = run_policy()
     own = getattr(tool, "mask_error_details", None)
-    mask = own if own is not None else bool(run_mask)
+    mask = own if own is not None else bool(policy.mask)
     transform = getattr(tool, "transform", None)
-    scrub = Scrubber(call) if run_redacts or getattr(transform, "input", None) is not None else None
+    scrub = Scrubber(call) if policy.redact_input or getattr(transform, "input", None) is not None else None
     _log(call, kind, exc, scrub=scrub)
     if mask:
         return "an internal error (details not shown)"

@@ -26,15 +26,13 @@ async def result_of(
     """The result of `call` whose tool returned `value`: the output validated, what the model receives made.
 
     A result that breaks the output schema (or a failing ``to_model_output``) is an error result under the
-    error policy: `mask` and `redacted` as `Registry.call` decided them; None: the tool's own settings,
-    else those of the run the current task belongs to.
+    error policy: `mask` and `redacted` as `Registry.call` (or a run, for a hook's answer) decided them;
+    None: the tool's own settings.
     """
-    if mask is None or redacted is None:
-        run_mask, run_redacts = failures.run_policy()
-        if mask is None:
-            mask = item.mask_error_details if item.mask_error_details is not None else bool(run_mask)
-        if redacted is None:
-            redacted = run_redacts or (item.transform is not None and item.transform.input is not None)
+    if mask is None:
+        mask = bool(item.mask_error_details)
+    if redacted is None:
+        redacted = item.transform is not None and item.transform.input is not None
     try:
         if item.schema.needs_thread:
             value = await item.avalidate_output(value, name=call.name)

@@ -1,12 +1,15 @@
-"""Steering a run from the outside: ``prepare_step`` and hooks around every model request and tool call.
+"""Steering a run from the outside: hooks before each model turn, around each model request and tool call.
+
+`RunHooks` (subclass it, or use `Hooks` with plain functions):
 
 * ``prepare_step(ctx) -> StepChanges | None`` runs before each model turn and may change that turn's
-  model, active tools, tool choice, instructions and model settings (`StepChanges`);
-* `RunHooks` (subclass it, or use `Hooks` with plain functions) runs before and after each model
-  request and each tool call. Before a call, a hook lets it run (``None``), replaces its arguments
-  (`ReplaceArguments`, validated again), answers it without running it (`Answer`) or denies it with a
-  reason the model receives (`Deny`); after a call it may replace the result. Before a model request it
-  may inspect or change the `ModelRequest`; after, it sees the response.
+  model, active tools, tool choice, instructions and model settings (`StepChanges`); a run's own
+  ``prepare_step=`` function does the same;
+* the other hooks run before and after each model request and each tool call. Before a call, a hook
+  lets it run (``None``), replaces its arguments (`ReplaceArguments`, validated again), answers it
+  without running it (`Answer`) or denies it with a reason the model receives (`Deny`); after a call it
+  may replace the result. Before a model request it may inspect or change the `ModelRequest`; after, it
+  sees the response.
 
 Every hook may be sync or async; several run in order (the agent's first, then the run's), each seeing
 what the previous one decided. Hooks see registry keys (the names the model uses), never tool ids.
@@ -139,6 +142,10 @@ class RunHooks(Generic[DepsT]):
     ```
     """
 
+    def prepare_step(self, ctx: RunContext[DepsT]) -> MaybeAwaitable[StepChanges | Mapping[str, Any] | None]:
+        """Before each model turn: the changes for that turn (`StepChanges`), or None for none."""
+        return None
+
     def before_model_request(
         self, ctx: RunContext[DepsT], request: ModelRequest
     ) -> MaybeAwaitable[ModelRequest | None]:
@@ -168,6 +175,23 @@ BeforeToolCall = Callable[[ToolContext[DepsT], ToolCall], MaybeAwaitable[Union[T
 AfterToolCall = Callable[[ToolContext[DepsT], ToolCall, ToolResult], MaybeAwaitable[Union[ToolResult, Answer, None]]]
 
 
+def _check_takes_context(fn: Callable[..., Any]) -> None:
+    """Raise `AgentSetupError` unless `fn` can be called with the run context alone."""
+    import inspect
+
+    try:
+        inspect.signature(fn).bind(None)
+    except TypeError:
+        from .exceptions import AgentSetupError
+
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise AgentSetupError(
+            f"Hooks(prepare_step=...): {name} must take the run context as its only argument"
+        ) from None
+    except ValueError:
+        return  # a builtin without a signature: assume it takes the context
+
+
 class Hooks(RunHooks[DepsT]):
     """`RunHooks` made of plain functions (sync or async), for hooks that need no class.
 
@@ -180,12 +204,14 @@ class Hooks(RunHooks[DepsT]):
     def __init__(
         self,
         *,
+        prepare_step: PrepareStep | None = None,
         before_model_request: BeforeModelRequest[DepsT] | None = None,
         after_model_response: AfterModelResponse[DepsT] | None = None,
         before_tool_call: BeforeToolCall[DepsT] | None = None,
         after_tool_call: AfterToolCall[DepsT] | None = None,
     ) -> None:
         given: dict[str, Any] = {
+            "prepare_step": prepare_step,
             "before_model_request": before_model_request,
             "after_model_response": after_model_response,
             "before_tool_call": before_tool_call,
@@ -196,6 +222,9 @@ class Hooks(RunHooks[DepsT]):
                 from .exceptions import AgentSetupError
 
                 raise AgentSetupError(f"Hooks({name}=...) must be a function, got {fn!r}")
+        if prepare_step is not None:
+            _check_takes_context(prepare_step)
+        self._prepare_step = prepare_step
         self._before_model_request = before_model_request
         self._after_model_response = after_model_response
         self._before_tool_call = before_tool_call
@@ -204,6 +233,11 @@ class Hooks(RunHooks[DepsT]):
 
     def __repr__(self) -> str:
         return f"Hooks({', '.join(sorted(self._given))})"
+
+    def prepare_step(self, ctx: RunContext[DepsT]) -> MaybeAwaitable[StepChanges | Mapping[str, Any] | None]:
+        """Call the function given as ``prepare_step`` (None when none was given)."""
+        fn = self._prepare_step
+        return fn(ctx) if fn is not None else None
 
     def before_model_request(
         self, ctx: RunContext[DepsT], request: ModelRequest

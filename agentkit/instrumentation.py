@@ -52,6 +52,8 @@ settings (or defaults); False never traces this agent's runs; settings trace wit
 
 _GLOBAL: list[Tracing | None] = [None]
 _OFF: Any = object()
+# The tracer of the run the current task belongs to (or "off"): a subagent's run, started inside the
+# application's code (a tool call), inherits it. A context variable, for no argument reaches it there.
 _CURRENT: ContextVar[Any] = ContextVar("agentkit_tracing", default=None)
 _BUILT: dict[InstrumentationSettings, Tracing] = {}
 

@@ -1,8 +1,9 @@
 """Budgets and concurrency limits for tool calls.
 
-* per run (`RunLimits`, on `Agent(limits=...)` or one `generate(limits=...)`): a total tool-call budget,
-  a cap on calls running at once in one model turn, and one for the whole run (its subagents' and
-  workflows' calls included);
+* per run (`RunLimits`, on `Agent(limits=...)` or one `generate(limits=...)`): the model turns and
+  retries a run may take, a total tool-call budget and a cap on calls running at once in the whole run
+  (both counting its subagents' and workflows' calls), and a cap on calls running at once in one model
+  turn;
 * per tool (`@tool(...)` options): ``max_calls`` (a budget per run), ``max_concurrency`` (calls of
   that tool running at once, across every run of the process), ``sequential=True`` (the call runs
   alone: the turn's earlier calls finish first, later ones wait), and ``limits=[ConcurrencyLimit(...)]``
@@ -17,6 +18,7 @@ results of a turn come back one per call, in call order.
 from __future__ import annotations as _annotations
 
 import asyncio
+import dataclasses
 import itertools
 import weakref
 from collections.abc import AsyncGenerator, Callable, Hashable
@@ -40,21 +42,33 @@ def _check_count(owner: str, name: str, value: Any, *, minimum: int = 1) -> int 
 
 @dataclass(frozen=True)
 class RunLimits:
-    """Limits for the tool calls of one run; a field left `None` sets no limit (or keeps the agent's).
+    """The budgets and limits of one run; a field left `None` sets no limit (or keeps the agent's).
 
     Per-run limits given to `generate` override the agent's field by field.
     """
 
     max_tool_calls: int | None = None
-    """Tool calls the run may make in all. Once spent, every tool is hidden from the model and a further
-    call gets an error result (the model must answer)."""
+    """Tool calls the run may make in all, its subagents' calls included (they draw from it, each also
+    under its own budget). Once spent, every tool is hidden from the model and a further call gets an
+    error result (the model must answer)."""
     max_concurrency: int | None = None
     """Tool calls running at once in this run, its subagents' and workflows' calls included (a subagent
     or workflow call itself takes no slot while its inner calls run, so nesting cannot deadlock)."""
     max_turn_concurrency: int | None = None
     """Tool calls of one model turn running at once."""
+    max_steps: int | None = None
+    """Model turns per run (a run that uses them all ends with status ``"max_steps"``); the agent's
+    default is 10."""
+    retries: int | None = None
+    """Consecutive retryable failures (invalid arguments, `ModelRetry`, an answer that does not fit the
+    output type) allowed per tool; the agent's default is 2."""
+    max_retries: int | None = None
+    """Retryable failures (unknown tool names included) allowed per run; the agent's default is 10."""
 
     def __post_init__(self) -> None:
+        _check_count("RunLimits", "max_steps", self.max_steps)
+        _check_count("RunLimits", "retries", self.retries, minimum=0)
+        _check_count("RunLimits", "max_retries", self.max_retries, minimum=0)
         _check_count("RunLimits", "max_tool_calls", self.max_tool_calls, minimum=0)
         _check_count("RunLimits", "max_concurrency", self.max_concurrency)
         _check_count("RunLimits", "max_turn_concurrency", self.max_turn_concurrency)
@@ -63,14 +77,11 @@ class RunLimits:
         """These limits with `other`'s fields filling the ones left `None`."""
         if other is None:
             return self
-        return RunLimits(
-            max_tool_calls=self.max_tool_calls if self.max_tool_calls is not None else other.max_tool_calls,
-            max_concurrency=self.max_concurrency if self.max_concurrency is not None else other.max_concurrency,
-            max_turn_concurrency=self.max_turn_concurrency
-            if self.max_turn_concurrency is not None
-            else other.max_turn_concurrency,
-        )
+        mine, theirs = self.__dict__, other.__dict__
+        return RunLimits(**{name: mine[name] if mine[name] is not None else theirs[name] for name in _FIELDS})
 
+
+_FIELDS = tuple(field.name for field in dataclasses.fields(RunLimits))
 
 _ORDER = itertools.count()
 

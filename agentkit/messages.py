@@ -120,7 +120,9 @@ class ToolResult:
     error_kind: str | None = None
     """For errors: ``unknown_tool``, ``invalid_arguments``, ``retry``, ``tool_error``, ``exception``,
     ``invalid_output``, ``timeout``, ``denied`` (by a person or a hook), ``budget`` (a call budget is spent),
-    ``hook_error`` (a tool-call hook failed) or ``limit_error`` (a concurrency limit's key failed)."""
+    ``hook_error`` (a tool-call hook failed), ``limit_error`` (a concurrency limit's key failed) or
+    ``cancelled`` (the run was cancelled before the call started, or a background call's event loop closed
+    before it finished)."""
     exception_type: str | None = None
     """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
     can name it when the message itself must be withheld."""

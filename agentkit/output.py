@@ -27,7 +27,7 @@ See the structured-output guide (``docs/output.md``) for retries, validators and
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, Union, cast, overload
 
 from typing_extensions import TypeVar
@@ -53,6 +53,10 @@ class Output(Generic[T]):
             docstring).
         strict: ask the vendor to enforce the schema (True/False); None: where the vendor and the schema
             allow, as for tools.
+        validators: functions of the validated answer (sync or async) run before it is accepted; they may
+            raise `ModelRetry` (the model is asked again) and a non-None result replaces it.
+        stop_at_tools: keys of tools whose successful call ends the run, with the call's result as its
+            output and no further model turn (a tool's own ``ends_run=True`` does the same).
     """
 
     @overload
@@ -64,6 +68,8 @@ class Output(Generic[T]):
         name: str = DEFAULT_OUTPUT_NAME,
         description: str | None = None,
         strict: bool | None = None,
+        validators: Sequence[Callable[[Any], Any]] = (),
+        stop_at_tools: Sequence[str] = (),
     ) -> None: ...
     @overload
     def __init__(
@@ -74,6 +80,8 @@ class Output(Generic[T]):
         name: str = DEFAULT_OUTPUT_NAME,
         description: str | None = None,
         strict: bool | None = None,
+        validators: Sequence[Callable[[Any], Any]] = (),
+        stop_at_tools: Sequence[str] = (),
     ) -> None: ...
     def __init__(
         self,
@@ -83,6 +91,8 @@ class Output(Generic[T]):
         name: str = DEFAULT_OUTPUT_NAME,
         description: str | None = None,
         strict: bool | None = None,
+        validators: Sequence[Callable[[Any], Any]] = (),
+        stop_at_tools: Sequence[str] = (),
     ) -> None:
         from .exceptions import AgentSetupError
 
@@ -98,6 +108,15 @@ class Output(Generic[T]):
         self.name = name
         self.description = description
         self.strict = strict
+        # run-time checks: callers without a type checker pass anything
+        if isinstance(stop_at_tools, str) or not all(isinstance(k, str) for k in stop_at_tools):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"Output(stop_at_tools=...) takes a list of tool keys, got {stop_at_tools!r}")
+        if not all(callable(fn) for fn in validators):
+            raise AgentSetupError("Output(validators=...) takes functions of the output value")
+        self.validators: tuple[Callable[[Any], Any], ...] = tuple(validators)
+        """Functions of the validated answer, run before it is accepted (see `agentkit.output`)."""
+        self.stop_at_tools: tuple[str, ...] = tuple(stop_at_tools)
+        """Keys of tools whose successful call ends the run with the call's result."""
 
     def __repr__(self) -> str:
         return f"Output({getattr(self.type, '__qualname__', self.type)!r}, mode={self.mode!r}, name={self.name!r})"

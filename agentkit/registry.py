@@ -9,6 +9,7 @@ from typing import Any, cast, overload
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from . import _tool_errors as failures
+from ._choice import require_keys
 from ._jsonish import is_mapping
 from ._text import closest, shorten
 from ._tool_results import result_of
@@ -23,7 +24,7 @@ from .exceptions import (
     UnknownToolError,
 )
 from .messages import ToolCall, ToolResult
-from .tools import Tool, ToolOptions
+from .tools import Tool, ToolOptions, ToolTransform
 
 __all__ = ["Registry"]
 
@@ -53,14 +54,23 @@ class Registry(Mapping[str, Tool[..., Any]]):
     """
 
     def __init__(
-        self, tools: Mapping[str, Any] | Iterable[Any] | None = None, *, mask_error_details: bool | None = None
+        self,
+        tools: Mapping[str, Any] | Iterable[Any] | None = None,
+        *,
+        mask_error_details: bool | None = None,
+        transform: ToolTransform | None = None,
     ) -> None:
         self._tools: dict[str, Tool[..., Any]] = {}
         self.version = 0
         """Bumped on every change (a tool added, or a held tool's description or strict changed)."""
         self.mask_error_details = mask_error_details
-        """Tell the model a generic text instead of a failing tool's exception (None: as the caller says,
-        e.g. the agent's `mask_error_details`); a tool's own setting wins. See the errors guide."""
+        """Tell the model a generic text instead of a failing tool's exception (None: as the caller says);
+        a tool's own setting wins. An agent's runs apply their registry's. See the errors guide."""
+        if transform is not None and not isinstance(transform, ToolTransform):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise RegistryError(f"Registry(transform=...) takes a ToolTransform(...), got {type(transform).__name__}")
+        self.transform = transform
+        """A `ToolTransform` policy for every tool's display payloads (events, transcripts, traces) in an
+        agent's runs; a tool's own transform wins field by field."""
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
         if tools is None:
             return
@@ -128,6 +138,22 @@ class Registry(Mapping[str, Tool[..., Any]]):
         except KeyError:
             raise UnknownToolError(key, list(self._tools), closest(key, self._tools)) from None
 
+    def require(self, *keys: str) -> None:
+        """Check that a tool is registered under each of `keys`.
+
+        Raises:
+            UnknownToolError: for the first key no tool has, with the closest keys suggested.
+        """
+        require_keys(self._tools, keys)
+
+    @overload
+    def get(self, key: str, /) -> Tool[..., Any] | None: ...
+    @overload
+    def get(self, key: str, default: Tool[..., Any] | R, /) -> Tool[..., Any] | R: ...
+    def get(self, key: str, default: Any = None, /) -> Any:
+        """The tool under `key`, else `default` (one dict lookup: the loop asks for every call)."""
+        return self._tools.get(key, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._tools)
 
@@ -146,7 +172,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
 
     def copy(self) -> Registry:
         """A new registry holding the same tools under the same keys (adding to it leaves this one as it is)."""
-        copy = Registry()
+        copy = Registry(mask_error_details=self.mask_error_details, transform=self.transform)
         copy._tools = dict(self._tools)
         for item in copy._tools.values():
             item._held_by(copy)  # pyright: ignore[reportPrivateUsage]  # so a changed description or strict invalidates the copy's definitions too
@@ -158,7 +184,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         Raises:
             UnknownToolError: for a key not in this registry, with the closest keys suggested.
         """
-        subset = Registry(mask_error_details=self.mask_error_details)
+        subset = Registry(mask_error_details=self.mask_error_details, transform=self.transform)
         for key in keys:
             item = subset._tools[key] = self[key]
             item._held_by(subset)  # pyright: ignore[reportPrivateUsage]
@@ -201,11 +227,11 @@ class Registry(Mapping[str, Tool[..., Any]]):
             deps: dependencies for the `ToolContext` built for this call.
             context: a context to copy for this call (its deps, agent, cancellation, progress sink).
             mask_error_details: tell the model a generic text instead of an exception's type and message,
-                unless the tool or this registry says otherwise (they win). Default: the agent's setting
-                when called by an agent run, else not masked.
+                unless the tool or this registry says otherwise (they win). An agent run passes its own
+                setting; default: not masked.
             redact_input: the call's input is hidden from displays (beyond the tool's own ``input``
-                transform, which counts too): no error text or log record quotes the arguments. Default:
-                whether the calling agent run's transform policy redacts inputs.
+                transform, which counts too): no error text or log record quotes the arguments. An agent
+                run passes whether its transform policy redacts inputs; default: not.
         """
         given: tuple[Any, Any] = (call.name, call.id)  # Any: untyped callers pass anything
         if not isinstance(given[0], str) or not isinstance(given[1], str):
@@ -218,11 +244,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             text = f"Unknown tool {shorten(call.name, 100)}.{suggestion} Available tools: {available}."
             return failures.unknown_tool(call, text)
         schema = item.schema
-        if mask_error_details is None or redact_input is None:
-            run_mask, run_redacts = failures.run_policy()
-            mask_error_details = run_mask if mask_error_details is None else mask_error_details
-            redact_input = run_redacts if redact_input is None else redact_input
-        redacted = redact_input or (item.transform is not None and item.transform.input is not None)
+        redacted = bool(redact_input) or (item.transform is not None and item.transform.input is not None)
         try:
             if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
                 kwargs = await item.avalidate_arguments(call.arguments, name=call.name)

@@ -186,6 +186,9 @@ class ToolSearch:
     """Use the vendor's own server-side tool search where it has one (Anthropic's BM25 tool search tool,
     OpenAI Responses' hosted ``tool_search``): None (the default) on the models the vendor documents it
     for, True wherever the vendor has the form, False never (agentkit's search, on every model)."""
+    deferred: bool | Iterable[str] | None = None
+    """Which tools an agent with this search defers besides those marked ``deferred=True``: True for all
+    (the search tool aside), or their keys (kept as a frozenset)."""
 
     def __post_init__(self) -> None:
         # run-time checks of the fields: callers without a type checker pass anything
@@ -200,3 +203,12 @@ class ToolSearch:
             raise AgentSetupError(
                 f"ToolSearch(max_results=...) must be a whole number of at least 1, got {self.max_results!r}"
             )
+        deferred: Any = self.deferred
+        if deferred is not None and not isinstance(deferred, bool):
+            if isinstance(deferred, (str, bytes)) or not hasattr(deferred, "__iter__"):
+                raise AgentSetupError(f"ToolSearch(deferred=...) takes True/False or a list of keys, got {deferred!r}")
+            keys = frozenset(cast("Iterable[Any]", deferred))
+            bad = [k for k in keys if not isinstance(k, str)]
+            if bad:
+                raise AgentSetupError(f"ToolSearch(deferred=...) lists keys (strings), got {bad[0]!r}")
+            object.__setattr__(self, "deferred", keys)  # hashable: a run's tool layout is cached by its search

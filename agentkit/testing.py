@@ -392,29 +392,31 @@ def request_payload(
     assert request_payload(agent, "Weather in Paris?") == snapshot({...})
     ```
     """
+    from ._agent import _setup
     from ._agent._output import RunOutput
-    from .agent import RunResult, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own helper
+    from ._agent.runs import spec_of
+    from .agent import RunResult
     from .providers import get_provider
 
+    spec = spec_of(agent)  # the testing kit builds the first request as a run would
     if isinstance(prompt, RunResult):
         history: list[Message] = list(prompt.messages)
     else:
-        history = _as_messages(prompt) if prompt is not None else []
-    # The testing kit is agentkit's own: it reads the agent's private request builders on purpose.
-    config = agent._output_for(output_type, None, None)  # pyright: ignore[reportPrivateUsage]
+        history = _setup.as_messages(prompt) if prompt is not None else []
+    config = _setup.output_for(spec, output_type, None, None)
 
     def first_request(model: Any = None) -> tuple[list[Message], Registry, ModelSettings]:
         # the first step as a run takes it: instructions rendered, deferred tools in the form the model gets
         # (its vendor's native one, or held back for the search tool), the output asked for; prepare_step
         # and hooks do not run
-        messages, tools, first = agent._first_request(history, tool_choice, active_tools, model)  # pyright: ignore[reportPrivateUsage]
+        messages, tools, first = _setup.first_request(spec, history, tool_choice, active_tools, model)
         output = RunOutput.of(config, model if model is not None else resolved, tools)
         if output is not None:
             tools, first = output.registry(tools), output.settings(first)
         return messages, tools, first
 
     resolved: Any = None
-    if agent._override.get() is not None:  # pyright: ignore[reportPrivateUsage]
+    if spec.override() is not None:
         model = agent.resolve_model()
         return model.payload(*first_request(model))
     if provider is None:

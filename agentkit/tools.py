@@ -20,7 +20,10 @@ from ._text import shorten
 from ._threads import ToolThreads, tool_threads
 from ._unicode import escaped, has_surrogate
 from .context import ToolContext
-from .definitions import ToolDefinition
+from .definitions import (
+    ToolDefinition,
+    _Deferred,  # pyright: ignore[reportPrivateUsage]
+)
 from .exceptions import (
     ErrorDetail,
     ToolDeadlineError,
@@ -229,13 +232,10 @@ class Tool(Generic[P, R_co]):
         self.inline = inline
         """Run a sync tool on the event loop's thread instead of a worker thread (for known-fast tools).
         Ignored when a `timeout` is set: only a worker thread lets the call be abandoned at the limit."""
-        self.ends_run = bool(ends_run)
-        """A successful call ends the agent's run: its result is the run's output, with no further model
-        turn (like ``stop_at_tools=[key]`` on the agent, for every agent that has this tool)."""
-        self.deferred = deferred
-        """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
-        self.max_calls = _check_count(self.schema.qualname, "max_calls", max_calls, 0)
-        """Calls allowed per run (None: no limit); see `agentkit.limits`."""
+        self._holders: tuple[weakref.ref[Any], ...] = ()  # the registries holding this tool, told of changes
+        self._ends_run = bool(ends_run)
+        self._deferred = deferred
+        self._max_calls = _check_count(self.schema.qualname, "max_calls", max_calls, 0)
         self.sequential = sequential
         """A call of this tool runs alone in its turn (earlier calls finish first, later ones wait)."""
         own = _check_count(self.schema.qualname, "max_concurrency", max_concurrency, 1)
@@ -254,7 +254,6 @@ class Tool(Generic[P, R_co]):
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
-        self._holders: tuple[weakref.ref[Any], ...] = ()  # the registries holding this tool, told of changes
         # Nothing to wrap: the registry may await the function directly (the common async case).
         self._direct = self.is_async and not self.schema.context_params and not self.schema.positional_only
 
@@ -344,6 +343,46 @@ class Tool(Generic[P, R_co]):
         self._strict = value
         self._payload_options_changed()
 
+    # options a run lays its tools out by: a change moves the registries holding the tool to a new version
+    @property
+    def ends_run(self) -> bool:
+        """A successful call ends the agent's run, its result the run's output, with no further model turn.
+
+        Like ``stop_at_tools=[key]`` on the agent, for every agent that has this tool.
+        """
+        return self._ends_run
+
+    @ends_run.setter
+    def ends_run(self, value: bool) -> None:
+        self._ends_run = bool(value)
+        self._run_options_changed()
+
+    @property
+    def deferred(self) -> bool:
+        """Not sent to the model until a tool search finds it (see `agentkit.search`)."""
+        return self._deferred
+
+    @deferred.setter
+    def deferred(self, value: bool) -> None:
+        self._deferred = value
+        self._run_options_changed()
+
+    @property
+    def max_calls(self) -> int | None:
+        """Calls allowed per run (None: no limit); see `agentkit.limits`."""
+        return self._max_calls
+
+    @max_calls.setter
+    def max_calls(self, value: int | None) -> None:
+        self._max_calls = _check_count(self.schema.qualname, "max_calls", value, 0)
+        self._run_options_changed()
+
+    def _run_options_changed(self) -> None:
+        for ref in self._holders:
+            registry = ref()
+            if registry is not None:
+                registry._changed()
+
     def definition(self, key: str | None = None) -> ToolDefinition:
         """This tool as a model sees it under `key` (default: its `id`); the same object until an option changes."""
         name = self.id if key is None else key
@@ -353,11 +392,12 @@ class Tool(Generic[P, R_co]):
                 return cached
         elif cached is not None and name in cached:
             return cached[name]
+        schema = self.schema
         found = ToolDefinition(
             key=name,
             description=self.description,
             input_schema=self.input_schema,
-            output_schema=self.output_schema,
+            output_schema=cast(Any, _Deferred(lambda: schema.output_schema)),  # built when read: most payloads never do
             strict=self._strict,
             output_json=self.to_model_output is None,
         )
@@ -377,10 +417,7 @@ class Tool(Generic[P, R_co]):
         # What models are told about this tool changed: new definitions, and every registry holding it
         # moves to a new version, so caches keyed on either are invalidated in O(holders), not per request.
         self._definitions = None
-        for ref in self._holders:
-            registry = ref()
-            if registry is not None:
-                registry._changed()
+        self._run_options_changed()
 
     @property
     def input_schema(self) -> JsonSchema:

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from agentkit import Registry  # noqa: E402
 from agentkit.interop import tool_from_definition  # noqa: E402
+from agentkit.search import ToolSearch  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "corpus"
 QUESTIONS = DATA / "bfcl_single_questions.jsonl"
@@ -239,7 +240,10 @@ async def step_times(registry: Registry, deferred: bool, repeats: int) -> tuple[
     from agentkit.models import ModelSettings
 
     agent = Agent(
-        model=openai_model(), tools=registry, deferred_tools=deferred, model_settings=ModelSettings(aliases=True)
+        model=openai_model(),
+        tools=registry,
+        model_settings=ModelSettings(aliases=True),
+        tool_search=ToolSearch(deferred=deferred),
     )
     start = time.perf_counter()
     await agent.generate("Find the weather in Oslo.")
@@ -258,7 +262,7 @@ def payload_bytes(registry: Registry, deferred: bool, model: str) -> int:
     from agentkit.testing import request_payload
 
     settings = ModelSettings(aliases=True)
-    agent = Agent(model=model, tools=registry, deferred_tools=deferred, model_settings=settings)
+    agent = Agent(model=model, tools=registry, model_settings=settings, tool_search=ToolSearch(deferred=deferred))
     return len(json.dumps(request_payload(agent, "Find the weather in Oslo."), separators=(",", ":")).encode())
 
 

@@ -16,7 +16,7 @@ from agentkit import ToolCall, ToolTransform, tool
 from agentkit.agent import Agent
 from agentkit.codemode import CodeLimits, CodeMode
 from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
-from agentkit.runs import RunSnapshot
+from agentkit.runs import MemoryRunStore, RunSnapshot
 from agentkit.testing import FunctionInfo, FunctionModel
 
 RAN: list[str] = []
@@ -71,7 +71,7 @@ agent = Agent(
     model=FunctionModel(model),
     tools=[find_order, refund, send_mail],
     code_mode=CodeMode(limits=CodeLimits(timeout=2.0)),
-    snapshot_key=secrets.token_bytes(32),
+    store=MemoryRunStore(key=secrets.token_bytes(32)),
 )
 
 

@@ -12,9 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentkit import Agent, ModelRetry, ToolCall, tool
+from agentkit import Agent, ModelRetry, Output, ToolCall, tool
 from agentkit.events import OutputDeltaEvent, OutputEvent
 from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
+from agentkit.providers import provider_names
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
 
@@ -65,8 +66,7 @@ agent = Agent(
     id="forecaster",
     model=FunctionModel(scripted),
     tools=[get_forecast],
-    output_type=Forecast,
-    output_validators=[plausible],
+    output_type=Output(Forecast, validators=[plausible]),
 )
 
 
@@ -88,7 +88,7 @@ async def main() -> None:
                 print(f"  output  {event.output!r}")
 
     print("\nthe same output type, as each vendor is asked for it (beside the tool):")
-    for vendor in ("openai", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "cohere", "ollama"):
+    for vendor in provider_names():
         offline = Agent(id="forecaster", model=f"{vendor}:model", tools=[get_forecast], output_type=Forecast)
         body = request_payload(offline, "Tomorrow in Lisbon?")
         fields = {"response_format": "response_format", "text": "text.format", "output_config": "output_config"}

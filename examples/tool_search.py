@@ -12,7 +12,7 @@ from typing import Any
 
 from agentkit import Agent, Registry, Tool, tool
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
-from agentkit.search import ToolIndex
+from agentkit.search import ToolIndex, ToolSearch
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
 
@@ -65,7 +65,7 @@ async def main() -> None:
     """Compare the first request with every tool sent and with them deferred, then run the search."""
     tools = library()
     sent = request_payload(Agent(model="openai:gpt-4.1", tools=tools), "100 USD in EUR?")
-    deferred_agent = Agent(model="openai:gpt-4.1", tools=tools, deferred_tools=True)
+    deferred_agent = Agent(model="openai:gpt-4.1", tools=tools, tool_search=ToolSearch(deferred=True))
     deferred = request_payload(deferred_agent, "100 USD in EUR?")
     size = len(json.dumps(sent)), len(json.dumps(deferred))
     print(f"first request: {size[0]:,} bytes with {len(sent['tools'])} tools sent")

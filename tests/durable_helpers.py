@@ -78,9 +78,12 @@ def refund_script(messages: list[Message], info: FunctionInfo) -> AssistantMessa
 
 
 def make_agent(ledger: str, store: RunStore | None = None, key: Any = None) -> Agent:
-    return Agent(
-        id="support", model=FunctionModel(refund_script), tools=make_tools(ledger), store=store, snapshot_key=key
-    )
+    if key is not None:  # the store's key signs the agent's snapshots
+        from agentkit.runs import MemoryRunStore
+
+        store = store if store is not None else MemoryRunStore()
+        store.key = key  # type: ignore[attr-defined]
+    return Agent(id="support", model=FunctionModel(refund_script), tools=make_tools(ledger), store=store)
 
 
 # ---- worker processes ------------------------------------------------------------------------------

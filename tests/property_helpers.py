@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from agentkit import Agent, AssistantMessage, ToolCall, ToolContext, tool
+from agentkit.limits import RunLimits
 from agentkit.messages import Message
 from agentkit.runs import RunSnapshot, SQLiteRunStore
 from agentkit.runs._codec import encode_messages
@@ -55,7 +56,9 @@ def make_agent(script: Script, ledger: str, *, interrupted: bool, store: Any = N
             tool_calls=[ToolCall(f"t{index}_{i}", kind, {"n": index * 10 + i}) for i, kind in enumerate(script[index])]
         )
 
-    return Agent(id="prop", model=FunctionModel(turn), tools=[plain, gated, ask], store=store, max_steps=20)
+    return Agent(
+        id="prop", model=FunctionModel(turn), tools=[plain, gated, ask], store=store, limits=RunLimits(max_steps=20)
+    )
 
 
 def answers(snapshot: RunSnapshot) -> dict[str, Any]:

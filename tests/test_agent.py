@@ -10,6 +10,7 @@ import pytest
 from agentkit import ImagePart, ModelRetry, Registry, TextPart, ToolContext, UnknownToolError, tool
 from agentkit.agent import Agent, RetryLimitExceeded, RunResult
 from agentkit.exceptions import ModelSetupError, RegistryError, UsageLimitExceeded
+from agentkit.limits import RunLimits
 from agentkit.messages import AssistantMessage, SystemMessage, ToolResultsMessage, UserMessage
 from agentkit.models import ModelSettings
 from agentkit.providers import get_provider
@@ -119,7 +120,7 @@ async def test_active_tools_limit_what_is_shown_and_what_runs() -> None:
 
 async def test_max_steps_ends_the_run_with_its_own_status() -> None:
     model, _ = scripted(*[calls(call("add", {"a": i, "b": 1}, f"c{i}")) for i in range(5)])
-    agent = Agent(model=model, tools=[make_add()], max_steps=3)
+    agent = Agent(model=model, tools=[make_add()], limits=RunLimits(max_steps=3))
     result = await agent.generate("loop")
     assert result.status == "max_steps"
     assert len(result.steps) == 3
@@ -189,7 +190,7 @@ def make_flaky(fail_times: int) -> Any:
 
 async def test_model_retry_goes_back_to_the_model_within_the_budget() -> None:
     model, script = scripted(*[calls(call("flaky", {"x": i}, f"c{i}")) for i in range(3)], "ok")
-    result = await Agent(model=model, tools=[make_flaky(2)], retries=2).generate("x")
+    result = await Agent(model=model, tools=[make_flaky(2)], limits=RunLimits(retries=2)).generate("x")
     assert result.text == "ok"
     assert [r.error_kind for r in result.tool_results] == ["retry", "retry", None]
     assert script.seen[1][-1].results[0].text == "try again with a bigger x"  # type: ignore[union-attr]
@@ -197,7 +198,7 @@ async def test_model_retry_goes_back_to_the_model_within_the_budget() -> None:
 
 async def test_per_tool_retry_budget_raises_with_the_partial_result() -> None:
     model, _ = scripted(*[calls(call("flaky", {"x": i}, f"c{i}")) for i in range(5)], "never")
-    agent = Agent(model=model, tools=[make_flaky(10)], retries=1)
+    agent = Agent(model=model, tools=[make_flaky(10)], limits=RunLimits(retries=1))
     with pytest.raises(RetryLimitExceeded, match="'flaky' failed 2 times") as info:
         await agent.generate("x")
     assert isinstance(info.value, UsageLimitExceeded)
@@ -219,11 +220,17 @@ async def test_a_success_resets_the_tool_budget_but_not_the_run_budget() -> None
 
     turns = [calls(call("sometimes", {"x": i}, f"c{i}")) for i in range(8)]
     model, _ = scripted(*turns, "done")
-    assert (await Agent(model=model, tools=[sometimes], retries=1, max_retries=10, max_steps=20).generate("x")).text
+    assert (
+        await Agent(model=model, tools=[sometimes], limits=RunLimits(max_steps=20, retries=1, max_retries=10)).generate(
+            "x"
+        )
+    ).text
     outcomes = iter([True, False, True, False, True, False, True, False])
     model, _ = scripted(*turns, "done")
     with pytest.raises(RetryLimitExceeded, match="3 retries; the agent allows 2 per run"):
-        await Agent(model=model, tools=[sometimes], retries=1, max_retries=2, max_steps=20).generate("x")
+        await Agent(model=model, tools=[sometimes], limits=RunLimits(max_steps=20, retries=1, max_retries=2)).generate(
+            "x"
+        )
 
 
 async def test_retry_count_reaches_the_tool_context() -> None:
@@ -238,7 +245,7 @@ async def test_retry_count_reaches_the_tool_context() -> None:
         return x
 
     model, _ = scripted(*[calls(call("counted", {"x": i}, f"c{i}")) for i in range(3)], "ok")
-    await Agent(model=model, tools=[counted], retries=3).generate("x")
+    await Agent(model=model, tools=[counted], limits=RunLimits(retries=3)).generate("x")
     assert seen == [0, 1, 2]
 
 
@@ -464,10 +471,68 @@ async def test_transcript_shapes_payloads_and_fails_closed() -> None:
         return "done"
 
     policy = ToolTransform(error=lambda text: "a tool failed")
-    agent = Agent(name="t", model=FunctionModel(turns), tools=[weather, broken], transform=policy)
+    agent = Agent(name="t", model=FunctionModel(turns), tools=Registry([weather, broken], transform=policy))
     result = await agent.generate("go")
     first, second = agent.transcript(result)
     assert (first.tool_name, first.input, first.output) == ("weather", {"city": "PARIS"}, None)
     assert first.transform_errors and "output" in first.transform_errors[0]  # withheld, never the raw value
     assert "secret-token" not in repr(first)
     assert (second.tool_name, second.input, second.error) == ("broken", {"n": 1}, "a tool failed")
+
+
+# ---- the constructor's groups (issue 18 §3) ---------------------------------------------------------
+
+
+def test_the_constructor_has_fewer_than_twenty_keywords() -> None:
+    import inspect
+
+    keywords = [p for p in inspect.signature(Agent.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    assert len(keywords) < 20, [p.name for p in keywords]
+
+
+async def test_the_old_keywords_still_work_with_a_warning_naming_their_place() -> None:
+    from agentkit.hooks import Hooks
+    from agentkit.output import Output
+    from agentkit.runs import MemoryRunStore
+    from agentkit.search import ToolSearch
+
+    plans: list[int] = []
+
+    def plan(ctx: Any) -> None:
+        plans.append(ctx.step)
+
+    key = b"a-key-of-at-least-sixteen-bytes!"
+    old = {
+        "max_steps": 3,
+        "retries": 1,
+        "max_retries": 4,
+        "prepare_step": plan,
+        "deferred_tools": ["add"],
+        "snapshot_key": key,
+        "mask_error_details": True,
+    }
+    for name, value in old.items():
+        with pytest.warns(DeprecationWarning, match=rf"Agent\({name}=\.\.\.\) is deprecated; use"):
+            agent = Agent(model="test", tools=[make_add()], **{name: value})
+        assert getattr(agent, name, None) == value or name in ("prepare_step", "deferred_tools")
+    with pytest.warns(DeprecationWarning, match="Output"):
+        Agent(model="test", tools=[make_add()], output_validators=[print], output_type=int)
+    with pytest.warns(DeprecationWarning, match="stop_at_tools"):
+        Agent(model="test", tools=[make_add()], stop_at_tools=["add"])
+    with pytest.raises(TypeError, match="did you mean 'max_steps'"):
+        Agent(model="test", max_step=3)  # type: ignore[call-overload]
+    # the new places mean the same
+    model, _ = scripted(*[calls(call("add", {"a": i, "b": 1}, f"c{i}")) for i in range(5)])
+    grouped = Agent(
+        model=model,
+        tools=[make_add()],
+        limits=RunLimits(max_steps=2, retries=1, max_retries=4),
+        hooks=[Hooks(prepare_step=plan)],
+        tool_search=ToolSearch(deferred=["add"]),
+        output_type=Output(str, stop_at_tools=[]),
+        store=MemoryRunStore(key=key),
+    )
+    assert (grouped.max_steps, grouped.retries, grouped.max_retries) == (2, 1, 4)
+    plans.clear()
+    result = await grouped.generate("go")
+    assert result.status == "max_steps" and len(result.steps) == 2 and plans == [0, 1]

@@ -10,6 +10,7 @@ from pydantic import Field
 from agentkit import Approval, ApprovalError, Registry, ToolTransform, Workflow, tool
 from agentkit.agent import Agent
 from agentkit.events import ToolErrorEvent
+from agentkit.hooks import Hooks
 from agentkit.testing import TestModel
 
 from .agent_helpers import call, calls, scripted
@@ -102,3 +103,79 @@ async def test_the_mcp_server_never_runs_a_tool_needing_approval() -> None:
         big: Any = await session.call_tool("pay", {"amount": 1000})
     assert not small.is_error and ran == [5]
     assert big.is_error and "needs approval" in big.content[0].text
+
+
+# ---- errors never quote a value that may hold secrets (issue 17 §4.9) -------------------------------
+
+
+class Creds:
+    """A deps object holding a secret: its repr shows it, as a dataclass's would."""
+
+    def __init__(self) -> None:
+        self.api_token = "sk-live-123"
+
+    def __repr__(self) -> str:
+        return f"Creds(api_token={self.api_token!r})"
+
+
+async def test_errors_about_a_wrong_value_name_its_type_not_its_contents() -> None:
+    from agentkit import ToolContext
+    from agentkit.exceptions import AgentSetupError, HookError, ModelSetupError
+
+    @tool
+    def lookup(ctx: ToolContext[int], key: str) -> str:
+        """Look up."""
+        return key
+
+    secret = Creds()
+    failures: list[BaseException] = []
+    for make in (
+        lambda: Agent(tools=[lookup], deps=secret),
+        lambda: Agent(model_settings=secret),  # type: ignore[arg-type]
+        lambda: Agent(store=secret),  # type: ignore[arg-type]
+        lambda: Agent(model=secret),  # type: ignore[arg-type]
+        lambda: Agent(instructions=secret),  # type: ignore[arg-type]
+        lambda: Agent(instructions=[secret]),  # type: ignore[list-item]
+    ):
+        with pytest.raises((AgentSetupError, ModelSetupError)) as caught:
+            make()
+        failures.append(caught.value)
+    model, _ = scripted(calls(call("lookup", {"key": "a"})), "done")
+    agent = Agent(model=model, tools=[lookup])
+    for options in ({"deps": secret}, {"model_settings": secret}, {"cancel": secret}, {"mcp_servers": secret}):
+        with pytest.raises(AgentSetupError) as caught:
+            await agent.generate("go", **options)
+        failures.append(caught.value)
+    with pytest.raises(TypeError) as history:
+        await agent.generate([secret])  # type: ignore[list-item]
+    failures.append(history.value)
+    with pytest.raises(AgentSetupError) as changes:
+        await Agent(model=model, hooks=[Hooks(prepare_step=lambda ctx: secret)]).generate("go")
+    failures.append(changes.value)
+    with pytest.raises(AgentSetupError) as instructions:
+        await Agent(model=model, instructions=lambda ctx: secret).generate("go")
+    failures.append(instructions.value)
+    with pytest.raises(HookError) as hook:
+        await Agent(model=model, hooks=[Hooks(before_model_request=lambda ctx, request: secret)]).generate("go")
+    failures.append(hook.value)
+    for failure in failures:
+        assert "sk-live-123" not in str(failure) and "Creds" in str(failure), failure
+
+
+async def test_a_hooks_wrong_answer_reaches_the_model_by_its_type_only() -> None:
+
+    secret = Creds()
+    for hooks in (
+        Hooks(before_tool_call=lambda ctx, call: secret),
+        Hooks(after_tool_call=lambda ctx, call, result: secret),
+    ):
+
+        @tool
+        def lookup(key: str) -> str:
+            """Look up."""
+            return key
+
+        model, script = scripted(calls(call("lookup", {"key": "a"})), "done")
+        await Agent(model=model, tools=[lookup], hooks=[hooks]).generate("go")
+        (told,) = script.seen[-1][-1].results  # type: ignore[union-attr]
+        assert told.error_kind == "hook_error" and "sk-live-123" not in told.text and "Creds" in told.text

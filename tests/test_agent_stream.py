@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from agentkit import ModelRetry, ToolCall, ToolContext, ToolTransform, tool
+from agentkit import ModelRetry, Registry, ToolCall, ToolContext, ToolTransform, tool
 from agentkit.agent import Agent
 from agentkit.events import (
     AgentEvent,
@@ -138,7 +138,7 @@ async def test_agent_policy_applies_to_all_tools_and_tool_fields_win() -> None:
 
     policy = ToolTransform(input=lambda args: sorted(args), output=lambda out: "policy", error=lambda message: "failed")
     model, _ = scripted(calls(call("own", {"x": 1}, "o"), call("failing", {"x": 2}, "f")), "ok")
-    events = await collect(Agent(model=model, tools=[own, failing], transform=policy).stream("x"))
+    events = await collect(Agent(model=model, tools=Registry([own, failing], transform=policy)).stream("x"))
     inputs = {e.call_id: e.input for e in events if isinstance(e, ToolCallEvent)}
     assert inputs == {"o": ["x"], "f": ["x"]}  # the policy's input transform fills in for both
     assert [e.output for e in events if isinstance(e, ToolResultEvent)] == ["own:1"]
@@ -229,3 +229,48 @@ async def test_errors_end_the_stream_and_testmodel_streams_too() -> None:
     assert isinstance(events[-1], FinishEvent) and events[-1].status == "complete"
     assert [e.tool_name for e in events if isinstance(e, ToolCallStartEvent)] == ["lookup"]
     assert (await agent.generate("x")).text == stream.result.text  # same seed, same run
+
+
+async def test_closing_the_stream_after_its_first_event_stops_the_run_at_once() -> None:
+    """Issue 17 §3.5: no tool runs and no second (billed) request is sent, on every supported Python.
+
+    Through the official OpenAI SDK over a recorded stream: the client reads each event under its
+    stream-idle timeout (`asyncio.wait_for`, which before Python 3.12 can drop a cancellation that
+    arrives as the read completes), so closing must stop the run even when that cancellation is lost.
+    """
+    import openai
+
+    from agentkit.providers.openai import OpenAIChatModel
+    from tests.providers.openai.test_client import event_stream, httpx
+
+    ran: list[str] = []
+
+    @tool
+    def get_weather(city: str, unit: Literal["c", "f"] = "c", days: int = 1) -> str:
+        """Weather in a city."""
+        ran.append(city)
+        return "sunny"
+
+    requests: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        requests.append(request)
+        return event_stream("chat_stream")
+
+    client = openai.AsyncOpenAI(
+        api_key="sk-test",
+        base_url="http://127.0.0.1:8080/v1",
+        max_retries=0,
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+    )
+    agent = Agent(model=OpenAIChatModel("gpt-4.1", client=client), tools=[get_weather])
+    for _ in range(5):  # the lost cancellation depends on timing: try several closes
+        stream = agent.stream("Weather in Paris and Rome?")
+        iterator = aiter(stream)
+        async for _event in iterator:
+            break
+        await iterator.aclose()  # type: ignore[attr-defined]
+        for _ in range(20):
+            await asyncio.sleep(0)
+    assert ran == []
+    assert len(requests) == 5  # one request per run, none after the close

@@ -22,7 +22,7 @@ KEY = b"a-snapshot-key-of-sixteen-bytes+"
 
 def fresh(agent_tools: Any, *turns: Any, **options: Any) -> tuple[Agent, Any]:
     model, script = scripted(*turns)
-    return Agent(id="ops", model=model, tools=agent_tools, store=MemoryRunStore(), snapshot_key=KEY, **options), script
+    return Agent(id="ops", model=model, tools=agent_tools, store=MemoryRunStore(key=KEY), **options), script
 
 
 def through_json(snapshot: RunSnapshot) -> RunSnapshot:
@@ -73,7 +73,7 @@ async def test_budgets_and_limits_survive_a_snapshot() -> None:
     other, _ = fresh(tools, *turns[2:])
     done = await other.resume(through_json(paused.snapshot()), {"c_refund": True})
     assert [r.error_kind for r in done.tool_results] == [None, None, "budget"]  # lookup's budget was spent before
-    assert done._state is not None and done._state.limits.max_turn_concurrency == 2
+    assert done._state is not None and done._state.request.limits.max_turn_concurrency == 2
 
 
 async def test_a_deferred_run_snapshot_keeps_what_it_found_and_resumes_on_a_fresh_agent() -> None:

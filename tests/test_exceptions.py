@@ -17,6 +17,7 @@ import agentkit.exceptions as exceptions
 from agentkit import Registry, tool
 from agentkit.agent import Agent
 from agentkit.exceptions import AgentSetupError, ToolChoiceError, UsageError
+from agentkit.limits import RunLimits
 from agentkit.providers import get_provider, provider_names
 from agentkit.testing import TestModel
 
@@ -181,10 +182,10 @@ async def test_a_tool_choice_outside_active_tools_is_one_error_everywhere() -> N
 
 
 async def test_bad_run_limits_are_agent_setup_errors() -> None:
-    with pytest.raises(AgentSetupError, match="max_steps must be .* at least 1; got 0"):
-        Agent(model=TestModel(), max_steps=0)
-    with pytest.raises(AgentSetupError, match="retries=-1"):
-        Agent(model=TestModel(), retries=-1)
+    with pytest.raises(AgentSetupError, match="max_steps must be .* at least 1 .*got 0"):
+        Agent(model=TestModel(), limits=RunLimits(max_steps=0))
+    with pytest.raises(AgentSetupError, match="retries must be .* got -1"):
+        Agent(model=TestModel(), limits=RunLimits(retries=-1))
     agent = Agent(model=TestModel())
     with pytest.raises(AgentSetupError, match="got 0"):
         await agent.generate("go", max_steps=0)

@@ -160,7 +160,8 @@ async def test_a_hook_that_raises_or_returns_nonsense_fails_that_call_only() -> 
 
     agent, _ = agent_with(Hooks(before_tool_call=lambda ctx, call: "yes"))
     [odd] = (await agent.generate("go")).tool_results
-    assert odd.error_kind == "hook_error" and "returned 'yes'" in odd.text
+    # never its value: a hook may return an application object holding secrets (issue 17 §4.9)
+    assert odd.error_kind == "hook_error" and "returned an object of type str" in odd.text
 
     def after_boom(ctx: Any, call: Any, result: Any) -> None:
         raise ValueError("x")
@@ -251,14 +252,14 @@ async def test_a_model_request_hook_that_fails_stops_the_run_before_sending() ->
     assert str(copy) == str(info.value)
 
     agent, _ = agent_with(Hooks(before_model_request=lambda ctx, request: "nope"))
-    with pytest.raises(HookError, match="returned 'nope'; return a ModelRequest or None"):
+    with pytest.raises(HookError, match="returned an object of type str; return a ModelRequest or None"):
         await agent.generate("go")
 
     def broken(ctx: Any, request: ModelRequest) -> None:
         request.tools = {}  # type: ignore[assignment]
 
     agent, _ = agent_with(Hooks(before_model_request=broken))
-    with pytest.raises(HookError, match=r"left the request with an unusable tools=\{\} \(a Registry\)"):
+    with pytest.raises(HookError, match=r"with an unusable tools \(an object of type dict, not a Registry\)"):
         await agent.generate("go")
 
 
@@ -287,3 +288,88 @@ async def test_require_approval_does_not_hold_a_call_that_would_not_run() -> Non
     agent, _ = agent_with(turns=turns)
     result = await agent.generate("go", require_approval=True)
     assert result.status == "complete" and result.tool_results[0].error_kind == "invalid_arguments"
+
+
+# ---- cancellation and hooks (issue 17 §4.5) -----------------------------------------------------------
+
+
+async def test_a_cancel_set_while_before_tool_call_hooks_wait_starts_no_tool() -> None:
+    cancel = asyncio.Event()
+
+    async def slow_check(ctx: ToolContext[Any], call: ToolCall) -> None:
+        cancel.set()  # the user cancels while the hook is still deciding
+        await asyncio.sleep(0)
+
+    agent, script = agent_with(
+        Hooks(before_tool_call=slow_check),
+        turns=[calls(call("transfer", {"account": "A", "amount": 5}), call("balance", {"account": "A"}, "b1"))],
+    )
+    result = await agent.generate("go", deps="u", cancel=cancel)
+    assert RAN == []  # neither call started
+    assert result.status == "cancelled" and len(script.seen) == 1
+    results = result.steps[0].results
+    assert [(r.call_id, r.error_kind) for r in results] == [("c_transfer", "cancelled"), ("b1", "cancelled")]
+    assert "cancelled" in results[0].text
+    done = await agent.resume(result)  # the turn is recorded: the model goes on from it
+    assert done.status == "complete" and RAN == []
+
+
+async def test_a_hook_raising_cancelled_error_fails_that_call_not_the_run() -> None:
+    async def cancelled_inside(ctx: ToolContext[Any], call: ToolCall) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        waiter.cancel()  # e.g. a lookup the hook awaited was cancelled by its own library
+        await waiter
+
+    def after(ctx: ToolContext[Any], call: ToolCall, result: ToolResult) -> None:
+        raise asyncio.CancelledError
+
+    for hooks in (Hooks(before_tool_call=cancelled_inside), Hooks(after_tool_call=after)):
+        RAN.clear()
+        agent, script = agent_with(hooks)
+        result = await agent.generate("go", deps="u")
+        assert result.status == "complete"
+        (failed,) = last_results(script)
+        assert failed.error_kind == "hook_error" and "CancelledError" in failed.text
+
+
+async def test_a_tool_or_model_request_hook_raising_cancelled_error_is_no_crash_either() -> None:
+    @tool
+    async def flaky() -> str:
+        """Awaits something that gets cancelled."""
+        waiter = asyncio.get_running_loop().create_future()
+        waiter.cancel()
+        await waiter
+        return "never"
+
+    model, script = scripted(calls(call("flaky")), "done")
+    result = await Agent(model=model, tools=[flaky]).generate("go")
+    assert result.status == "complete"
+    (failed,) = script.seen[-1][-1].results  # type: ignore[union-attr]
+    assert failed.error_kind == "exception" and "CancelledError" in failed.text
+
+    async def before_request(ctx: RunContext[Any], request: ModelRequest) -> None:
+        raise asyncio.CancelledError
+
+    model, _ = scripted("done")
+    with pytest.raises(HookError, match="CancelledError"):
+        await Agent(model=model, hooks=[Hooks(before_model_request=before_request)]).generate("go")
+
+
+async def test_closing_a_stream_while_a_hook_waits_still_cancels_the_run() -> None:
+    started = asyncio.Event()
+    finished: list[str] = []
+
+    async def waits(ctx: ToolContext[Any], call: ToolCall) -> None:
+        started.set()
+        await asyncio.sleep(10)
+        finished.append("hook")
+
+    agent, _ = agent_with(Hooks(before_tool_call=waits))
+    stream = agent.stream("go", deps="u")
+    iterator = aiter(stream)
+    task = asyncio.ensure_future(anext(iterator))
+    await started.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await iterator.aclose()  # type: ignore[attr-defined]
+    assert finished == [] and RAN == []

@@ -157,8 +157,8 @@ def test_only_imports_that_run_at_import_time_are_edges() -> None:
 def test_the_graph_of_the_package() -> None:
     graph = import_graph()
     assert "agentkit.messages" in graph["agentkit.registry"]  # a plain module-level import is an edge
-    assert "agentkit.models" in graph["agentkit._agent.loop"]  # `from ..models._base` runs models/__init__
-    assert "agentkit._agent" not in graph["agentkit._agent.loop"]  # not its own package
+    assert "agentkit.models" in graph["agentkit._agent._request"]  # `from ..models._base` runs models/__init__
+    assert "agentkit._agent" not in graph["agentkit._agent._request"]  # not its own package
     assert all(not target.startswith("agentkit.testing") for target in graph["agentkit.models"])  # lazy: not
 
 
@@ -181,3 +181,78 @@ def test_the_agent_names_stay_where_users_import_them() -> None:
         assert getattr(agentkit.agent, name) is not None
     assert agentkit.agent.RunStatus is agentkit.events.RunStatus
     assert agentkit.Agent is agentkit.agent.Agent and agentkit.RunResult is agentkit.agent.RunResult
+
+
+# ---- the run half as layers (issue 18) ----------------------------------------------------------------
+
+AGENT_LAYERS: list[set[str]] = [
+    # records and primitives, which know nothing of a run
+    {"pending", "interrupts", "_usercode", "_progress", "state", "sessions", "_deps", "_instructions"},
+    {"results", "_toolset"},  # what a run returns; the run's tools
+    {"hooks", "display", "stream", "_output"},  # the execution engine, display transforms, events, output
+    {"_options"},  # what one call asks (RunOptions)
+    {"config"},  # what a run was asked (RunConfig)
+    {"observe", "_limits"},  # helpers of (config, state): logs and traces, budgets and caps
+    {"_approvals", "_emit", "_answer"},
+    {"_intercept", "_background"},
+    {"_steps", "_calls"},  # plan a step; the tool-call pipeline
+    {"_request", "nested"},  # one model request; the calls programs make (code mode)
+    {"loop"},  # sequences the stages
+    {"_setup"},  # makes a run's config and state
+    {"resume"},
+    {"runs"},  # the entry points
+    {"subagents"},
+]
+"""`agentkit._agent`'s modules, bottom layer first: each imports only modules of the layers below its own."""
+
+
+def every_import(module: str) -> set[str]:
+    """The agentkit modules `module` imports anywhere: at import time, under ``TYPE_CHECKING``, in functions."""
+    modules = _modules()
+    path = modules[module]
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, is_package, node)
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in targets:
+            if target == "agentkit" or target.startswith("agentkit."):
+                found |= _with_packages(target, module, modules)
+    return found
+
+
+def test_agent_modules_import_only_the_layers_below_their_own() -> None:
+    layer_of = {f"agentkit._agent.{name}": index for index, layer in enumerate(AGENT_LAYERS) for name in layer}
+    inside = {name for name in _modules() if name.startswith("agentkit._agent.")}
+    assert inside == set(layer_of), f"modules without a layer (add them): {sorted(inside - set(layer_of))}"
+    upward: list[str] = []
+    for module, level in sorted(layer_of.items()):
+        for target in sorted(every_import(module)):
+            if target == "agentkit.agent" or (target in layer_of and layer_of[target] >= level):
+                upward.append(f"{module} -> {target}")
+    assert upward == [], "imports that are not downward (type-only and lazy ones included): " + "; ".join(upward)
+
+
+def test_no_cycle_inside_the_agent_modules_type_only_imports_included() -> None:
+    agent = {name for name in _modules() if name == "agentkit.agent" or name.startswith("agentkit._agent")}
+    graph = {name: every_import(name) & agent for name in agent}
+    assert cycles(graph) == []
+
+
+def test_the_layer_check_sees_type_only_and_lazy_imports() -> None:
+    assert "agentkit._agent.config" in every_import("agentkit._agent._limits")  # under TYPE_CHECKING only
+    assert "agentkit.runs._snapshot" in every_import("agentkit._agent._setup")  # inside a function
+    with_cycle = {"a": {"b"}, "b": {"a"}}
+    assert cycles(with_cycle) == [["a", "b"]]
+
+
+def test_the_playground_does_not_import_the_cli() -> None:
+    playground = [name for name in _modules() if name.startswith("agentkit.playground")]
+    assert playground
+    for module in playground:
+        assert not any(t == "agentkit.cli" or t.startswith("agentkit.cli.") for t in every_import(module)), module

@@ -104,7 +104,7 @@ async def test_run_limits_go_over_the_agents_field_by_field_and_budgets_survive_
     agent = Agent(model=model, tools=[work_tool(gauge), gate], limits=RunLimits(max_tool_calls=2, max_concurrency=4))
     paused = await agent.generate("go", limits=RunLimits(max_turn_concurrency=1))
     assert paused._state is not None
-    assert paused._state.limits == RunLimits(max_tool_calls=2, max_concurrency=4, max_turn_concurrency=1)
+    assert paused._state.request.limits == RunLimits(max_tool_calls=2, max_concurrency=4, max_turn_concurrency=1)
     done = await agent.resume(paused, {"c_gate": True})
     assert [r.error_kind for r in done.tool_results] == [None, None, "budget"]  # 2 counted before the resume
 
@@ -210,16 +210,21 @@ async def test_a_failing_resource_key_fails_that_call_only() -> None:
     assert gauge.log == []
 
 
-async def test_a_run_cap_covers_the_calls_of_its_subagents_without_deadlock() -> None:
-    gauge = Gauge()
-    leaf = work_tool(gauge)
+def helper_agent(leaf: Tool[..., Any], count: int, first: int = 0, **options: Any) -> Agent:
+    """A subagent ``helper`` that calls `leaf` `count` times in one turn, then answers "helped"."""
 
     def helper_turn(messages: list[Message], info: FunctionInfo) -> Any:
         if isinstance(messages[-1], ToolResultsMessage):
             return "helped"
-        return calls(*(call("work", {"n": 10 + i}, f"h{i}") for i in range(3)))
+        return calls(*(call("work", {"n": first + i}, f"h{i}") for i in range(count)))
 
-    helper = Agent(id="helper", model=FunctionModel(helper_turn), tools=[leaf], description="Helps.")
+    return Agent(id="helper", model=FunctionModel(helper_turn), tools=[leaf], description="Helps.", **options)
+
+
+async def test_a_run_cap_covers_the_calls_of_its_subagents_without_deadlock() -> None:
+    gauge = Gauge()
+    leaf = work_tool(gauge)
+    helper = helper_agent(leaf, 3, first=10)
     turn = calls(call("agent-helper", {"prompt": "help"}, "sub"), *(call("work", {"n": i}, f"w{i}") for i in range(3)))
     model, _ = scripted(turn, "done")
     agent = Agent(model=model, tools=[leaf], agents={"helper": helper}, limits=RunLimits(max_concurrency=2))
@@ -236,3 +241,25 @@ async def test_limits_apply_to_streams_too() -> None:
     stream = agent.stream("go", limits=RunLimits(max_turn_concurrency=1))
     result = await stream.get_result()
     assert gauge.peak["all"] == 1 and [r.output for r in result.tool_results] == [0, 1, 2, 3]
+
+
+async def test_a_supervisors_budget_bounds_the_tool_calls_of_its_subagents() -> None:
+    """Issue 17 §4.6: `max_tool_calls` is run-wide; subagents (and their subagents) draw from it."""
+    gauge = Gauge()
+    leaf = work_tool(gauge)
+    helper = helper_agent(leaf, 50)
+    turn = calls(call("agent-helper", {"prompt": "a"}, "s1"), call("agent-helper", {"prompt": "b"}, "s2"))
+    model, _ = scripted(turn, "done")
+    agent = Agent(model=model, agents={"helper": helper}, limits=RunLimits(max_tool_calls=5))
+    result = await agent.generate("go")
+    assert result.text == "done" and result._state is not None
+    started = sum(1 for line in gauge.log if line.startswith("start"))
+    assert started == 3  # 5 calls in the whole run: the 2 subagent calls and 3 of theirs
+    assert result._state.total_calls == 5
+    # a subagent with its own smaller budget keeps it, under the supervisor's
+    gauge.log.clear()
+    small = helper_agent(leaf, 50, limits=RunLimits(max_tool_calls=1))
+    model, _ = scripted(turn, "done")
+    agent = Agent(model=model, agents={"helper": small}, limits=RunLimits(max_tool_calls=50))
+    await agent.generate("go")
+    assert sum(1 for line in gauge.log if line.startswith("start")) == 2  # one each

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from agentkit import Agent, ModelRetry, UserMessage, tool
 from agentkit.events import OutputDeltaEvent, OutputEvent, ToolCallEvent, ToolCallStartEvent
 from agentkit.exceptions import AgentSetupError, OutputValidationError, UnknownToolError, UsageError
+from agentkit.limits import RunLimits
 from agentkit.messages import AssistantMessage, ToolResultsMessage
 from agentkit.output import Output
 from agentkit.testing import FunctionInfo, FunctionModel, TestModel, ToolCallChunk
@@ -233,14 +234,14 @@ async def test_an_answer_retry_is_logged_at_debug_like_a_tool_retry(caplog: pyte
 
 async def test_a_spent_budget_raises_with_the_raw_answer_and_the_errors() -> None:
     model, _ = scripted(*['{"city": 1}'] * 5)
-    agent = Agent(model=model, output_type=Weather, retries=1)
+    agent = Agent(model=model, output_type=Weather, limits=RunLimits(retries=1))
     with pytest.raises(OutputValidationError) as caught:
         await agent.generate("go")
     error = caught.value
     assert error.raw == '{"city": 1}'
     assert {e.path for e in error.errors} == {"$.city", "$.temp"}
     assert len(error.result.steps) == 2  # one try and one retry
-    assert "Weather" in str(error) and "Agent(retries=...)" in str(error)
+    assert "Weather" in str(error) and "RunLimits(retries=...)" in str(error)
     copied = pickle.loads(pickle.dumps(error))
     assert copied.raw == error.raw and copied.errors == error.errors
 
@@ -248,13 +249,13 @@ async def test_a_spent_budget_raises_with_the_raw_answer_and_the_errors() -> Non
 async def test_the_run_wide_budget_counts_answers_too() -> None:
     model, _ = scripted("nope", "nope", "nope")
     with pytest.raises(OutputValidationError, match="max_retries"):
-        await Agent(model=model, output_type=Weather, retries=5, max_retries=1).generate("go")
+        await Agent(model=model, output_type=Weather, limits=RunLimits(retries=5, max_retries=1)).generate("go")
 
 
 async def test_a_tool_mode_budget_raises_the_output_error() -> None:
     model, _ = scripted(*[calls(call("final_result", {"city": "x"}, f"c{i}")) for i in range(4)])
     with pytest.raises(OutputValidationError) as caught:
-        await Agent(model=model, output_type=Output(Weather, mode="tool"), retries=1).generate("go")
+        await Agent(model=model, output_type=Output(Weather, mode="tool"), limits=RunLimits(retries=1)).generate("go")
     assert json.loads(caught.value.raw) == {"city": "x"}
     assert [e.path for e in caught.value.errors] == ["$.temp"]
 
@@ -274,7 +275,7 @@ async def test_validators_run_after_the_schema_sync_and_async_and_may_replace_th
         return value.model_copy(update={"temp": value.temp * 9 // 5 + 32, "unit": "f"})
 
     model, script = scripted(json.dumps({"city": "Rome", "temp": 30}), WEATHER)
-    agent = Agent(model=model, output_type=Weather, output_validators=[known_city, in_fahrenheit])
+    agent = Agent(model=model, output_type=Output(Weather, validators=[known_city, in_fahrenheit]))
     result = await agent.generate("go")
     assert result.output == Weather(city="Paris", temp=69, unit="f")
     assert [w.city for w in seen] == ["Rome", "Paris"]
@@ -282,10 +283,10 @@ async def test_validators_run_after_the_schema_sync_and_async_and_may_replace_th
 
 
 async def test_validators_need_an_output_type_and_functions() -> None:
-    with pytest.raises(AgentSetupError, match="needs an output_type"):
-        Agent(output_validators=[print])
+    with pytest.raises(AgentSetupError, match="need an output_type"):
+        Agent(output_type=Output(str, validators=[print]))
     with pytest.raises(AgentSetupError, match="functions of the output value"):
-        Agent(output_type=Weather, output_validators=["nope"])  # type: ignore[list-item]
+        Agent(output_type=Output(Weather, validators=["nope"]))  # type: ignore[list-item]
 
 
 # ---- per call ----------------------------------------------------------------------------------------
@@ -316,7 +317,9 @@ def test_a_type_no_model_can_be_asked_for_fails_when_the_agent_is_made() -> None
 
 async def test_a_structured_run_that_runs_out_of_steps_has_no_output() -> None:
     model, _ = scripted(calls(call("get_temp", {"city": "Paris"})))
-    result = await Agent(model=model, tools=[get_temp], output_type=Weather, max_steps=1).generate("go")
+    result = await Agent(model=model, tools=[get_temp], output_type=Weather, limits=RunLimits(max_steps=1)).generate(
+        "go"
+    )
     assert result.status == "max_steps" and not result.has_output
     with pytest.raises(UsageError, match="without an answer of its output type"):
         _ = result.output
@@ -341,7 +344,7 @@ async def test_an_approval_pause_keeps_the_output_type_through_pickle() -> None:
 
 async def test_stop_at_tools_returns_the_calls_result_without_another_turn() -> None:
     model, script = scripted(calls(call("get_temp", {"city": "Paris"})))
-    agent = Agent(model=model, tools=[get_temp], stop_at_tools=["get_temp"])
+    agent = Agent(model=model, tools=[get_temp], output_type=Output(str, stop_at_tools=["get_temp"]))
     result = await agent.generate("go")
     assert result.status == "complete" and len(script.seen) == 1
     assert result.output == result.text == "21"  # a text run's output is text
@@ -366,16 +369,16 @@ async def test_a_tool_option_ends_the_run_and_a_failed_call_does_not() -> None:
 
 async def test_a_stop_tool_whose_result_breaks_the_output_type_is_a_setup_error() -> None:
     model, _ = scripted(calls(call("get_temp", {"city": "Paris"})))
-    agent = Agent(model=model, tools=[get_temp], output_type=Weather, stop_at_tools=["get_temp"])
+    agent = Agent(model=model, tools=[get_temp], output_type=Output(Weather, stop_at_tools=["get_temp"]))
     with pytest.raises(AgentSetupError, match="tool 'get_temp' ends the run .* does not fit the output type Weather"):
         await agent.generate("go")
 
 
 def test_stop_at_tools_must_name_tools() -> None:
     with pytest.raises(UnknownToolError, match="get_tmp"):
-        Agent(tools=[get_temp], stop_at_tools=["get_tmp"])
+        Agent(tools=[get_temp], output_type=Output(str, stop_at_tools=["get_tmp"]))
     with pytest.raises(AgentSetupError, match="list of tool keys"):
-        Agent(tools=[get_temp], stop_at_tools="get_temp")
+        Agent(tools=[get_temp], output_type=Output(str, stop_at_tools="get_temp"))  # type: ignore[arg-type]
 
 
 # ---- streaming ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from agentkit.agent import RunContext, StepChanges
 from agentkit.cli import main
 from agentkit.events import ToolCallDeltaEvent
 from agentkit.exceptions import AgentSetupError, SnapshotError
+from agentkit.hooks import Hooks
 from agentkit.models import OutputPlan
 from agentkit.output import Output
 from agentkit.testing import FunctionInfo, FunctionModel, ToolCallChunk, request_payload
@@ -185,7 +186,7 @@ async def test_each_step_asks_for_the_output_in_the_form_its_model_takes() -> No
     def prepare(ctx: RunContext[Any]) -> StepChanges | None:
         return StepChanges(model=other) if ctx.step == 1 else None
 
-    agent = Agent(model=FunctionModel(first), tools=[ship], output_type=Weather, prepare_step=prepare)
+    agent = Agent(model=FunctionModel(first), tools=[ship], output_type=Weather, hooks=[Hooks(prepare_step=prepare)])
     result = await agent.generate("go")
     assert result.output == Weather(city="Oslo", temp=4)
     assert [i.output.mode for i in seen if i.output is not None] == ["native", "tool"]

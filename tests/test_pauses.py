@@ -11,6 +11,7 @@ import pytest
 from agentkit import (
     Agent,
     AssistantMessage,
+    Registry,
     RunSnapshot,
     ToolContext,
     ToolError,
@@ -39,7 +40,9 @@ def ledger(tmp_path: Path) -> str:
 
 def booking_agent(ledger: str, *, transform: ToolTransform | None = None) -> Agent:
     model, _ = scripted(calls(call("book", {"flight": "LH1"}), call("note", {"text": "asked"})), "all done")
-    return Agent(id="support", model=model, tools=make_tools(ledger), store=MemoryRunStore(), transform=transform)
+    return Agent(
+        id="support", model=model, tools=Registry(make_tools(ledger), transform=transform), store=MemoryRunStore()
+    )
 
 
 # ---- suspension ------------------------------------------------------------------------------------
@@ -309,6 +312,44 @@ async def test_a_background_result_joins_before_the_next_turn_during_the_run() -
     ]  # fmt: skip
     placeholder = [e for e in events if isinstance(e, ToolResultEvent) and e.call_id == "c_research"]
     assert len(placeholder) == 1 and placeholder[0].output is None
+
+
+def slow_background_agent(turns: list[Any]) -> tuple[Agent, Any]:
+    @tool(background=True)
+    async def research(topic: str) -> dict[str, str]:
+        """Research a topic (slow)."""
+        await asyncio.sleep(0.05)
+        return {"topic": topic, "finding": "it is blue"}
+
+    model, script = scripted(*turns)
+    return Agent(id="researcher", model=model, tools=[research], store=MemoryRunStore()), script
+
+
+def test_generate_sync_waits_for_its_background_calls_before_its_event_loop_closes() -> None:
+    """Issue 17 §3.3: the call is neither cancelled nor lost; the model gets its result and goes on."""
+    agent, script = slow_background_agent([calls(call("research", {"topic": "sky"})), "I started it.", "Blue."])
+    result = agent.generate_sync("research the sky")
+    assert result.status == "complete" and result.text == "Blue."
+    joined = script.seen[-1][-1]
+    assert isinstance(joined, UserMessage) and '"finding":"it is blue"' in joined.parts[1].text  # type: ignore[union-attr]
+    assert not [key for key in BACKGROUND if key[1] == "c_research"]
+
+
+def test_a_background_call_cancelled_with_its_event_loop_is_an_error_result_not_a_crash() -> None:
+    """The class of §3.3: `asyncio.run(agent.generate(...))` closes the loop while the call runs."""
+    agent, script = slow_background_agent([calls(call("research", {"topic": "sky"})), "I started it.", "Noted."])
+    paused = asyncio.run(agent.generate("research the sky"))
+    assert paused.status == "awaiting_background"
+    snapshot = paused.snapshot()  # no bare CancelledError: the call ended, cancelled
+    recorded = snapshot.document["state"]["background"]["c_research"]
+    assert recorded["is_error"] is True and "cancelled" in recorded["content"][0]["text"]
+    for source in (paused, RunSnapshot.from_json(snapshot.to_json())):
+        copy = Agent(id="researcher", model=agent.model, tools=agent.tools, store=MemoryRunStore())
+        done = asyncio.run(copy.resume(source))
+        assert done.status == "complete" and done.text == "Noted."
+        told = script.seen[-1][-1]
+        assert isinstance(told, UserMessage) and "cancelled" in " ".join(p.text for p in told.parts)  # type: ignore[union-attr]
+        script.turns.append("Noted.")
 
 
 async def test_a_finished_background_result_travels_in_the_snapshot() -> None:

@@ -7,7 +7,17 @@ from typing import Any
 
 import pytest
 
-from agentkit import Approval, ModelHTTPError, ModelRetry, ToolContext, ToolError, ToolTransform, Workflow, tool
+from agentkit import (
+    Approval,
+    ModelHTTPError,
+    ModelRetry,
+    Registry,
+    ToolContext,
+    ToolError,
+    ToolTransform,
+    Workflow,
+    tool,
+)
 from agentkit.agent import Agent
 from agentkit.events import (
     AgentEvent,
@@ -69,7 +79,7 @@ async def test_an_agent_policy_redacts_its_subagents_forwarded_events() -> None:
     inner, _ = scripted(calls(call("login", {"user": "ann", "password": SECRET}, "i1")), "logged in")
     helper = Agent(id="helper", model=inner, tools=_login_tools())  # no policy of its own
     outer, _ = scripted(calls(call("agent-helper", {"prompt": "log in"}, "o1")), "done")
-    boss = Agent(id="boss", model=outer, agents={"helper": helper}, transform=POLICY)
+    boss = Agent(id="boss", model=outer, agents={"helper": helper}, tools=Registry(transform=POLICY))
     events = flatten(await collect(boss.stream("go")))
     assert SECRET not in repr(events)
     inner_call = next(e for e in events if isinstance(e, ToolCallEvent) and e.tool_name == "login")
@@ -82,7 +92,7 @@ async def test_the_policy_reaches_nested_subagents_and_their_approval_requests()
     middle_model, _ = scripted(calls(call("agent-leaf", {"prompt": "reset"}, "m1")), "ok")
     middle = Agent(id="middle", model=middle_model, agents={"leaf": leaf})
     outer, _ = scripted(calls(call("agent-middle", {"prompt": "reset"}, "o1")), "done")
-    boss = Agent(id="boss", model=outer, agents={"middle": middle}, transform=POLICY)
+    boss = Agent(id="boss", model=outer, agents={"middle": middle}, tools=Registry(transform=POLICY))
     events = flatten(await collect(boss.stream("go")))
     asked = [e for e in events if isinstance(e, ApprovalRequestedEvent)]
     assert asked and asked[0].payload == {"user": "ann", "password": "***"}
@@ -92,9 +102,9 @@ async def test_the_policy_reaches_nested_subagents_and_their_approval_requests()
 async def test_a_subagents_own_transform_still_wins_field_by_field() -> None:
     inner, _ = scripted(calls(call("login", {"user": "ann", "password": SECRET}, "i1")), "logged in")
     own = ToolTransform(input=lambda args: {"who": args["user"]})
-    helper = Agent(id="helper", model=inner, tools=_login_tools(), transform=own)
+    helper = Agent(id="helper", model=inner, tools=Registry(_login_tools(), transform=own))
     outer, _ = scripted(calls(call("agent-helper", {"prompt": "log in"}, "o1")), "done")
-    boss = Agent(id="boss", model=outer, agents={"helper": helper}, transform=POLICY)
+    boss = Agent(id="boss", model=outer, agents={"helper": helper}, tools=Registry(transform=POLICY))
     events = flatten(await collect(boss.stream("go")))
     inner_call = next(e for e in events if isinstance(e, ToolCallEvent) and e.tool_name == "login")
     assert inner_call.input == {"who": "ann"}
@@ -158,7 +168,7 @@ async def test_an_agent_level_input_policy_withholds_error_messages_too() -> Non
         raise ValueError(f"wrong password {password}")
 
     model, _ = scripted(calls(call("crash", {"password": SECRET}, "c1")), "sorry")
-    agent = Agent(model=model, tools=[crash], transform=POLICY)
+    agent = Agent(model=model, tools=Registry([crash], transform=POLICY))
     stream = agent.stream("go")
     events = await collect(stream)
     assert SECRET not in repr(events) and SECRET not in repr(agent.transcript(stream.result))

@@ -185,7 +185,10 @@ async def test_openai_prepare_step_and_dynamic_instructions_shape_each_request()
         return {"tool_choice": "get_weather"} if ctx.step == 0 else {"active_tools": []}
 
     agent = Agent(
-        model=wire.openai(), tools=[get_weather, delete_account], instructions=instructions, prepare_step=prepare
+        model=wire.openai(),
+        tools=[get_weather, delete_account],
+        instructions=instructions,
+        hooks=[Hooks(prepare_step=prepare)],
     )
     result = await agent.generate("Weather in Oslo?", deps="Ada")
     assert result.text == "Sunny in Oslo."
@@ -242,7 +245,9 @@ async def test_openai_tool_search_sends_found_tools_only() -> None:
         chat_calls(("call_c", "convert_currency", {"amount": 10, "to": "EUR"})),
         chat_text("20 EUR."),
     )
-    agent = Agent(model=wire.openai(), tools=[get_weather, convert_currency], deferred_tools=["get_weather"])
+    agent = Agent(
+        model=wire.openai(), tools=[get_weather, convert_currency], tool_search=ToolSearch(deferred=["get_weather"])
+    )
     result = await agent.generate("10 USD in EUR?")
     assert result.text == "20 EUR."
     assert names(wire.bodies[0]) == ["search_tools"]
@@ -299,7 +304,9 @@ async def test_anthropic_prepare_step_budgets_and_run_mcp_style_tools() -> None:
         claude_text("Only a."),
     )
     agent = Agent(
-        model=wire.anthropic(), tools=[lookup], prepare_step=lambda ctx: {"instructions": f"Turn {ctx.step}."}
+        model=wire.anthropic(),
+        tools=[lookup],
+        hooks=[Hooks(prepare_step=lambda ctx: {"instructions": f"Turn {ctx.step}."})],
     )
     result = await agent.generate("Look up a and b.", tools=[get_weather])
     assert [r.error_kind for r in result.tool_results] == [None, "budget"]

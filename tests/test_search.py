@@ -163,7 +163,7 @@ async def test_deferring_by_agent_or_by_run_and_naming_deferred_tools_active() -
         return "ping"
 
     model, script = scripted("a", "b", "c")
-    agent = Agent(model=model, tools=[ping, pong], deferred_tools=["ping"])
+    agent = Agent(model=model, tools=[ping, pong], tool_search=ToolSearch(deferred=["ping"]))
     await agent.generate("x")
     await agent.generate("y", deferred_tools=True)
     await agent.generate("z", prepare_step=lambda ctx: {"active_tools": ["ping", "search_tools"]})
@@ -171,8 +171,8 @@ async def test_deferring_by_agent_or_by_run_and_naming_deferred_tools_active() -
     assert list(agent.tools) == ["ping", "pong"]  # the agent's registry never holds the search tool
     with pytest.raises(UnknownToolError):
         await agent.generate("x", deferred_tools=["pingg"])
-    with pytest.raises(AgentSetupError, match="deferred_tools= takes True/False or a list of keys"):
-        Agent(deferred_tools="ping")
+    with pytest.raises(AgentSetupError, match=r"deferred=\.\.\.\) takes True/False or a list of keys"):
+        Agent(tool_search=ToolSearch(deferred="ping"))
 
 
 async def test_the_search_tool_key_must_be_free_and_can_be_renamed() -> None:
@@ -280,7 +280,11 @@ def corpus(size: int) -> list[Tool[..., Any]]:
 def test_a_step_with_deferred_tools_sends_a_small_fraction_of_the_bytes() -> None:
     tools = corpus(300)
     sent = len(json.dumps(request_payload(Agent(model="openai:gpt-4.1", tools=tools), "hi")))
-    deferred = len(json.dumps(request_payload(Agent(model="openai:gpt-4.1", tools=tools, deferred_tools=True), "hi")))
+    deferred = len(
+        json.dumps(
+            request_payload(Agent(model="openai:gpt-4.1", tools=tools, tool_search=ToolSearch(deferred=True)), "hi")
+        )
+    )
     assert sent > 20 * deferred  # benchmarks/bench_tool_search.py measures the full 3,500-tool corpus
 
 

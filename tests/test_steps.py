@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from agentkit import Output, Registry, RunResult, ToolContext, tool
 from agentkit.agent import Agent, RunContext, StepChanges
 from agentkit.exceptions import AgentSetupError, RegistryError, ToolChoiceError, UnknownToolError
+from agentkit.hooks import Hooks
 from agentkit.messages import Message, SystemMessage, ToolResultsMessage, UserMessage
 from agentkit.models import ModelSettings
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
@@ -129,7 +130,7 @@ async def test_prepare_step_changes_active_tools_tool_choice_instructions_and_se
         return {"active_tools": ["shout"], "model_settings": ModelSettings(temperature=0.1)}
 
     model, script = scripted(calls(call("add", {"a": 1, "b": 2})), "done")
-    agent = Agent(model=model, tools=[add, shout], instructions="Base.", prepare_step=prepare)
+    agent = Agent(model=model, tools=[add, shout], instructions="Base.", hooks=[Hooks(prepare_step=prepare)])
     result = await agent.generate("go", deps="D")
     assert result.text == "done"
     assert contexts == [(0, 1, "D"), (1, 3, "D")]
@@ -147,7 +148,7 @@ async def test_prepare_step_may_be_async_and_switch_the_model() -> None:
         return {"model": other} if ctx.step == 1 else {}
 
     model, script = scripted(calls(call("add", {"a": 1, "b": 2})))
-    result = await Agent(model=model, tools=[add], prepare_step=prepare).generate("go")
+    result = await Agent(model=model, tools=[add], hooks=[Hooks(prepare_step=prepare)]).generate("go")
     assert result.text == "from the other model"
     assert (len(script.seen), len(other_script.seen)) == (1, 1)
 
@@ -162,9 +163,9 @@ async def test_what_prepare_step_deactivates_does_not_run() -> None:
         return "s"
 
     model, _ = scripted(calls(call("secret")), "ok")
-    result = await Agent(model=model, tools=[add, secret], prepare_step=lambda ctx: {"active_tools": ["add"]}).generate(
-        "go"
-    )
+    result = await Agent(
+        model=model, tools=[add, secret], hooks=[Hooks(prepare_step=lambda ctx: {"active_tools": ["add"]})]
+    ).generate("go")
     assert ran == [] and result.tool_results[0].error_kind == "unknown_tool"
 
 
@@ -180,7 +181,7 @@ async def test_prepare_step_per_run_runs_after_the_agents() -> None:
         return {"instructions": "from the run"}
 
     model, script = scripted("ok")
-    await Agent(model=model, tools=[add], prepare_step=agents).generate("go", prepare_step=runs)
+    await Agent(model=model, tools=[add], hooks=[Hooks(prepare_step=agents)]).generate("go", prepare_step=runs)
     assert order == ["agent", "run"]
     assert system_texts(script) == ["from the run"]  # later changes win key by key
     assert script.infos[0].settings.tool_choice == "none"
@@ -194,7 +195,7 @@ async def test_prepare_step_per_run_runs_after_the_agents() -> None:
             r"unknown key 'active_tool'\. Did you mean 'active_tools'\? StepChanges may set: model,",
         ),
         ({"temperature": 0.2}, r"unknown key 'temperature'\.( Did you mean .*)? StepChanges may set"),
-        ("add", r"returned 'add'; return a StepChanges dict"),
+        ("add", r"returned an object of type str; return a StepChanges dict"),  # never its value (issue 17 §4.9)
         ({"active_tools": "add"}, r"active_tools is a list of keys"),
         ({"tool_choice": 3}, r"tool_choice is 'auto', 'none', 'required' or a key"),
         ({"instructions": ["a"]}, r"instructions is text \(or None\)"),
@@ -207,7 +208,7 @@ async def test_prepare_step_per_run_runs_after_the_agents() -> None:
 )
 async def test_prepare_step_results_are_validated_at_run_time(changes: Any, error: str) -> None:
     model, _ = scripted("x")
-    agent = Agent(model=model, tools=[add], prepare_step=lambda ctx: changes)
+    agent = Agent(model=model, tools=[add], hooks=[Hooks(prepare_step=lambda ctx: changes)])
     with pytest.raises(AgentSetupError, match=error):
         await agent.generate("go")
 
@@ -215,17 +216,19 @@ async def test_prepare_step_results_are_validated_at_run_time(changes: Any, erro
 async def test_prepare_step_keys_and_choices_must_name_run_tools() -> None:
     model, _ = scripted("x")
     with pytest.raises(UnknownToolError, match="Did you mean 'add'"):
-        await Agent(model=model, tools=[add], prepare_step=lambda ctx: {"active_tools": ["ad"]}).generate("go")
+        await Agent(
+            model=model, tools=[add], hooks=[Hooks(prepare_step=lambda ctx: {"active_tools": ["ad"]})]
+        ).generate("go")
     prepare = lambda ctx: {"active_tools": ["add"], "tool_choice": "shout"}  # noqa: E731
     with pytest.raises(ToolChoiceError, match="tool_choice='shout' cannot be used in step 0: it is not active"):
-        await Agent(model=model, tools=[add, shout], prepare_step=prepare).generate("go")
-    with pytest.raises(AgentSetupError, match="prepare_step= must be a function"):
-        Agent(prepare_step="nope")  # type: ignore[arg-type]
+        await Agent(model=model, tools=[add, shout], hooks=[Hooks(prepare_step=prepare)]).generate("go")
+    with pytest.raises(AgentSetupError, match=r"prepare_step=\.\.\.\) must be a function"):
+        Agent(hooks=[Hooks(prepare_step="nope")])  # type: ignore[arg-type]
 
 
 async def test_prepare_step_on_a_stream_too() -> None:
     model, script = scripted("streamed")
-    agent = Agent(model=model, tools=[add, shout], prepare_step=lambda ctx: {"active_tools": ["shout"]})
+    agent = Agent(model=model, tools=[add, shout], hooks=[Hooks(prepare_step=lambda ctx: {"active_tools": ["shout"]})])
     stream = agent.stream("go")
     assert (await stream.get_result()).text == "streamed"
     assert script.infos[0].tool_keys == ["shout"]
@@ -419,8 +422,8 @@ async def test_transcripts_shape_run_tools_and_withhold_them_when_unknown() -> N
 def test_options_of_the_wrong_kind_fail_at_once_naming_the_option() -> None:
     with pytest.raises(AgentSetupError, match=r"Agent\(model_settings=...\) takes a ModelSettings"):
         Agent(model_settings={"temperature": 0})  # type: ignore[arg-type]
-    with pytest.raises(AgentSetupError, match=r"Agent\(transform=...\) takes a ToolTransform"):
-        Agent(transform=lambda value: value)  # type: ignore[arg-type]
+    with pytest.raises(RegistryError, match=r"Registry\(transform=...\) takes a ToolTransform"):
+        Agent(tools=Registry(transform=lambda value: value))  # type: ignore[arg-type]
     agent = Agent(model="test")
     with pytest.raises(AgentSetupError, match=r"generate\(model_settings=...\) takes a ModelSettings"):
         agent.stream("hi", model_settings={"temperature": 0})  # type: ignore[arg-type]
@@ -460,7 +463,12 @@ async def test_a_plain_step_sends_what_the_planned_path_sends(options: dict[str,
     planned: list[tuple[list[str], list[str], ModelSettings]] = []
     tools = Registry({"add": add, "shout": shout})
     fast = Agent(model=_recording_model(plain), tools=tools, instructions="Be brief.")
-    slow = Agent(model=_recording_model(planned), tools=tools, instructions="Be brief.", prepare_step=lambda ctx: None)
+    slow = Agent(
+        model=_recording_model(planned),
+        tools=tools,
+        instructions="Be brief.",
+        hooks=[Hooks(prepare_step=lambda ctx: None)],
+    )
     for agent in (fast, slow):
         for _ in range(2):  # the second run reuses the first run's plans
             result = await agent.generate("go", **options)
@@ -521,7 +529,7 @@ async def test_a_plain_step_asks_for_a_typed_answer_as_the_planned_path_does(
         return FunctionModel(turn)
 
     tools = Registry({"add": add, "shout": shout})
-    for name, extra in (("plain", {}), ("planned", {"prepare_step": lambda ctx: None})):
+    for name, extra in (("plain", {}), ("planned", {"hooks": [Hooks(prepare_step=lambda ctx: None)]})):
         agent = Agent(model=model_for(name), tools=tools, output_type=Output(_Sum, mode=mode), **extra)
         result = await agent.generate("go", **options)
         assert result.output == _Sum(total=3)

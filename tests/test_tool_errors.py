@@ -170,7 +170,7 @@ async def test_an_agent_masks_its_tools_errors_and_its_registrys_setting_survive
         seen.append(messages[-1].results[0].text)
         return "ok"
 
-    await Agent(model=FunctionModel(turn), tools={"find": lookup}, mask_error_details=True).generate("go")
+    await Agent(model=FunctionModel(turn), tools=Registry({"find": lookup}, mask_error_details=True)).generate("go")
     sub = Agent(id="sub", model="test")
     strict = Registry({"find": lookup}, mask_error_details=True)
     await Agent(model=FunctionModel(turn), tools=strict, agents={"sub": sub}).generate("go")  # a copied registry
@@ -194,7 +194,7 @@ async def test_a_redacted_input_never_reaches_the_error_text_or_the_log(caplog: 
         seen.extend(r.text for r in messages[-1].results)
         return "ok"
 
-    agent = Agent(model=FunctionModel(turn), tools={"find": lookup}, transform=HIDE)
+    agent = Agent(model=FunctionModel(turn), tools=Registry({"find": lookup}, transform=HIDE))
     with caplog.at_level(logging.DEBUG, logger="agentkit"):
         result = await agent.generate("go")
     assert seen[0] == "Tool 'find' failed: ValueError: no such token '[redacted]'"  # the message, minus the value
@@ -274,10 +274,11 @@ async def test_a_failing_hook_or_limit_key_is_logged_and_told_under_the_same_pol
         return "ok"
 
     with caplog.at_level(logging.DEBUG, logger="agentkit"):
-        await Agent(model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], transform=HIDE).generate("a")
         await Agent(
-            model=FunctionModel(turn), tools={"find": lookup}, hooks=[Audit()], mask_error_details=True
-        ).generate("b")
+            model=FunctionModel(turn), tools=Registry({"find": lookup}, transform=HIDE), hooks=[Audit()]
+        ).generate("a")
+        masked = Registry({"find": lookup}, mask_error_details=True)
+        await Agent(model=FunctionModel(turn), tools=masked, hooks=[Audit()]).generate("b")
         await Agent(model=FunctionModel(limited_turn), tools={"limited": limited}).generate("c")
     assert SECRET not in told[0] and "[redacted]" in told[0]  # the hook's message, the redacted value taken out
     assert "postgres" not in told[1] and "internal error" in told[1]  # masked like a tool's exception

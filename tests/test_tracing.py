@@ -18,6 +18,7 @@ from agentkit import (
     Agent,
     AssistantMessage,
     ModelResponse,
+    Registry,
     ToolCall,
     ToolResultsMessage,
     ToolTransform,
@@ -67,14 +68,14 @@ def boss_turn(messages: list[Any], info: Any) -> ModelResponse:
     return answer("It is 3.", Usage(150, 10, 1), "gpt-4o-2024")
 
 
-def agents(**options: Any) -> Agent:
+def agents(transform: Any = None, **options: Any) -> Agent:
     helper = Agent(id="helper", model=FunctionModel(helper_turn, name="anthropic:claude-x"), tools=[add])
     return Agent(
         id="boss",
         name="Boss",
         instructions="Be brief.",
         model=FunctionModel(boss_turn, name="openai:gpt-4o"),
-        tools=[find],
+        tools=Registry([find], transform=transform),
         agents={"helper": helper},
         **options,
     )

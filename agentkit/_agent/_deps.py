@@ -13,7 +13,6 @@ from __future__ import annotations as _annotations
 import types
 from typing import Annotated, Any, Union, cast, get_args, get_origin
 
-from .._text import shorten
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
 from ..registry import Registry
@@ -71,7 +70,8 @@ def check_deps(registry: Registry, deps: Any, deps_type: Any, where: str) -> Non
                 continue
             names = " | ".join(_name(c) for c in wanted)
             have = deps_class if deps is not None else deps_type
-            given = f"{_name(have)} ({shorten(repr(deps), 60)})" if deps is not None else f"deps_type={_name(have)}"
+            # the type only: deps hold credentials and connections, whose repr may show them
+            given = _name(have) if deps is not None else f"deps_type={_name(have)}"
             raise AgentSetupError(
                 f"{where}: tool {key!r} ({item.schema.qualname}) takes ToolContext[{names}], but the run's deps are "
                 f"{given}. Pass deps of type {names}, or annotate the tool's context as ToolContext[{_name(have)}]."

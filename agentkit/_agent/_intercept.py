@@ -8,17 +8,17 @@ model-request hook that fails raises `HookError`: its check could not be made, s
 from __future__ import annotations as _annotations
 
 import dataclasses
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._describe import describe_exception
 from .._jsonish import is_array, is_mapping
+from .._text import type_name
 from .._tool_errors import described
 from .._tool_results import result_of
 from ..context import RunContext, ToolContext
 from ..exceptions import HookError
-from ..hooks import Answer, Deny, Hooks, ModelRequest, ReplaceArguments, RunHooks
+from ..hooks import Answer, Deny, Hooks, ModelRequest, PrepareStep, ReplaceArguments, RunHooks
 from ..messages import (
     AssistantMessage,
     ModelResponse,
@@ -31,24 +31,28 @@ from ..messages import (
 )
 from ..models import Model, ModelSettings
 from ..registry import Registry
+from ._approvals import needs_approval
+from ._usercode import call_user
 
 if TYPE_CHECKING:
-    from .loop import RunLoop
+    from .config import RunConfig
+    from .state import RunState
 
-__all__ = ["after_model_response", "before_model_request", "call_with_hooks"]
+__all__ = ["after_model_response", "before_model_request", "call_with_hooks", "implements", "prepare_functions"]
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage)
 
 
-def _implements(hooks: RunHooks[Any], name: str) -> bool:
+def implements(hooks: RunHooks[Any], name: str) -> bool:
     """Whether `hooks` does anything for the hook method `name` (so the loop can skip the rest)."""
     if isinstance(hooks, Hooks):
         return hooks.implements(name) or getattr(type(hooks), name) is not getattr(Hooks, name)
     return getattr(type(hooks), name) is not getattr(RunHooks, name)
 
 
-async def _value(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+def prepare_functions(hooks: Sequence[RunHooks[Any]]) -> list[PrepareStep]:
+    """The ``prepare_step`` hooks of `hooks`, in order."""
+    return [hook.prepare_step for hook in hooks if implements(hook, "prepare_step")]
 
 
 async def before_model_request(
@@ -56,14 +60,13 @@ async def before_model_request(
 ) -> ModelRequest:
     """`request` after every ``before_model_request`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not _implements(hook, "before_model_request"):
+        if not implements(hook, "before_model_request"):
             continue
-        try:
-            value = await _value(hook.before_model_request(ctx, request))
-        except Exception as exc:
+        value, exc = await call_user(hook.before_model_request, ctx, request)
+        if exc is not None:
             raise HookError(hook, "before_model_request", f"raised {describe_exception(exc)}") from exc
         if value is not None and not isinstance(value, ModelRequest):
-            raise HookError(hook, "before_model_request", f"returned {value!r}; return a ModelRequest or None")
+            raise HookError(hook, "before_model_request", f"returned {type_name(value)}; return a ModelRequest or None")
         request = value if value is not None else request
         _check_request(hook, request)
     return request
@@ -73,13 +76,13 @@ def _check_request(hook: RunHooks[Any], changed: ModelRequest) -> None:
     request: Any = changed  # a hook may have put anything in it
     wrong = None
     if not isinstance(request.model, Model):
-        wrong = f"model={request.model!r} (a Model)"
+        wrong = f"model ({type_name(request.model)}, not a Model)"
     elif not is_array(request.messages) or not all(isinstance(m, _MESSAGE_TYPES) for m in request.messages):
         wrong = "messages (a list of agentkit messages)"
     elif not isinstance(request.tools, Registry):
-        wrong = f"tools={request.tools!r} (a Registry)"
+        wrong = f"tools ({type_name(request.tools)}, not a Registry)"
     elif not isinstance(request.settings, ModelSettings):
-        wrong = f"settings={request.settings!r} (a ModelSettings)"
+        wrong = f"settings ({type_name(request.settings)}, not a ModelSettings)"
     if wrong is not None:
         raise HookError(hook, "before_model_request", f"left the request with an unusable {wrong}")
 
@@ -89,16 +92,15 @@ async def after_model_response(
 ) -> None:
     """Every ``after_model_response`` hook, in order; raises `HookError` for a failing one."""
     for hook in hooks:
-        if not _implements(hook, "after_model_response"):
+        if not implements(hook, "after_model_response"):
             continue
-        try:
-            await _value(hook.after_model_response(ctx, request, response))
-        except Exception as exc:
+        _, exc = await call_user(hook.after_model_response, ctx, request, response)
+        if exc is not None:
             raise HookError(hook, "after_model_response", f"raised {describe_exception(exc)}") from exc
 
 
-def _tool(loop: RunLoop, call: ToolCall) -> Any:
-    return loop.executor.get(call.name) if call.name in loop.executor else None
+def _tool(executor: Registry, call: ToolCall) -> Any:
+    return executor.get(call.name) if call.name in executor else None
 
 
 def _hook_error(
@@ -112,11 +114,14 @@ def _hook_error(
     )
 
 
-async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
+async def _answer(config: RunConfig, executor: Registry, call: ToolCall, output: Any) -> ToolResult:
     """The result of `call` answered with `output`, as if its tool had returned it."""
-    item = loop.executor.get(call.name) if call.name in loop.executor else None
+    item = _tool(executor, call)
     if item is not None:
-        return await result_of(item, call, output)
+        own = item.mask_error_details
+        mask = own if own is not None else bool(config.errors.mask)
+        redacted = config.errors.redact_input or (item.transform is not None and item.transform.input is not None)
+        return await result_of(item, call, output, mask=mask, redacted=redacted)
     from pydantic_core import to_json
 
     text = output if isinstance(output, str) else to_json(output, fallback=repr).decode()
@@ -124,13 +129,18 @@ async def _answer(loop: RunLoop, call: ToolCall, output: Any) -> ToolResult:
 
 
 async def call_with_hooks(
-    loop: RunLoop, call: ToolCall, ctx: ToolContext[Any], run: Callable[[ToolCall], Awaitable[ToolResult]]
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    call: ToolCall,
+    ctx: ToolContext[Any],
+    run: Callable[[ToolCall], Awaitable[ToolResult]],
 ) -> ToolResult:
     """`run(call)` between the before and after hooks (which may change, answer, deny or replace it)."""
-    hooks = loop.control.hooks
-    changed, result = await _before(loop, hooks, ctx, call)
+    hooks = config.hooks
+    changed, result = await _before(config, executor, hooks, ctx, call)
     if result is None:
-        if changed.arguments != call.arguments and loop.needs_approval(changed):
+        if changed.arguments != call.arguments and needs_approval(config, state, executor, changed):
             result = ToolResult.error(
                 changed,
                 f"This call to {call.name!r} did not run: the application changed its arguments to ones that need "
@@ -139,23 +149,22 @@ async def call_with_hooks(
             )
         else:
             result = await run(changed)
-    result = await _after(loop, hooks, ctx, changed, result)
+    result = await _after(config, executor, hooks, ctx, changed, result)
     if result.call_id != call.id or result.name != call.name:
         result = dataclasses.replace(result, call_id=call.id, name=call.name)  # linked to the model's call
     return result
 
 
 async def _before(
-    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall
+    config: RunConfig, executor: Registry, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall
 ) -> tuple[ToolCall, ToolResult | None]:
     """The call as the ``before_tool_call`` hooks leave it, and the result when one of them settled it."""
     for hook in hooks:
-        if not _implements(hook, "before_tool_call"):
+        if not implements(hook, "before_tool_call"):
             continue
-        try:
-            decision = await _value(hook.before_tool_call(ctx, call))
-        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
-            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+        decision, exc = await call_user(hook.before_tool_call, ctx, call)
+        if exc is not None:  # a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(executor, call), config.errors)})"
             return call, _hook_error(call, hook, "before_tool_call", what, exc)
         if decision is None:
             continue
@@ -163,32 +172,37 @@ async def _before(
             reason = str(decision.reason).rstrip(".")
             return call, ToolResult.error(call, f"This call to {call.name!r} was denied: {reason}.", "denied")
         if isinstance(decision, Answer):
-            return call, await _answer(loop, call, decision.output)
+            return call, await _answer(config, executor, call, decision.output)
         if isinstance(decision, ReplaceArguments) and is_mapping(decision.arguments):
             call = dataclasses.replace(call, arguments=dict(decision.arguments))
             continue
-        what = f"returned {decision!r}, not None, ReplaceArguments, Answer or Deny"
+        what = f"returned {type_name(decision)}, not None, ReplaceArguments, Answer or Deny"
         return call, _hook_error(call, hook, "before_tool_call", what)
     return call, None
 
 
 async def _after(
-    loop: RunLoop, hooks: Sequence[RunHooks[Any]], ctx: ToolContext[Any], call: ToolCall, result: ToolResult
+    config: RunConfig,
+    executor: Registry,
+    hooks: Sequence[RunHooks[Any]],
+    ctx: ToolContext[Any],
+    call: ToolCall,
+    result: ToolResult,
 ) -> ToolResult:
     """`result` as the ``after_tool_call`` hooks leave it (each sees what the previous one left)."""
     for hook in hooks:
-        if not _implements(hook, "after_tool_call"):
+        if not implements(hook, "after_tool_call"):
             continue
-        try:
-            value = await _value(hook.after_tool_call(ctx, call, result))
-        except Exception as exc:  # noqa: BLE001 - a failing hook fails this call, never the run
-            what = f"failed ({described(call, 'hook_error', exc, _tool(loop, call))})"
+        value, exc = await call_user(hook.after_tool_call, ctx, call, result)
+        if exc is not None:  # a failing hook fails this call, never the run
+            what = f"failed ({described(call, 'hook_error', exc, _tool(executor, call), config.errors)})"
             result = _hook_error(call, hook, "after_tool_call", what, exc)
             continue
         if isinstance(value, ToolResult):
             result = value
         elif isinstance(value, Answer):
-            result = await _answer(loop, call, value.output)
+            result = await _answer(config, executor, call, value.output)
         elif value is not None:
-            result = _hook_error(call, hook, "after_tool_call", f"returned {value!r}, not None, a ToolResult or Answer")
+            what = f"returned {type_name(value)}, not None, a ToolResult or Answer"
+            result = _hook_error(call, hook, "after_tool_call", what)
     return result

@@ -1,81 +1,123 @@
 """Budgets and concurrency for the tool calls of a run (the rules are in `agentkit.limits`).
 
-Admission happens in call order before anything runs, so which calls a budget lets through is
-deterministic; then the admitted calls run concurrently under the caps: the turn's, the run's (shared
-with nested runs through a context variable), and each tool's limits, always acquired in one global
-order so that no two calls can wait on each other.
+Admission (`admit`) happens in call order before anything runs, so which calls a budget lets through is
+deterministic; then the admitted calls run under the caps (`limited`): the turn's, the run's and its
+enclosing runs', and each tool's limits, always acquired in one global order so that no two calls can
+wait on each other.
 """
 
 from __future__ import annotations as _annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable
 from contextvars import ContextVar, Token
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._tool_errors import described
+from .._tool_errors import ErrorPolicy, described
 from ..exceptions import ToolInputError
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ..tools import Tool
 
 if TYPE_CHECKING:
-    from .loop import Outcome, RunLoop
-    from .results import Approval
+    from .config import RunConfig
+    from .state import RunState
 
-__all__ = ["budget_error", "enter_run", "leave_run", "limited", "run_calls", "spent_tools"]
+__all__ = ["admit", "enclosing", "enter_run", "leave_run", "limited", "spent_tools", "turn_cap"]
 
-# The run-wide caps of the runs enclosing the current task, outermost first: a subagent's run started by
-# a tool call holds its parent's cap too.
-_RUN_CAPS: ContextVar[tuple[asyncio.Semaphore, ...]] = ContextVar("agentkit_run_caps", default=())
+# The runs enclosing the current task, outermost first, with their run-wide limits: a subagent's run (or any
+# run that application code starts inside a tool call: a workflow step, a tool calling another agent) holds
+# its parents' concurrency caps and draws from their tool-call budgets. A context variable, because such a
+# run starts inside the application's own code, through which nothing of the parent's can be passed.
+_ENCLOSING: ContextVar[tuple[_Scope, ...]] = ContextVar("agentkit_enclosing_runs", default=())
 
 
-def enter_run(loop: RunLoop) -> Token[tuple[asyncio.Semaphore, ...]] | None:
-    """Install this run's cap (if it has one) beneath its parents' for the duration of the run."""
-    cap = loop.control.limits.max_concurrency
-    if cap is None:
+@dataclass(frozen=True)
+class _Scope:
+    """One run's run-wide limits, as the runs it encloses see them."""
+
+    cap: asyncio.Semaphore | None
+    limit: int | None
+    state: RunState
+    """The run's state: its `total_calls` count every call of the run, its nested runs' included."""
+
+
+def enter_run(config: RunConfig, state: RunState) -> Token[tuple[_Scope, ...]] | None:
+    """Install this run's cap and budget (if it has either) beneath its parents' for the duration of the run."""
+    limits = config.request.limits
+    if limits.max_concurrency is None and limits.max_tool_calls is None:
         return None
-    return _RUN_CAPS.set((*_RUN_CAPS.get(), asyncio.Semaphore(cap)))
+    cap = asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency is not None else None
+    return _ENCLOSING.set((*_ENCLOSING.get(), _Scope(cap, limits.max_tool_calls, state)))
 
 
-def leave_run(token: Token[tuple[asyncio.Semaphore, ...]] | None) -> None:
+def leave_run(token: Token[tuple[_Scope, ...]] | None) -> None:
     """Undo `enter_run`."""
     if token is not None:
-        _RUN_CAPS.reset(token)
+        _ENCLOSING.reset(token)
+
+
+def enclosing() -> tuple[bool, bool]:
+    """Whether a run starting now draws from an enclosing run's tool-call budget, and holds its caps."""
+    scopes = _ENCLOSING.get()
+    if not scopes:
+        return False, False
+    return any(s.limit is not None for s in scopes), any(s.cap is not None for s in scopes)
 
 
 # ---- budgets --------------------------------------------------------------------------------------
 
 
-def spent_tools(loop: RunLoop) -> frozenset[str] | Literal["all"] | None:
-    """The keys whose call budget is spent in this run, ``"all"`` when the run's budget is, else None."""
-    limit = loop.control.limits.max_tool_calls
-    state = loop.state
+def _spent_budget(config: RunConfig, state: RunState) -> tuple[int, bool] | None:
+    """``(limit, own)`` of a spent tool-call budget: this run's, or an enclosing run's; None if none is spent."""
+    limit = config.request.limits.max_tool_calls
     if limit is not None and state.total_calls >= limit:
+        return limit, True
+    for scope in _ENCLOSING.get():
+        if scope.limit is not None and scope.state is not state and scope.state.total_calls >= scope.limit:
+            return scope.limit, False
+    return None
+
+
+def spent_tools(config: RunConfig, state: RunState) -> frozenset[str] | Literal["all"] | None:
+    """The keys whose call budget is spent in this run, ``"all"`` when the run's budget (or a parent's) is."""
+    if _spent_budget(config, state) is not None:
         return "all"
-    registry = loop.registry
-    spent = frozenset(
-        key for key in loop.control.tools.budgeted if state.tool_calls.get(key, 0) >= (registry[key].max_calls or 0)
-    )
+    registry = config.tools.registry
+    counts = state.tool_calls
+    spent = frozenset(key for key in config.tools.budgeted if counts.get(key, 0) >= (registry[key].max_calls or 0))
     return spent or None
 
 
-async def budget_error(loop: RunLoop, call: ToolCall, executor: Registry | None = None) -> str | None:
-    """Why `call` may not run (a spent budget), else None; a call that may run is counted.
-
-    `executor`: the tools the call runs against (default: the step's; a program's calls run against its own).
-    """
-    state = loop.state
-    limit = loop.control.limits.max_tool_calls
-    registry = loop.registry
+async def admit(config: RunConfig, state: RunState, executor: Registry, call: ToolCall) -> str | None:
+    """Why `call` may not run (a spent budget), else None; a call that may run is counted."""
+    registry = config.tools.registry
     # the run's registry, not the step's: a tool hidden because its budget is spent still gets that error
-    callable_keys = _callable(loop) if executor is None else executor
-    item = registry.get(call.name) if call.name in registry and call.name in callable_keys else None
-    if limit is not None and state.total_calls >= limit:
+    item = (
+        registry.get(call.name) if call.name in registry and call.name in _callable(config, state, executor) else None
+    )
+    scopes = [s for s in _ENCLOSING.get() if s.limit is not None and s.state is not state]
+    counted = item is not None and (item.max_calls is not None or config.request.limits.max_tool_calls is not None)
+    valid = True
+    if item is not None and (counted or scopes):
+        try:
+            await item.avalidate_arguments(call.arguments, name=call.name)  # off the loop when patterns need it
+        except ToolInputError:
+            valid = False  # it will not run: invalid arguments spend the retry budget, not this one
+    # checked and counted with no await in between: concurrent nested runs draw from one budget
+    spent = _spent_budget(config, state)
+    if spent is not None:
+        limit, own = spent
+        if own:
+            return (
+                f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools "
+                "can be called in this run. Answer with what you have."
+            )
         return (
-            f"This run's tool-call budget is spent ({limit} calls, Agent/RunLimits max_tool_calls): no more tools can "
-            "be called in this run. Answer with what you have."
+            f"The tool-call budget of the run that called this agent is spent ({limit} calls, its max_tool_calls, "
+            "which counts its subagents' calls too): no more tools can be called. Answer with what you have."
         )
     if item is None:
         return None  # an unknown tool: its error says so, and it counts for nothing
@@ -84,78 +126,33 @@ async def budget_error(loop: RunLoop, call: ToolCall, executor: Registry | None 
             f"Tool {call.name!r} may be called at most {item.max_calls} time(s) per run, and that budget is spent; "
             "it is no longer available in this run. Answer with what you have, or use another tool."
         )
-    if item.max_calls is not None or limit is not None:
-        try:
-            await item.avalidate_arguments(call.arguments, name=call.name)  # off the loop when patterns need it
-        except ToolInputError:
-            return None  # it will not run: invalid arguments spend the retry budget, not this one
+    if valid and (counted or scopes):
         state.tool_calls[call.name] = state.tool_calls.get(call.name, 0) + 1
         state.total_calls += 1
+        for scope in scopes:
+            scope.state.total_calls += 1
     return None
 
 
-def _callable(loop: RunLoop) -> set[str] | Registry:
+def _callable(config: RunConfig, state: RunState, executor: Registry) -> set[str] | Registry:
     """The keys that could run in this step if no budget held them back."""
-    spent = spent_tools(loop)
+    spent = spent_tools(config, state)
     if spent is None:
-        return loop.executor
-    return set(loop.executor) | (set(loop.registry) if spent == "all" else set(spent))
+        return executor
+    return set(executor) | (set(config.tools.registry) if spent == "all" else set(spent))
 
 
-# ---- running a turn's calls -----------------------------------------------------------------------
+# ---- concurrency ----------------------------------------------------------------------------------
 
 
-async def run_calls(
-    loop: RunLoop,
-    calls: list[ToolCall],
-    denied: Mapping[str, Approval],
-    index: int,
-    answers: Mapping[str, Any],
-    run: Callable[[ToolCall, asyncio.Semaphore | None], Awaitable[Outcome]],
-) -> list[Outcome]:
-    """One outcome per call, in call order: denied and over-budget calls answered at once, the rest run.
+def turn_cap(config: RunConfig, admitted: int) -> asyncio.Semaphore | None:
+    """The cap on the calls of one turn running at once (None when it cannot bind: fewer calls than slots)."""
+    cap = config.request.limits.max_turn_concurrency
+    return asyncio.Semaphore(cap) if cap is not None and cap < admitted else None
 
-    A ``sequential`` tool's call runs alone: the calls before it finish first, the ones after wait. A
-    suspended call running again with its answer (in `answers`) was counted when it first ran.
-    """
-    results: list[Outcome | None] = [None] * len(calls)
-    admitted: list[tuple[int, ToolCall]] = []
-    for position, call in enumerate(calls):
-        decision = denied.get(call.id)
-        if decision is not None:
-            results[position] = loop.deny(call, decision, index)
-            continue
-        error = None if call.id in answers else await budget_error(loop, call)
-        if error is not None:
-            result = ToolResult.error(call, error, "budget")
-            loop.emit_result(result, index)
-            results[position] = result
-        else:
-            admitted.append((position, call))
-    cap = loop.control.limits.max_turn_concurrency
-    turn = asyncio.Semaphore(cap) if cap is not None and cap < len(admitted) else None
-    batch: list[tuple[int, ToolCall]] = []
 
-    async def flush() -> None:
-        if len(batch) == 1:
-            position, call = batch[0]
-            results[position] = await run(call, turn)
-        elif batch:
-            done = await asyncio.gather(*(run(call, turn) for _, call in batch))
-            for (position, _), result in zip(batch, done, strict=True):
-                results[position] = result
-        batch.clear()
-
-    for position, call in admitted:
-        item = loop.executor.get(call.name) if call.name in loop.executor else None
-        if item is not None and item.sequential:
-            await flush()
-            results[position] = await run(call, turn)
-        else:
-            batch.append((position, call))
-    await flush()
-    assert all(r is not None for r in results)
-    return results  # type: ignore[return-value]
+def _caps() -> tuple[asyncio.Semaphore, ...]:
+    return tuple(scope.cap for scope in _ENCLOSING.get() if scope.cap is not None)
 
 
 async def limited(
@@ -163,10 +160,11 @@ async def limited(
     call: ToolCall,
     turn: asyncio.Semaphore | None,
     run: Callable[[], Awaitable[ToolResult]],
+    policy: ErrorPolicy,
 ) -> ToolResult:
     """`run()` holding the turn's cap, the enclosing runs' caps and the tool's limits."""
     limits = item.limits if item is not None else ()
-    caps = () if item is None or getattr(item, "_nests_runs", False) else _RUN_CAPS.get()
+    caps = () if item is None or getattr(item, "_nests_runs", False) else _caps()
     if turn is None and not caps and not limits:
         return await run()
     resources: list[Hashable] = []
@@ -182,7 +180,7 @@ async def limited(
             return ToolResult.error(
                 call,
                 f"Tool {call.name!r} did not run: its concurrency limit's key could not be computed "
-                f"({described(call, 'limit_error', exc, item)}).",
+                f"({described(call, 'limit_error', exc, item, policy)}).",
                 "limit_error",
                 type(exc).__name__,
             )

@@ -1,8 +1,10 @@
 """The options of one run, as `Agent.generate`, `stream` and `resume` take them, checked before it starts.
 
-The keywords are declared once, as the `RunKwargs` / `ResumeKwargs` typed dicts that the entry points take
-as ``**options: Unpack[...]`` (PEP 692): type checkers and IDEs see each keyword with its type, and
-`run_options` turns them into a `RunOptions` at run time, refusing a keyword the entry point does not take.
+`RunOptions` declares them once, each with its type and default, and whether `resume` takes it too. The
+entry points take them as ``**options: Unpack[RunKwargs]`` (PEP 692), so type checkers and IDEs see each
+keyword with its type: `RunKwargs` and `ResumeKwargs` are typed dicts written out for the checkers, and a
+test holds them to `RunOptions` (same keys, same types). `run_options` turns the keywords of one call into
+a checked `RunOptions`, refusing a keyword the entry point does not take.
 """
 
 from __future__ import annotations as _annotations
@@ -15,7 +17,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypedDict, TypeVar
 
-from .._text import closest
+from .._text import closest, type_name
 from ..codemode._mode import CodeMode
 from ..context import ToolContext
 from ..exceptions import AgentSetupError
@@ -23,15 +25,29 @@ from ..hooks import PrepareStep, RunHooks
 from ..limits import RunLimits
 from ..models import ModelSettings
 from ..registry import Registry
+from ._instructions import check_prepare
 from ._output import OutputValidatorFn
-from ._steps import check_prepare
 from ._toolset import DeferredTools, check_deferred
 from .sessions import MCPServerLike
 
-__all__ = ["DepsT", "ResumeKwargs", "RunKwargs", "RunOptions", "check_hooks", "run_options"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "RESUME_KEYWORDS",
+    "RUN_KEYWORDS",
+    "DepsT",
+    "ResumeKwargs",
+    "RunKwargs",
+    "RunOptions",
+    "check_hooks",
+    "run_options",
+]
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
+
+
+# The typed dicts below are `RunOptions` written out for the type checkers (``Unpack`` needs a TypedDict,
+# and a generic one to type ``deps`` by the agent's ``Deps``): tests/test_run_options.py holds them to it.
 
 
 class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
@@ -69,25 +85,30 @@ class RunKwargs(ResumeKwargs[DepsT], total=False):
     stop_at_tools: Sequence[str] | None
 
 
+_RESUME = {"resume": True}  # field metadata: `resume` and `resume_stream` take this option too
+
+
 @dataclass(frozen=True)
 class RunOptions:
-    """The options of one run, as `generate`, `stream` and `resume` take them."""
+    """The options of one run, as `generate`, `stream` and `resume` take them (see `Agent.generate`)."""
 
     tool_choice: str | None = None
     active_tools: Iterable[str] | None = None
     max_steps: int | None = None
-    deps: Any = None
-    context: ToolContext[Any] | None = None
+    deps: Any | None = dataclasses.field(default=None, metadata=_RESUME)
+    context: ToolContext[Any] | None = dataclasses.field(default=None, metadata=_RESUME)
     model_settings: ModelSettings | None = None
-    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = None
-    mcp_servers: Sequence[MCPServerLike] = ()
-    prepare_step: PrepareStep | None = None
-    hooks: Sequence[RunHooks[Any]] = ()
+    tools: Registry | Mapping[str, Any] | Iterable[Any] | None = dataclasses.field(default=None, metadata=_RESUME)
+    mcp_servers: Sequence[MCPServerLike] = dataclasses.field(default=(), metadata=_RESUME)
+    prepare_step: PrepareStep | None = dataclasses.field(default=None, metadata=_RESUME)
+    hooks: Sequence[RunHooks[Any]] = dataclasses.field(default=(), metadata=_RESUME)
     limits: RunLimits | None = None
     require_approval: bool = False
     deferred_tools: DeferredTools | None = None
-    cancel: asyncio.Event | None = None
-    code_mode: CodeMode | None = None
+    output_validators: Sequence[OutputValidatorFn] | None = None
+    stop_at_tools: Sequence[str] | None = None
+    cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
+    code_mode: CodeMode | None = dataclasses.field(default=None, metadata=_RESUME)
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -105,15 +126,15 @@ class RunOptions:
             raise AgentSetupError(f"generate(require_approval=...) is True or False, got {self.require_approval!r}")
         servers: Any = self.mcp_servers
         if isinstance(servers, (str, bytes)) or not isinstance(servers, Sequence):
-            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {self.mcp_servers!r}")
+            raise AgentSetupError(f"generate(mcp_servers=...) takes a list of MCP sessions, got {type_name(servers)}")
         if self.model_settings is not None and not isinstance(self.model_settings, ModelSettings):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(
-                f"generate(model_settings=...) takes a ModelSettings(...), got {self.model_settings!r}"
+                f"generate(model_settings=...) takes a ModelSettings(...), got {type_name(self.model_settings)}"
             )
         if self.cancel is not None and not isinstance(self.cancel, asyncio.Event):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {self.cancel!r}")
+            raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {type_name(self.cancel)}")
         if self.code_mode is not None and not isinstance(self.code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {self.code_mode!r}")
+            raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {type_name(self.code_mode)}")
         _ = self.deferred
         return self
 
@@ -128,7 +149,8 @@ def check_hooks(hooks: Sequence[RunHooks[Any]], where: str) -> list[RunHooks[Any
     return list(hooks)
 
 
-_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))
+DEFAULT_OPTIONS = RunOptions()
+"""A call without keywords (most calls): nothing to check."""
 
 
 def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -> RunOptions:
@@ -137,15 +159,18 @@ def run_options(where: str, options: Mapping[str, Any], takes: frozenset[str]) -
     Callers without a type checker can pass any keyword through ``**options``: refuse it as Python refuses
     an unknown keyword argument, with the closest keyword it takes.
     """
+    if not options:
+        return DEFAULT_OPTIONS
     for key in options:
         if key not in takes:
             close = closest(key, sorted(takes), n=1, cutoff=0.6)  # difflib's own cutoff
             hint = f" (did you mean {close[0]!r}?)" if close else f" (it takes {', '.join(sorted(takes))})"
             raise TypeError(f"{where}() got an unexpected keyword argument {key!r}{hint}")
-    return RunOptions(**{key: value for key, value in options.items() if key in _FIELDS}).checked()
+    return RunOptions(**options).checked()
 
 
-RUN_KEYWORDS = RunKwargs.__optional_keys__ | {"output_type"}
+_ALL = dataclasses.fields(RunOptions)
+RUN_KEYWORDS = frozenset(f.name for f in _ALL) | {"output_type"}
 """The keywords of `generate`, `generate_sync` and `stream`."""
-RESUME_KEYWORDS = ResumeKwargs.__optional_keys__
+RESUME_KEYWORDS = frozenset(f.name for f in _ALL if f.metadata.get("resume"))
 """The keywords of `resume` and `resume_stream`."""

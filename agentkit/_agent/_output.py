@@ -1,9 +1,9 @@
 """The output side of a run: the structured answer (validated, retried), the output tool, tools ending the run.
 
-`OutputConfig` is what a run asks (picklable, kept in `RunState` for `resume`); `RunOutput` is how one run
-serves it on its model: the `OutputPlan` (native, tool or prompted), the registry and settings that plan
-needs, reading each answer, and the events a stream gets (`OutputDeltaEvent` while it arrives,
-`OutputEvent` once it is valid).
+`OutputConfig` is what a run asks (picklable, kept in `RunRequest` for `resume`); `RunOutput` is how one
+run serves it on its model: the `OutputPlan` (native, tool or prompted), the registry and settings that
+plan needs, reading and validating each answer, and the partial answers a stream shows. What a run does
+with an answer (accept it, ask again, give up) is `agentkit._agent._answer`'s.
 """
 
 from __future__ import annotations as _annotations
@@ -17,15 +17,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .._output import DEFAULT_OUTPUT_NAME, OutputSchema, is_text_output, union_of
 from ..exceptions import AgentSetupError, ErrorDetail, ModelRetry, OutputValidationError, ToolInputError
-from ..messages import ModelResponse, TextPart, ToolCall, ToolResult, UserMessage
+from ..messages import TextPart, ToolCall, ToolResult, UserMessage
 from ..models import Model, ModelSettings, OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
-from . import observe
-from .results import Step
 
 if TYPE_CHECKING:
     from ..hooks import ModelRequest
-    from .loop import RunLoop
     from .results import RunResult
 
 __all__ = ["OutputConfig", "RunOutput"]
@@ -199,34 +196,22 @@ class RunOutput:
 
     # ---- answers ---------------------------------------------------------------------------------------
 
-    async def text_answer(self, loop: RunLoop, index: int, response: ModelResponse) -> RunResult[Any] | None:
-        """A turn without tool calls: the run's result for a valid answer, else None after asking again.
+    def check_text(self, text: str) -> Any:
+        """The value of a text answer (null for an optional field means its default, as for tool arguments).
 
-        In ``tool`` mode a text answer that is valid JSON for the output is taken as well (some models
-        answer in text although a call was required); otherwise the model is told to call the tool.
+        Raises:
+            ToolInputError: the text does not fit the output type.
         """
         assert self.schema is not None
-        text = response.message.text
-        loop.steps.append(Step(index, response, [], []))
-        loop._step_finish(index, response, 0)  # pyright: ignore[reportPrivateUsage]  # the loop's own helper
-        try:
-            # null for an optional field means its default, as for tool arguments (strict dialects force it)
-            value = self.schema.validate_text(text, restore=True)
-            if self.config.validators:
-                value = await self._accepted(value)
-        except ToolInputError as exc:
-            self._failed(loop, text, exc.errors)
-            if self.key is not None:
-                loop.convo.append(UserMessage(self._call_the_tool()))
-            else:
-                loop.convo.append(UserMessage(_invalid_text(exc.errors)))
-            return None
-        except ModelRetry as retry:
-            self._failed(loop, text, [ErrorDetail("$", retry.message, text, "retry")])
-            loop.convo.append(UserMessage(f"Your answer was not accepted: {retry.message}\n{_RETRY_HINT}"))
-            return None
-        loop.state.failures.pop(self.schema.name, None)
-        return self.finish(loop, text, value)
+        return self.schema.validate_text(text, restore=True)
+
+    def retry_prompt(self, exc: ToolInputError | ModelRetry) -> UserMessage:
+        """What the model is told after a text answer that does not fit (or that a validator refused)."""
+        if isinstance(exc, ModelRetry):
+            return UserMessage(f"Your answer was not accepted: {exc.message}\n{_RETRY_HINT}")
+        if self.key is not None:
+            return UserMessage(self._call_the_tool())
+        return UserMessage(_invalid_text(exc.errors))
 
     async def tool_result(self, call: ToolCall) -> ToolResult:
         """The result of an output-tool call: accepted (its value is the output) or an error the model can fix."""
@@ -234,7 +219,7 @@ class RunOutput:
         try:
             value = self.schema.validate_arguments(call.arguments)
             if self.config.validators:
-                value = await self._accepted(value)
+                value = await self.accepted(value)
         except ToolInputError as exc:
             self.raw, self.errors = self.schema.raw_of(call.arguments), exc.errors
             lines = "\n".join(f"- {e}" for e in exc.errors)
@@ -246,7 +231,7 @@ class RunOutput:
             return ToolResult.error(call, retry.message, "retry")
         return ToolResult(call_id=call.id, name=call.name, content=[TextPart("Final answer received.")], output=value)
 
-    async def _accepted(self, value: Any) -> Any:
+    async def accepted(self, value: Any) -> Any:
         """`value` after the output validators (each may replace it, or raise `ModelRetry`)."""
         for validator in self.config.validators:
             if inspect.iscoroutinefunction(validator):
@@ -261,23 +246,9 @@ class RunOutput:
                 value = changed
         return value
 
-    def _failed(self, loop: RunLoop, raw: Any, errors: list[ErrorDetail]) -> None:
-        """Spend one retry on an invalid answer; past the budget, `OutputValidationError` with the answer."""
-        assert self.schema is not None
+    def failed(self, raw: Any, errors: list[ErrorDetail]) -> None:
+        """Keep the last answer that failed (and its problems), for `budget_error`."""
         self.raw, self.errors = raw, errors
-        state, agent, key = loop.state, loop.agent, self.schema.name
-        count = state.failures[key] = state.failures.get(key, 0) + 1
-        state.run_retries += 1
-        observe.log_answer_retry(loop, key, len(errors), count)
-        if count > agent.retries:
-            why = f"failed {count} times in a row; the agent allows {agent.retries} retries (Agent(retries=...))"
-        elif state.run_retries > agent.max_retries:
-            allowed = f"the agent allows {agent.max_retries} (Agent(max_retries=...))"
-            why = f"the run used {state.run_retries} retries; {allowed}"
-        else:
-            return
-        result = loop._result("max_steps", raw if isinstance(raw, str) else "")  # pyright: ignore[reportPrivateUsage]
-        raise self.budget_error(why, result)
 
     def budget_error(self, why: str, result: RunResult[Any]) -> OutputValidationError:
         """The error ending a run whose answers kept failing, with the last answer and its problems."""
@@ -316,14 +287,6 @@ class RunOutput:
                 f"tool {key!r} ends the run (stop_at_tools), but its result does not fit the output type {target}: "
                 f"{problems}. Make the tool return a {target}, or leave it out of stop_at_tools"
             ) from None
-
-    def finish(self, loop: RunLoop, text: str, value: Any) -> RunResult[Any]:
-        """The run's result with `value` as its output (and the `OutputEvent` for a stream)."""
-        if loop.emit is not None:
-            from ..events import OutputEvent
-
-            loop.emit(OutputEvent(value, len(loop.steps) - 1))
-        return loop._finish("complete", text, output=value)  # pyright: ignore[reportPrivateUsage]
 
     # ---- streaming -------------------------------------------------------------------------------------
 
@@ -391,12 +354,14 @@ def output_config(
         config = OutputConfig(
             output_type.type, output_type.mode, output_type.name, output_type.description, output_type.strict
         )
+        checked = (*output_type.validators, *checked)
+        keys |= frozenset(output_type.stop_at_tools)
     elif isinstance(output_type, (list, tuple)):
         config = OutputConfig(union_of(cast("Sequence[Any]", output_type), f"{where}(output_type=[])"))
     else:
         config = OutputConfig(output_type)
     if checked and not config.structured:
-        raise AgentSetupError(f"{where}(output_validators=...) needs an output_type to validate")
+        raise AgentSetupError(f"{where}: validators of the answer need an output_type to validate")
     config = dataclasses.replace(config, validators=checked, stop_at=keys)
     config.schema()  # a type no model can be asked for fails here, not on the first run
     return config

@@ -14,19 +14,18 @@ import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from .._jsonish import is_array, is_object
 from ..exceptions import AgentSetupError, RegistryError
 from ..models import Model
 from ..registry import Registry
 from ..search import ToolIndex, ToolSearch
 from ..tools import Tool
-from .results import RunState
 from .sessions import MCPServerLike
 
-__all__ = ["DeferredTools", "RunTools", "bind_state", "cached_index", "open_run_tools", "unbind_state"]
+__all__ = ["DeferredTools", "RunTools", "cached_index", "check_deferred", "found_keys", "open_run_tools"]
 
 DeferredTools = Union[bool, Iterable[str]]
 """``deferred_tools=``: True defers every tool (the search tool aside), or the keys to defer."""
@@ -48,7 +47,7 @@ def check_deferred(value: DeferredTools | None, where: str) -> bool | frozenset[
 
 def merge_registries(base: Registry, extra: Mapping[str, Tool[..., Any]], what: str) -> Registry:
     """A new registry with `base`'s tools, then `extra`'s; a key in both is an error naming both tools."""
-    merged = Registry(dict(base.items()))
+    merged = Registry(dict(base.items()), mask_error_details=base.mask_error_details, transform=base.transform)
     for key, item in extra.items():
         existing = base.get(key) if key in base else merged.get(key)
         if existing is not None:
@@ -140,12 +139,10 @@ class RunTools:
         (and the payloads the vendor layer caches for it).
         """
         if deferred is not None and deferred is not True and deferred is not False:
-            unknown = sorted(k for k in deferred if k not in registry)
-            if unknown:
-                registry[unknown[0]]  # raises UnknownToolError with a "did you mean"
-        # options that may change on a tool without the registry knowing: part of the cache key
-        flags = tuple((item.deferred, item.max_calls) for _, item in registry.items())
-        cache_key = (deferred, search, registry.version, flags, hidden)
+            registry.require(*sorted(deferred))
+        # a tool's `deferred` and `max_calls` move the registries holding it to a new version: the key
+        # stays flat in the registry's size
+        cache_key = (deferred, search, registry.version, hidden)
         # kept on the registry itself (registries are unhashable mappings): it goes when the registry goes
         layouts: dict[tuple[Any, ...], RunTools] = registry.__dict__.setdefault("_run_layouts", {})
         hit = layouts.get(cache_key)
@@ -226,23 +223,12 @@ class RunTools:
         return hit
 
 
-# The state of the run whose tool call is executing (each run sets it for its own task tree), so that the
-# search tool, shared by runs, records what it found in the run that called it.
-_RUN_STATE: ContextVar[RunState | None] = ContextVar("agentkit_run_state", default=None)
-
-
-def bind_state(state: RunState) -> Token[RunState | None]:
-    """Make `state` the current run's (for the search tool) until `unbind_state`."""
-    return _RUN_STATE.set(state)
-
-
-def unbind_state(token: Token[RunState | None]) -> None:
-    """Undo `bind_state`."""
-    _RUN_STATE.reset(token)
-
-
 def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> Tool[..., Any]:
-    """The search tool: ranks the deferred `tools`; what it lists becomes callable in the run that called it."""
+    """The search tool: ranks the deferred `tools` and lists the best matches.
+
+    It is shared by the runs over the same tools and knows none of them: the run that called it records
+    what its result lists (`found_keys`), which is sent from its next step on.
+    """
     limit_max = config.max_results
 
     async def search(query: str, limit: int = limit_max) -> list[dict[str, str]]:
@@ -256,12 +242,17 @@ def search_tool(config: ToolSearch, tools: list[tuple[str, Tool[..., Any]]]) -> 
         # building the index (schemas, tokens) and ranking are CPU work: never on the event loop
         hits = await asyncio.to_thread(lambda: cached_index(tools).search(query, count))
         described = dict(tools)
-        state = _RUN_STATE.get()  # None outside a run (e.g. Registry.call): nothing to record then
-        if state is not None:
-            state.found.extend(hit.key for hit in hits if hit.key not in state.found)
         return [{"name": hit.key, "description": described[hit.key].description} for hit in hits]
 
     return Tool(search, id=config.key, description=config.description, inline=True)
+
+
+def found_keys(tools: RunTools, output: Any) -> list[str]:
+    """The deferred keys a successful search call's output lists (what the model was told it found)."""
+    if not is_array(output):
+        return []
+    listed = (hit.get("name") for hit in output if is_object(hit))
+    return [key for key in listed if isinstance(key, str) and key in tools.deferred]
 
 
 # One index per set of deferred tools (a run's set is usually the agent's): building it is the cost.

@@ -22,7 +22,7 @@ from ..messages import ModelResponse, ToolResult
 
 if TYPE_CHECKING:
     from ..hooks import ModelRequest
-    from .loop import RunLoop
+    from .config import RunConfig
     from .results import RunResult
 
 __all__ = ["agent_run", "debugging", "log_answer_retry", "log_retry", "logger", "model_turn"]
@@ -35,18 +35,20 @@ def debugging() -> bool:
     return logger.isEnabledFor(logging.DEBUG)
 
 
-async def agent_run(loop: RunLoop, body: Awaitable[RunResult]) -> RunResult:
-    """Run `body` as the run of `loop`: its tracer is what its subagents inherit, and its span wraps it."""
-    token = _enter_run(loop.tracing)
+async def agent_run(config: RunConfig, body: Awaitable[RunResult]) -> RunResult:
+    """Run `body` as the run of `config`: its tracer is what its subagents inherit, and its span wraps it."""
+    token = _enter_run(config.tracing)
     try:
-        if loop.tracing is None:
+        if config.tracing is None:
             return await body
-        return await loop.tracing.agent(loop, body)
+        return await config.tracing.agent(config, body)
     finally:
         _leave_run(token)
 
 
-async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]) -> ModelResponse:
+async def model_turn(
+    config: RunConfig, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]
+) -> ModelResponse:
     """Await one model request, logged at DEBUG and traced as a ``chat`` span when tracing is on.
 
     `request` is the request as the step's hooks left it (its model, messages, tools and settings).
@@ -57,27 +59,27 @@ async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awa
     if debug:
         logger.debug(
             "agent %r step %d: request to %s (%d messages, %d tools, tool_choice=%r)",
-            loop.agent.id,
+            config.agent.id,
             index,
             model,
             len(request.messages),
             len(settings.active_tools) if settings.active_tools is not None else len(request.tools),
             settings.tool_choice,
-            extra={"agent_id": loop.agent.id, "step": index, "model": model},
+            extra={"agent_id": config.agent.id, "step": index, "model": model},
         )
     start = time.perf_counter()
     try:
-        response = await (turn if loop.tracing is None else loop.tracing.chat(loop, request, turn))
+        response = await (turn if config.tracing is None else config.tracing.chat(config, request, turn))
     except BaseException as exc:
         if debug:
             logger.debug(
                 "agent %r step %d: request to %s failed after %.0f ms: %s",
-                loop.agent.id,
+                config.agent.id,
                 index,
                 model,
                 (time.perf_counter() - start) * 1000,
                 type(exc).__name__,
-                extra={"agent_id": loop.agent.id, "step": index, "model": model},
+                extra={"agent_id": config.agent.id, "step": index, "model": model},
             )
         raise
     if debug:
@@ -85,7 +87,7 @@ async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awa
         logger.debug(
             "agent %r step %d: %s answered in %.0f ms: finish_reason=%r, %d tool calls, tokens in=%d "
             "(cache read %d, written %d) out=%d (reasoning %d), request id %s",
-            loop.agent.id,
+            config.agent.id,
             index,
             response.model_name or model,
             (time.perf_counter() - start) * 1000,
@@ -97,36 +99,36 @@ async def model_turn(loop: RunLoop, request: ModelRequest, index: int, turn: Awa
             usage.output_tokens,
             usage.reasoning_tokens,
             response.request_id,
-            extra={"agent_id": loop.agent.id, "step": index, "model": model, "request_id": response.request_id},
+            extra={"agent_id": config.agent.id, "step": index, "model": model, "request_id": response.request_id},
         )
     return response
 
 
-def log_retry(loop: RunLoop, result: ToolResult, count: int) -> None:
+def log_retry(config: RunConfig, result: ToolResult, count: int) -> None:
     """A retryable failure of `result`'s tool, counted: the model is asked to call it again."""
     if debugging():
         logger.debug(
             "agent %r: tool %r (call %r) failed (%s); retry %d of %d for this tool",
-            loop.agent.id,
+            config.agent.id,
             result.name,
             result.call_id,
             result.error_kind,
             count,
-            loop.agent.retries,
-            extra={"agent_id": loop.agent.id, "tool_name": result.name, "tool_call_id": result.call_id},
+            config.retries,
+            extra={"agent_id": config.agent.id, "tool_name": result.name, "tool_call_id": result.call_id},
         )
 
 
-def log_answer_retry(loop: RunLoop, output_name: str, errors: int, count: int) -> None:
+def log_answer_retry(config: RunConfig, output_name: str, errors: int, count: int) -> None:
     """A text answer that does not fit the output type (`errors` problems), counted: the model answers again."""
     if debugging():
         logger.debug(
             "agent %r: the answer does not fit the output %r (%d %s); retry %d of %d for the answer",
-            loop.agent.id,
+            config.agent.id,
             output_name,
             errors,
             "problem" if errors == 1 else "problems",
             count,
-            loop.agent.retries,
-            extra={"agent_id": loop.agent.id, "tool_name": output_name},
+            config.retries,
+            extra={"agent_id": config.agent.id, "tool_name": output_name},
         )

@@ -1,9 +1,12 @@
-"""What a run returns (`RunResult`, `Step`) and the approval records (`PendingApproval`, `Approval`)."""
+"""What a run returns (`RunResult`) and the approval records (`PendingApproval`, `Approval`).
+
+`Step` and `RunState` (what has happened in a run) live in `agentkit._agent.state`, below: a result
+carries its run's state, and the state knows nothing of results.
+"""
 
 from __future__ import annotations as _annotations
 
 import secrets
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, Literal, Union
@@ -12,14 +15,12 @@ from typing_extensions import TypeVar
 
 from ..events import RunStatus
 from ..exceptions import UsageError
-from ..limits import RunLimits
 from ..messages import Message, ModelResponse, ToolCall, ToolResult, Usage
-from ..models import ModelSettings
 from .pending import PendingBackground, PendingClientCall, PendingSuspension
+from .state import RunState, Step
 
 if TYPE_CHECKING:
     from ..runs import RunSnapshot
-    from ..tools import Tool
 
 OutputT = TypeVar("OutputT", default=str)
 """A run's output type: the model's text (`str`) unless an output type was asked for."""
@@ -63,25 +64,6 @@ def new_pause_token() -> str:
     return secrets.token_hex(16)
 
 
-@dataclass
-class Step:
-    """One model turn and the tool calls it made, with their results (in call order).
-
-    `results` is empty when the turn made no calls, or while its calls wait for approval; while some of
-    its calls are suspended or wait for a client, it holds the results of the others.
-    """
-
-    index: int
-    response: ModelResponse
-    tool_calls: list[ToolCall]
-    results: list[ToolResult]
-
-    @property
-    def text(self) -> str:
-        """The model's text in this turn."""
-        return self.response.message.text
-
-
 @dataclass(frozen=True)
 class PendingApproval:
     """A tool call waiting for a decision.
@@ -113,62 +95,6 @@ class Approval:
 
 
 @dataclass
-class RunState:
-    """What `resume` needs to continue a run exactly as it would have gone on."""
-
-    max_steps: int
-    active_tools: tuple[str, ...] | None
-    settings: ModelSettings
-    failures: dict[str, int]
-    run_retries: int
-    pause_token: str | None = None
-    """Set when the run pauses; claimed in the run store by the one `resume` that continues it."""
-    run_id: str = ""
-    """The run's id, the same across its pauses (background calls are found by it)."""
-    background: dict[str, ToolResult | None] = field(default_factory=lambda: {})
-    """Background calls not yet joined to the conversation: call id -> result (``None`` while running)."""
-    signing_key: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
-    """Gives the agent's snapshot key(s) (looked up when `RunResult.snapshot` signs); never pickled or copied."""
-    registry: Mapping[str, Tool[..., Any]] | None = field(default=None, repr=False, compare=False)
-    """The tools the run used (MCP servers' included), for `RunResult.snapshot`; never pickled or copied."""
-    structured: bool = False
-    """Whether the run asks for an output type (its `RunResult.output` is then not simply its text)."""
-    output: Any = None
-    """What the run asks of its answer (`agentkit._agent._output.OutputConfig`), kept for `resume`."""
-    output_fingerprint: str | None = None
-    """A restored snapshot's record of `output` (types do not travel as JSON): checked against the agent's."""
-    tool_calls: dict[str, int] = field(default_factory=lambda: {})
-    """Calls counted against budgets so far, per key."""
-    total_calls: int = 0
-    """Calls counted against the run's budget so far."""
-    found: list[str] = field(default_factory=lambda: [])
-    """Deferred tools a search found (sent from then on), in the order found."""
-    require_approval: bool = False
-    """Every call of the run needs approval (`generate(require_approval=True)`)."""
-    approved: frozenset[str] = frozenset()
-    """Calls a resume approved: one that then paused (suspended, or a client tool's) may run again."""
-    step_tools: tuple[str, ...] | None = None
-    """While paused: the keys the paused step could run (the resumed calls run against those)."""
-    limits: RunLimits = field(default_factory=RunLimits)
-    """The run's budgets and caps (the agent's, with the run's own over them)."""
-    deferred: bool | frozenset[str] | None = None
-    """The run's own ``deferred_tools=`` (the agent's apply besides)."""
-    programs: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
-    """Code mode: the programs paused in the last step, by the code tool's call id: ``{"state": ...}`` (JSON,
-    the sandbox's dump and the calls it waits on), plus ``"answers"`` while a resume runs it again."""
-    run_keys: frozenset[str] = frozenset()
-    """Keys of the tools the run added (its own and its MCP servers'): a transcript without those tools
-    withholds their payloads rather than show them unshaped."""
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        # A copied or pickled result carries neither the key nor live tool objects.
-        state.pop("signing_key", None)
-        state.pop("registry", None)
-        return state
-
-
-@dataclass
 class RunResult(Generic[OutputT]):
     """The outcome of `Agent.generate` (or a finished stream).
 
@@ -193,7 +119,7 @@ class RunResult(Generic[OutputT]):
     """The model responses of the subagents this run called (their usage is in `usage` already)."""
 
     def __post_init__(self) -> None:
-        if self._output is NO_OUTPUT and self._state is not None and not self._state.structured:
+        if self._output is NO_OUTPUT and self._state is not None and not self._state.request.structured:
             self._output = self.text
 
     @property

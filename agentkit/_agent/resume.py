@@ -20,7 +20,6 @@ What each status takes (a paused turn can wait for approvals and interrupts at o
 from __future__ import annotations as _annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,19 +27,23 @@ from typing import TYPE_CHECKING, Any
 from .._text import shorten
 from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, SnapshotError, ToolError, ToolOutputError
 from ..messages import AssistantMessage, ToolCall, ToolResult
+from . import _background
+from ._approvals import needs_approval
+from ._emit import result_event
+from ._options import DEFAULT_OPTIONS, RunOptions
+from ._setup import new_config, run_tools_of
 from ._toolset import open_run_tools
-from .hooks import BACKGROUND, current_hooks
+from .config import AgentSpec
+from .hooks import current_hooks
+from .loop import RunLoop
 from .pending import PendingClientCall, PendingSuspension
 from .results import PAUSED_STATUSES, Approval, RunResult
 from .stream import Emit
 
 if TYPE_CHECKING:
-    from ..agent import Agent
     from ..registry import Registry
     from ..runs import RunSnapshot
     from ..runs._stores import ResumeRecords
-    from ._options import RunOptions
-    from .loop import RunLoop
 
 __all__ = ["check_resume", "check_resume_async", "resume_run"]
 
@@ -63,57 +66,47 @@ class _Plan:
 
 
 def _prepare(
-    agent: Agent[Any, Any],
+    spec: AgentSpec,
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
-    options: RunOptions | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
     registry: Registry | None = None,
     extra_keys: frozenset[str] = frozenset(),
     emit: Emit | None = None,
 ) -> _Plan:
-    from ._options import RunOptions
-
-    options = options if options is not None else RunOptions()
-    registry = registry if registry is not None else agent.tools
-    result = _restored(agent, paused, registry, options)
-    # resume is the agent's own code, split out of agent.py: it uses the agent's and the result's private parts
-    state = result._state  # pyright: ignore[reportPrivateUsage]
-    if result.status not in PAUSED_STATUSES or state is None:
+    registry = registry if registry is not None else spec.tools()
+    result = _restored(spec, paused, registry, options)
+    # resume continues the paused result's own run: its state, which only results carry
+    paused_state = result._state  # pyright: ignore[reportPrivateUsage]
+    if result.status not in PAUSED_STATUSES or paused_state is None:
         raise ApprovalError(
             f"only a paused run can be resumed (status awaiting_approval, suspended, awaiting_client, cancelled or "
             f"awaiting_background); got {result.status!r}"
         )
     answers = dict(answers or {})
-    token = state.pause_token
-    state = dataclasses.replace(
-        state,
-        failures=dict(state.failures),
-        background=dict(state.background),
-        pause_token=None,
-        tool_calls=dict(state.tool_calls),
-        found=list(state.found),
-        programs={call_id: dict(entry) for call_id, entry in state.programs.items()},
-    )
-    state.signing_key = agent._snapshot_key  # pyright: ignore[reportPrivateUsage]
-    later = state.settings if state.settings.tool_choice in ("auto", "none") else None
-    later = later or dataclasses.replace(state.settings, tool_choice="auto")
-    steps = list(result.steps)
-    run = agent._new_run(  # pyright: ignore[reportPrivateUsage]
-        list(result.messages), state, later, later, options=options, registry=registry, extra_keys=extra_keys,
-        emit=emit, steps=steps, usage=result.usage,
-        subagent_responses=list(result._subagent_responses),  # pyright: ignore[reportPrivateUsage]
-    )  # fmt: skip
+    token = paused_state.pause_token
+    state = paused_state.resumed()
+    # what the result shows is what goes on (a copy or a snapshot carries them on the result itself)
+    state.messages, state.steps, state.usage = list(result.messages), list(result.steps), result.usage
+    state.subagent_responses = list(result._subagent_responses)  # pyright: ignore[reportPrivateUsage]
+    for message in state.messages:
+        if isinstance(message, AssistantMessage):
+            state.call_ids.update(call.id for call in message.tool_calls)
+    config = new_config(spec, state, options, registry, extra_keys, emit)
     if state.step_tools is not None:
         # the paused step's tools: what could run then is what may run now
-        run.executor = run.registry.select(k for k in state.step_tools if k in run.registry)
+        run_registry = config.registry
+        state.executor = run_registry.select(k for k in state.step_tools if k in run_registry)
+    run = RunLoop(config=config, state=state, resumed=True)
+    steps = state.steps
     plan = _Plan(run, result.status, token, steps[-1].index if steps else 0, {}, {}, {}, [])
     if result.status in ("awaiting_approval", "suspended", "awaiting_client"):
         if state.programs:
             from ..codemode._run import program_answers
 
             # calls made by programs (code mode) are answered through their programs, which run again
-            plan.programs = program_answers(result.pending, state.programs, run.registry, answers)
+            plan.programs = program_answers(result.pending, state.programs, config.registry, answers)
         _turn_answers(plan, result, answers)
     else:
         if answers:
@@ -123,29 +116,27 @@ def _prepare(
     return plan
 
 
-def check_resume(
-    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
-) -> None:
+def check_resume(spec: AgentSpec, paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None) -> None:
     """Raise what `resume` would raise for these answers, running and claiming nothing.
 
     Suspension data is checked here, on this thread: on an event loop use `check_resume_async`.
     """
     from ..runs._answers import check_answer
 
-    plan = _prepare(agent, paused, answers)
+    plan = _prepare(spec, paused, answers)
     for item, answer in plan.checks:
         _raise_misfit(item, check_answer(item.schema, answer))
 
 
 async def check_resume_async(
-    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
+    spec: AgentSpec, paused: RunResult[Any] | RunSnapshot, answers: Mapping[str, Any] | None
 ) -> None:
     """`check_resume`, with schema checks that may backtrack run off the event loop."""
-    await _check_data(_prepare(agent, paused, answers))
+    await _check_data(_prepare(spec, paused, answers))
 
 
 async def resume_run(
-    agent: Agent[Any, Any],
+    spec: AgentSpec,
     paused: RunResult[Any] | RunSnapshot,
     answers: Mapping[str, Any] | None,
     *,
@@ -156,10 +147,10 @@ async def resume_run(
 
     The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
     """
-    async with open_run_tools(agent.tools, options.tools, options.mcp_servers) as (registry, extra_keys):
-        plan = _prepare(agent, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
+    async with open_run_tools(spec.tools(), options.tools, options.mcp_servers) as (registry, extra_keys):
+        plan = _prepare(spec, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
         await _check_data(plan)
-        records = await _claim(agent, plan.token, plan.run.state.run_id)
+        records = await _claim(spec, plan.token, plan.run.state.run_id)
         if records is None or plan.token is None:
             return await _continue(plan)
         try:
@@ -167,7 +158,7 @@ async def resume_run(
         except BaseException as exc:
             await _record(records, plan.token, state="failed", error=type(exc).__name__)
             raise
-        state = result._state  # pyright: ignore[reportPrivateUsage]  # the loop's own result
+        state = result._state  # pyright: ignore[reportPrivateUsage]  # the run's own result
         if result.paused and state is not None:
             await _record(records, plan.token, state="paused", status=result.status, next_pause_id=state.pause_token)
         else:
@@ -180,8 +171,8 @@ async def _continue(plan: _Plan) -> RunResult[Any]:
     paused_again: RunResult[Any] | None = None
     if plan.status in ("awaiting_approval", "suspended", "awaiting_client"):
         for client_result in plan.done.values():
-            run.emit_result(client_result, plan.index)
-        done = {**plan.done, **{r.call_id: r for r in run.steps[-1].results}}
+            result_event(run.config, client_result, plan.index)
+        done = {**plan.done, **{r.call_id: r for r in run.state.steps[-1].results}}
         data = plan.data
         if plan.programs is not None:
             for call_id, filed in plan.programs.items():
@@ -189,35 +180,35 @@ async def _continue(plan: _Plan) -> RunResult[Any]:
             data = {**data, **dict.fromkeys(plan.programs)}  # the programs' calls run again, as resumed calls
         paused_again = await run.scoped(run.run_turn(plan.index, done, plan.denied, data))
     elif plan.status == "awaiting_background":
-        await run.wait_background()
+        await _background.wait(run.state)
     if paused_again is not None:
         return paused_again
     return await run.run()
 
 
 def _restored(
-    agent: Agent[Any, Any], paused: RunResult[Any] | RunSnapshot, registry: Registry, options: RunOptions
+    spec: AgentSpec, paused: RunResult[Any] | RunSnapshot, registry: Registry, options: RunOptions
 ) -> RunResult[Any]:
     from ..runs import RunSnapshot
     from ..runs._snapshot import restore
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
-        deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
-        tools = agent._run_tools_of(registry, deferred, options)  # pyright: ignore[reportPrivateUsage]
-        return restore(paused, agent.id, tools, agent._snapshot_key())  # pyright: ignore[reportPrivateUsage]
+        deferred = paused._deferred()  # pyright: ignore[reportPrivateUsage]  # read safely: checked in restore
+        tools = run_tools_of(spec, registry, deferred, options)
+        return restore(paused, spec.id, tools, spec.snapshot_key())
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"resume() takes a paused RunResult or a RunSnapshot, got {type(paused).__name__}")
     return paused
 
 
-async def _claim(agent: Agent[Any, Any], token: str | None, run_id: str) -> ResumeRecords | None:
+async def _claim(spec: AgentSpec, token: str | None, run_id: str) -> ResumeRecords | None:
     """Claim the pause; the store to record the resume's progress in (None: it keeps no records)."""
     from ..runs._stores import ResumeRecords
 
     if not current_hooks.get().claims:
         return None  # a durable engine applies each answer once by itself
-    store = agent._run_store()  # pyright: ignore[reportPrivateUsage]
+    store = spec.store()
     records = store if isinstance(store, ResumeRecords) else None
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
     if token is None or not await store.claim(token):
@@ -261,8 +252,11 @@ def _turn_answers(plan: _Plan, result: RunResult[Any], answers: Mapping[str, Any
     for item in waiting.values():
         _check_interrupt(run, calls, finished, item)
     open_calls = [c for c in step.tool_calls if c.id not in finished and c.id not in waiting]
-    pending = [c.id for c in open_calls if run.needs_approval(c)]
-    unapproved = [i for i in waiting if i not in run.state.approved and run.needs_approval(calls[i])]
+    config, state = run.config, run.state
+    executor = state.executor
+    assert executor is not None
+    pending = [c.id for c in open_calls if needs_approval(config, state, executor, c)]
+    unapproved = [i for i in waiting if i not in state.approved and needs_approval(config, state, executor, calls[i])]
     if unapproved:
         raise ApprovalError(
             f"the call(s) {unapproved} need approval and were never approved in this run, yet the paused run "
@@ -302,10 +296,11 @@ def _check_interrupt(
             f"the pending {item.kind} {item.call_id!r} ({item.tool_name!r}) is not an unfinished call of the "
             "paused step: the run's pending list does not match its history. Nothing ran"
         )
-    tool = run.executor.get(call.name) if call.name in run.executor else None
+    executor = run.state.executor
+    tool = executor.get(call.name) if executor is not None else None
     if item.kind == "suspension":
         # a durable engine pauses a call itself when its outcome is unknown (agentkit.temporal, on_unknown="pause")
-        able = tool is not None and (bool(tool.schema.context_params) or run.hooks.durable)
+        able = tool is not None and (bool(tool.schema.context_params) or run.config.engine.durable)
         why = "takes no ToolContext, so it cannot suspend"
     else:
         able = tool is not None and bool(getattr(tool, "executed_by_client", False))
@@ -328,7 +323,9 @@ def _interrupt_answer(plan: _Plan, call: ToolCall, item: PendingSuspension | Pen
         plan.checks.append((item, answer))
         plan.data[call_id] = answer
         return
-    tool = plan.run.executor[call.name]
+    executor = plan.run.state.executor
+    assert executor is not None
+    tool = executor[call.name]
     try:
         value = tool.schema.validate_output(call.name, answer)
     except ToolOutputError as exc:
@@ -351,8 +348,7 @@ def _raise_misfit(item: PendingSuspension, problems: list[str]) -> None:
 
 
 def _check_background_here(run: RunLoop) -> None:
-    state = run.state
-    lost = [c for c, r in state.background.items() if r is None and (state.run_id, c) not in BACKGROUND]
+    lost = _background.lost(run.state)
     if lost:
         raise ResumeError(
             f"the background call(s) {lost} run in another process (or it ended before they finished): resume "

@@ -9,7 +9,7 @@ types) a ``RunResult`` of that type, and any other form (``Literal[...]``, ``Cat
 from __future__ import annotations as _annotations
 
 import asyncio
-import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Union, overload
 
@@ -18,15 +18,16 @@ from typing_extensions import TypeVar, Unpack
 from ..messages import Message, UserMessage
 from ..output import OutputSpec
 from ._options import RESUME_KEYWORDS, RUN_KEYWORDS, DepsT, ResumeKwargs, RunKwargs, RunOptions, run_options
-from ._output import OutputConfig, OutputValidatorFn
+from ._output import OutputConfig
+from ._setup import output_for, start
+from .config import AgentSpec
 from .results import OutputT, RunResult
 from .stream import AgentStream, Emit
 
 if TYPE_CHECKING:
     from ..runs import RunSnapshot
-    from ..tools import ToolTransform
 
-__all__ = ["AgentRuns", "DepsT", "Prompt"]
+__all__ = ["AgentRuns", "DepsT", "Prompt", "spec_of"]
 
 Prompt = Union[str, UserMessage, Sequence[Message]]
 """A prompt text, one user message, or a whole neutral history (e.g. a previous `RunResult.messages` plus a
@@ -35,30 +36,22 @@ new `UserMessage`)."""
 T = TypeVar("T")
 
 
-class AgentRuns(Generic[DepsT, OutputT]):
-    """The run entry points `Agent` inherits (the machinery they call is the agent's own)."""
+class AgentRuns(ABC, Generic[DepsT, OutputT]):
+    """The run entry points `Agent` inherits; a run reads the agent only through its `AgentSpec`."""
 
-    if TYPE_CHECKING:
+    @abstractmethod
+    def _spec(self) -> AgentSpec:
+        """The agent's configuration as its runs read it (see `agentkit._agent.config.AgentSpec`)."""
 
-        def _output_for(
-            self, output_type: Any, validators: Sequence[OutputValidatorFn] | None, stop_at: Sequence[str] | None
-        ) -> OutputConfig: ...
-
-        async def _start(
-            self,
-            prompt: Prompt,
-            options: RunOptions,
-            emit: Emit | None,
-            inherited: ToolTransform | None = None,
-            output: OutputConfig | None = None,
-        ) -> RunResult[Any]: ...
-
-        def _session(self) -> contextlib.AbstractAsyncContextManager[None]: ...
-
-    def _run_setup(self, where: str, output_type: Any, options: RunKwargs[Any]) -> tuple[RunOptions, OutputConfig]:
-        """The checked options and the output of a `generate`/`generate_sync`/`stream` call (before it runs)."""
+    def _run_setup(
+        self, where: str, output_type: Any, options: RunKwargs[Any]
+    ) -> tuple[AgentSpec, RunOptions, OutputConfig]:
+        """The spec, the checked options and the output of a `generate`/`generate_sync`/`stream` call."""
+        spec = self._spec()
         checked = run_options(where, options, RUN_KEYWORDS)
-        return checked, self._output_for(output_type, options.get("output_validators"), options.get("stop_at_tools"))
+        if output_type is None and checked.output_validators is None and checked.stop_at_tools is None:
+            return spec, checked, spec.output
+        return spec, checked, output_for(spec, output_type, checked.output_validators, checked.stop_at_tools)
 
     @overload
     async def generate(
@@ -120,8 +113,8 @@ class AgentRuns(Generic[DepsT, OutputT]):
                 where the vendor cannot serve it, ...).
             HookError: a model-request hook failed (tool-call hooks never raise).
         """
-        checked, output = self._run_setup("generate", output_type, options)
-        return await self._start(prompt, checked, None, output=output)
+        spec, checked, output = self._run_setup("generate", output_type, options)
+        return await start(spec, prompt, checked, None, output=output)
 
     @overload
     def generate_sync(
@@ -138,9 +131,13 @@ class AgentRuns(Generic[DepsT, OutputT]):
     def generate_sync(
         self, prompt: Prompt, *, output_type: Any = None, **options: Unpack[RunKwargs[Any]]
     ) -> RunResult[Any]:
-        """`generate` for scripts: runs its own event loop (inside async code, await `generate`)."""
-        checked, output = self._run_setup("generate_sync", output_type, options)
-        return asyncio.run(self._start(prompt, checked, None, output=output))
+        """`generate` for scripts: runs its own event loop (inside async code, await `generate`).
+
+        The event loop ends with the call, so the run waits for its background calls (`Tool.background`)
+        and lets the model go on with their results, instead of ending ``"awaiting_background"``.
+        """
+        spec, checked, output = self._run_setup("generate_sync", output_type, options)
+        return asyncio.run(start(spec, prompt, checked, None, output=output, settles_background=True))
 
     @overload
     def stream(
@@ -158,12 +155,12 @@ class AgentRuns(Generic[DepsT, OutputT]):
         The run starts when iteration starts; the `RunResult` is `AgentStream.result` afterwards. A run
         with an output type also streams `OutputDeltaEvent`s (the answer so far) and an `OutputEvent`.
         """
-        checked, output = self._run_setup("stream", output_type, options)
+        spec, checked, output = self._run_setup("stream", output_type, options)
 
-        async def start(emit: Emit) -> RunResult[Any]:
-            return await self._start(prompt, checked, emit, output=output)
+        async def run(emit: Emit) -> RunResult[Any]:
+            return await start(spec, prompt, checked, emit, output=output)
 
-        return AgentStream(start)
+        return AgentStream(run)
 
     # ---- pauses -----------------------------------------------------------------------------------
 
@@ -220,9 +217,10 @@ class AgentRuns(Generic[DepsT, OutputT]):
         """
         from .resume import resume_run
 
+        spec = self._spec()
         checked = run_options("resume", options, RESUME_KEYWORDS)
-        async with self._session():
-            return await resume_run(self, paused, answers, options=checked, emit=None)  # type: ignore[arg-type]
+        async with spec.session():
+            return await resume_run(spec, paused, answers, options=checked, emit=None)
 
     @overload
     def resume_stream(
@@ -247,10 +245,19 @@ class AgentRuns(Generic[DepsT, OutputT]):
         """`resume` as a stream of events (the resumed turn's tool results first)."""
         from .resume import resume_run
 
+        spec = self._spec()
         checked = run_options("resume_stream", options, RESUME_KEYWORDS)
 
-        async def start(emit: Emit) -> RunResult[Any]:
-            async with self._session():
-                return await resume_run(self, paused, answers, options=checked, emit=emit)  # type: ignore[arg-type]
+        async def run(emit: Emit) -> RunResult[Any]:
+            async with spec.session():
+                return await resume_run(spec, paused, answers, options=checked, emit=emit)
 
-        return AgentStream(start)
+        return AgentStream(run)
+
+
+def spec_of(agent: AgentRuns[Any, Any]) -> AgentSpec:
+    """The `AgentSpec` of `agent`, for agentkit's own integrations (a durable engine, the UI, the testing kit).
+
+    The one place outside the agent that asks for it: everything else receives the spec.
+    """
+    return agent._spec()  # pyright: ignore[reportPrivateUsage]  # the spec's one door, next to where it is declared

@@ -53,7 +53,10 @@ class MCPSessions:
             if self._entered == 0 and self.servers:
                 stack = contextlib.AsyncExitStack()
                 try:
-                    registry = Registry(dict(self.base.items()), mask_error_details=self.base.mask_error_details)
+                    base = self.base
+                    registry = Registry(
+                        dict(base.items()), mask_error_details=base.mask_error_details, transform=base.transform
+                    )
                     for server in self.servers:
                         await stack.enter_async_context(server)
                         for key, item in server.registry.items():

@@ -56,7 +56,8 @@ class AgentStream(Generic[OutputT]):
     async def _events(self) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
-        task = asyncio.ensure_future(self._start(queue.put_nowait))
+        sink = _Sink(queue.put_nowait)
+        task = asyncio.ensure_future(self._start(sink))
         # Fires after the run's last event is queued, so "done" is always the last item.
         task.add_done_callback(lambda _: queue.put_nowait(done))
         try:
@@ -68,6 +69,29 @@ class AgentStream(Generic[OutputT]):
             self._result = task.result()  # re-raises what ended the run
         finally:
             if not task.done():
+                sink.closed = True
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+
+
+class _Sink:
+    """The `Emit` of a stream: once the consumer left, every further event cancels the run instead.
+
+    Closing cancels the run's task, but a cancellation can be lost on its way: before Python 3.12,
+    `asyncio.wait_for` (which reads a model stream under its idle timeout) returns the read's result and
+    drops a cancellation that arrives as the read completes. The run then goes on, and its next event
+    (every tool call and every model request is announced by one first) raises here, so no tool starts
+    and no further request is sent.
+    """
+
+    __slots__ = ("closed", "deliver")
+
+    def __init__(self, deliver: Callable[[AgentEvent], None]) -> None:
+        self.deliver = deliver
+        self.closed = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if self.closed:
+            raise asyncio.CancelledError("the stream was closed")
+        self.deliver(event)

@@ -175,8 +175,7 @@ def _arguments(text: str, key: str) -> Any:
 def cmd_call(args: argparse.Namespace) -> int:
     """``agentkit call``: validate the arguments, run the tool, validate and print its result."""
     registry = load_target(args.target)
-    if args.tool not in registry:
-        registry[args.tool]  # raises UnknownToolError with a "did you mean"
+    registry.require(args.tool)
     item = registry[args.tool]
     arguments = _arguments(args.arguments, args.tool)
     if item.needs_approval_for(args.arguments, name=args.tool):  # the tool's one decision, on validated arguments

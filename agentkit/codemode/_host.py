@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..messages import ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from .._agent.loop import RunLoop
+    from .._agent.config import RunConfig
+    from .._agent.state import RunState
     from ..context import ToolContext
     from ..registry import Registry
     from ..tools import Tool
@@ -44,14 +45,15 @@ current_host: ContextVar[ProgramHost | None] = ContextVar("agentkit_program_host
 
 
 class LoopHost:
-    """The `ProgramHost` of one agent run (made by the loop, one per run)."""
+    """The `ProgramHost` of one agent run (made by the loop, one per run): its config and its state."""
 
-    def __init__(self, loop: RunLoop) -> None:
-        self.loop = loop
+    def __init__(self, config: RunConfig, state: RunState) -> None:
+        self.config = config
+        self.state = state
         self._executors: dict[tuple[str, ...], Registry] = {}
 
     def saved_state(self, caller_id: str) -> Mapping[str, Any] | None:
-        entry = self.loop.state.programs.get(caller_id)
+        entry = self.state.programs.get(caller_id)
         if entry is None or "answers" not in entry:
             return None  # paused in an earlier step, or not paused: a fresh program
         state: Mapping[str, Any] = entry["state"]
@@ -62,16 +64,16 @@ class LoopHost:
         from ._outcomes import outcome_of
         from ._program import Waiting
 
-        loop = self.loop
+        config, state = self.config, self.state
         caller = ctx.call_id or ""
-        entry = loop.state.programs.get(caller)
+        entry = state.programs.get(caller)
         answers: dict[str, Any] = dict(entry.get("answers", {})) if entry is not None else {}
         executor = self._executor(tuple(tools))
 
         async def dispatch(call: NestedCall) -> Outcome:
             request = ToolCall(call.id, call.key, call.arguments)
             answer = answers.pop(call.id, NOT_ANSWERED)
-            got = await call_nested(loop, request, caller, executor, answer)
+            got = await call_nested(config, state, request, caller, executor, answer)
             if not isinstance(got, ToolResult):
                 return Waiting(got)
             item = executor.get(call.key) if call.key in executor else None
@@ -82,5 +84,5 @@ class LoopHost:
     def _executor(self, keys: tuple[str, ...]) -> Registry:
         found = self._executors.get(keys)
         if found is None:
-            found = self._executors[keys] = self.loop.registry.select(keys)
+            found = self._executors[keys] = self.config.registry.select(keys)
         return found

@@ -65,7 +65,11 @@ def durable_tools(agent: Agent[Any, Any]) -> tuple[Registry, Registry]:
     mode = agent.code_mode
     if mode is None:
         return tools, tools
-    runnable = agent._with_code_tool(tools, None)  # pyright: ignore[reportPrivateUsage]  # the agent's own helper
+    from .._agent._options import DEFAULT_OPTIONS
+    from .._agent._setup import with_code_tool
+    from .._agent.runs import spec_of
+
+    runnable = with_code_tool(spec_of(agent), tools, DEFAULT_OPTIONS)
     hidden = mode.hidden(tools)
     return (runnable.select(k for k in runnable if k not in hidden) if hidden else runnable), runnable
 

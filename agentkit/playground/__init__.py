@@ -175,8 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(target: str, model: str | None) -> Agent:
-    from ..cli import CLIError
-    from ..exceptions import AgentkitError
+    from ..exceptions import AgentkitError, CLIError  # the error tree, not the CLI: the playground is beside it
 
     try:
         agent = load_agent(target)

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from .._agent._setup import as_messages
 from .._jsonish import is_mapping
 from .._text import closest
-from ..agent import Agent, Approval, Prompt, _as_messages  # pyright: ignore[reportPrivateUsage]  # agentkit's own
+from ..agent import Agent, Approval, Prompt
 from ..exceptions import AgentSetupError, ResumeError, ToolError
 from ..runs._answers import check_approval
 from ..runs._codec import encode_messages
@@ -182,7 +183,7 @@ class TemporalAgent:
 
         request = {
             "agent": self.agent.id,
-            "messages": encode_messages(_as_messages(prompt), self.agent.tools),
+            "messages": encode_messages(as_messages(prompt), self.agent.tools),
             "max_steps": max_steps,
             "tool_choice": tool_choice,
             "active_tools": list(active_tools) if active_tools is not None else None,

@@ -29,9 +29,11 @@ from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from .._agent._options import RunOptions
+    from .._agent._setup import start
     from .._agent.hooks import ExecutionHooks, current_hooks
     from .._agent.results import RunResult
     from .._agent.resume import check_resume, resume_run
+    from .._agent.runs import spec_of
     from .._client_tool import ClientTool
     from .._tool_results import result_of
     from ..context import ToolContext
@@ -182,8 +184,7 @@ class AgentRunWorkflow:
                     cancel=self._cancel,
                     tools=self._tools,
                 )
-                # the durable workflow drives the agent's own run entry point (agentkit's, on purpose)
-                result = await agent._start(prompt, options, self.events)  # pyright: ignore[reportPrivateUsage]
+                result = await start(spec_of(agent), prompt, options, self.events)
                 while result.paused and result.status != "cancelled":
                     self._paused, self._status, self._answers = result, result.status, None
                     await workflow.wait_condition(lambda: self._answers is not None or self._cancel.is_set())
@@ -194,7 +195,7 @@ class AgentRunWorkflow:
                     self._keep_unknown_answers(answers)
                     self._paused, self._status = None, "running"
                     options = RunOptions(cancel=self._cancel, tools=self._tools)
-                    result = await resume_run(agent, result, answers, options=options, emit=self.events)
+                    result = await resume_run(spec_of(agent), result, answers, options=options, emit=self.events)
         finally:
             current_hooks.reset(reset)
         self._paused, self._status = None, result.status
@@ -360,7 +361,7 @@ class AgentRunWorkflow:
         reset = current_hooks.set(self._hooks(durable))  # a validator runs outside the run's context
         try:
             with durable.workflow_agent.override(model=_ModelActivity(self, durable)):
-                check_resume(durable.workflow_agent, paused, decode_answers(answers))
+                check_resume(spec_of(durable.workflow_agent), paused, decode_answers(answers))
         except ResumeError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from None
         finally:

@@ -257,10 +257,13 @@ async def _resume(
         detail = f"no decision for the pending call(s) {missing}" if missing else f"no pending call {unknown}"
         raise UIInputError(f"cannot resume run {run_id!r}: {detail}", 422)
     from .._agent.resume import check_resume_async
+    from .._agent.runs import spec_of
     from ..exceptions import ResumeError
 
     try:
-        await check_resume_async(agent, paused, answers)  # the stream starts later: a wrong answer costs nothing
+        await check_resume_async(
+            spec_of(agent), paused, answers
+        )  # the stream starts later: a wrong answer costs nothing
     except ResumeError as exc:
         raise UIInputError(f"cannot resume run {run_id!r}: {exc}", 422) from None
     run_input.resumed = paused

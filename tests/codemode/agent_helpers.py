@@ -12,6 +12,7 @@ from typing import Any
 from agentkit import Agent, ToolTransform, tool
 from agentkit.codemode import CodeMode
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
+from agentkit.runs import SQLiteRunStore, default_store_path
 from agentkit.testing import FunctionInfo, FunctionModel
 
 KEY = b"codemode-acceptance-key-0123456789"
@@ -75,5 +76,5 @@ def make_agent() -> Agent[Any, str]:
         model=FunctionModel(turn),
         tools=[lookup, transfer, notify],
         code_mode=CodeMode(),
-        snapshot_key=KEY,
+        store=SQLiteRunStore(default_store_path(), key=KEY),
     )

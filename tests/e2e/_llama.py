@@ -17,6 +17,7 @@ import jsonschema
 from pydantic import Field
 
 from agentkit import tool
+from agentkit.limits import RunLimits
 from agentkit.messages import (
     AssistantMessage,
     Message,
@@ -234,8 +235,8 @@ async def agent_run(model: Model) -> Any:
         instructions=SYSTEM,
         model=model,
         tools=registry,
-        max_steps=3,
         model_settings=ModelSettings(temperature=0, max_tokens=200),
+        limits=RunLimits(max_steps=3),
     )
     result = await agent.generate("What is the weather in Oslo?", tool_choice="required")
     assert result.status in ("complete", "max_steps"), result.status

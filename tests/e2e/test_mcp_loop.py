@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agentkit.limits import RunLimits
 from agentkit.messages import Message, SystemMessage, ToolResultsMessage, UserMessage
 from agentkit.models import Model, ModelSettings
 from tests.e2e._llama import check_call
@@ -78,8 +79,8 @@ async def test_agent_with_mcp_server_runs_the_loop(openai_model: Any) -> None:
         instructions="You are a helpful assistant. Use the tools to answer.",
         model=openai_model,
         mcp_servers=[server],
-        max_steps=2,
         model_settings=ModelSettings(temperature=0, max_tokens=200),
+        limits=RunLimits(max_steps=2),
     )
     result = await agent.generate("What time is it now in UTC?", tool_choice="required", active_tools=None)
     assert result.tool_calls and {c.name for c in result.tool_calls} <= {"get_current_time", "convert_time"}

@@ -24,6 +24,18 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 SETTINGS = ModelSettings(temperature=0, max_tokens=200)
 
 
+def weather_agent(model: Any, registry: Any, *, steps: int, **options: Any) -> Agent:
+    """An agent over the weather tools, at temperature 0, with `steps` model turns."""
+    return Agent(
+        model=model,
+        tools=registry,
+        instructions=SYSTEM,
+        model_settings=SETTINGS,
+        limits=RunLimits(max_steps=steps),
+        **options,
+    )
+
+
 def check_protocol(result: Any) -> None:
     """One result per call, in call order, and a run that ended normally."""
     assert result.status in ("complete", "max_steps"), result.status
@@ -47,7 +59,7 @@ async def check_hooks_replace_arguments_rewrite_results_and_change_requests(mode
         model_request.messages.insert(1, SystemMessage("Always answer in one short sentence."))
 
     hooks = Hooks(before_tool_call=before_call, after_tool_call=after_call, before_model_request=before_request)
-    agent = Agent(model=model, tools=registry, instructions=SYSTEM, max_steps=2, model_settings=SETTINGS, hooks=[hooks])
+    agent = weather_agent(model, registry, steps=2, hooks=[hooks])
     result = await agent.generate("What is the weather in Paris?", tool_choice="required")
     check_protocol(result)
     assert result.tool_calls and all(c["city"] == "Oslo" and c["days"] == 2 for c in calls)  # the hook's arguments ran
@@ -60,7 +72,7 @@ async def check_hooks_replace_arguments_rewrite_results_and_change_requests(mode
 async def check_a_denying_hook_keeps_the_tool_from_running_and_the_run_goes_on(model: Any) -> None:
     registry, calls = weather_tools()
     hooks = Hooks(before_tool_call=lambda ctx, call: Deny("the weather service is closed today"))
-    agent = Agent(model=model, tools=registry, instructions=SYSTEM, max_steps=2, model_settings=SETTINGS, hooks=[hooks])
+    agent = weather_agent(model, registry, steps=2, hooks=[hooks])
     result = await agent.generate("What is the weather in Oslo?", tool_choice="required")
     check_protocol(result)
     assert calls == [] and result.tool_results
@@ -70,7 +82,7 @@ async def check_a_denying_hook_keeps_the_tool_from_running_and_the_run_goes_on(m
 async def check_a_tool_budget_lets_one_call_through_and_the_server_takes_the_hidden_tool(model: Any) -> None:
     registry, calls = weather_tools()
     registry["get_weather"].max_calls = 1
-    agent = Agent(model=model, tools=registry, instructions=SYSTEM, max_steps=3, model_settings=SETTINGS)
+    agent = weather_agent(model, registry, steps=3)
     result = await agent.generate("What is the weather in Oslo?", tool_choice="required")
     check_protocol(result)
     assert len(calls) == 1  # exactly one call ran, however often the model asked
@@ -81,7 +93,7 @@ async def check_a_tool_budget_lets_one_call_through_and_the_server_takes_the_hid
 
 async def check_the_run_budget_ends_tool_use_and_the_model_answers(model: Any) -> None:
     registry, calls = weather_tools()
-    agent = Agent(model=model, tools=registry, instructions=SYSTEM, max_steps=3, model_settings=SETTINGS)
+    agent = weather_agent(model, registry, steps=3)
     result = await agent.generate(
         "What is the weather in Oslo?", tool_choice="required", limits=RunLimits(max_tool_calls=1)
     )

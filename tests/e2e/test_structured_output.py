@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from agentkit.agent import Agent, RunContext
 from agentkit.events import OutputDeltaEvent, OutputEvent
 from agentkit.hooks import Hooks, ModelRequest
+from agentkit.limits import RunLimits
 from agentkit.models import ModelSettings
 from agentkit.output import Output
 from tests.e2e._llama import SYSTEM, weather_tools
@@ -73,7 +74,7 @@ async def test_tools_beside_the_output_tool(openai_model: Any) -> None:
         output_type=Output(Report, mode="tool"),
         model_settings=SETTINGS,
         hooks=[hooks],
-        max_steps=4,
+        limits=RunLimits(max_steps=4),
     )
     result = await agent.generate("What is the weather in Oslo? Report it.")
     assert result.status == "complete", (result.status, result.text)
@@ -101,7 +102,12 @@ async def test_a_streamed_answer_shows_partial_values_then_the_output(openai_mod
 
 
 async def test_the_output_tool_when_forced(openai_model: Any) -> None:
-    agent = Agent(model=openai_model, output_type=Output(Report, mode="tool"), model_settings=SETTINGS, max_steps=3)
+    agent = Agent(
+        model=openai_model,
+        output_type=Output(Report, mode="tool"),
+        model_settings=SETTINGS,
+        limits=RunLimits(max_steps=3),
+    )
     result = await agent.generate("Write a weather report for Paris: 21 degrees celsius, sunny.")
     assert result.status == "complete", result.text
     assert isinstance(result.output, Report)

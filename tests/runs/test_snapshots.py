@@ -266,5 +266,5 @@ def test_a_store_that_cannot_be_opened_says_how_to_fix_it(tmp_path: Path) -> Non
         SQLiteRunStore(blocker / "runs.db")._connect()
     with pytest.raises(AgentSetupError, match="store= must be a RunStore"):
         Agent(store="runs.db")  # type: ignore[arg-type]
-    with pytest.raises(AgentSetupError, match="at least 16 bytes"):
+    with pytest.raises(AgentSetupError, match="at least 16 bytes"), pytest.warns(DeprecationWarning):
         Agent(snapshot_key="short")

@@ -13,6 +13,7 @@ import pytest
 
 from agentkit import Agent, ToolContext, tool
 from agentkit.exceptions import AgentSetupError, ResumeError
+from agentkit.limits import RunLimits
 from agentkit.temporal import ActivityOptions, TemporalAgent
 
 from ..agent_helpers import call, calls, scripted
@@ -134,7 +135,9 @@ async def test_a_finished_run_still_answers_and_a_used_up_budget_fails_the_workf
         raise ModelRetry("try again")
 
     looping, _ = scripted(*[calls(call("flaky", {"n": i}, id=f"f{i}")) for i in range(10)])
-    stuck = TemporalAgent(Agent(id="stuck-t", model=looping, tools=[flaky], retries=1), task_queue="short-t")
+    stuck = TemporalAgent(
+        Agent(id="stuck-t", model=looping, tools=[flaky], limits=RunLimits(retries=1)), task_queue="short-t"
+    )
     async with durable.worker(client):
         run = await durable.start(client, "hi")
         assert (await run.result()).text == "hello"

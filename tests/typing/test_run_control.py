@@ -63,8 +63,7 @@ def test_run_control_options_type_check() -> None:
         model="test",
         tools=[pay],
         instructions=["Be brief.", instructions],
-        prepare_step=plan,
-        hooks=[Guard(), Hooks(before_tool_call=lambda ctx, call: None)],
+        hooks=[Guard(), Hooks(prepare_step=plan, before_tool_call=lambda ctx, call: None)],
         limits=RunLimits(max_tool_calls=10, max_turn_concurrency=4),
         tool_search=ToolSearch(max_results=3),
     )

@@ -1,0 +1,280 @@
+"""The tool calls of a turn, and the pipeline each call goes through.
+
+One call, in order (`call_tool`):
+
+1. **answer?** a call of the output tool is the run's answer: validated (`RunOutput.tool_result`), never run;
+2. **context**: the `ToolContext` the tool and the hooks see (deps, call id, retry count, cancellation,
+   progress sink);
+3. **background?** a background tool's call is answered "started" at once; steps 4-6 run in its own task;
+4. **hooks** (`_intercept.call_with_hooks`): ``before_tool_call`` may change, answer or deny the call (a
+   change that would need approval is denied), ``after_tool_call`` may replace the result;
+5. **limits** (`_limits.limited`): the turn's, the run's and the enclosing runs' caps, the tool's own;
+6. **execute** (`_execute`): nothing starts once the run is cancelled; the engine runs the call (in
+   process: `Registry.call` with the run's error policy, which validates the arguments and runs the
+   tool; a durable engine: its activity); a suspension or a client call becomes an `Interrupt`;
+7. **record**: what a tool search found is noted, the result is reported to the stream.
+
+Before any call runs, the turn is admitted in call order (`run_calls`): approvals were decided (the
+loop pauses the turn when one is needed), denied calls get their ``denied`` result, budgets are counted
+(`_limits.admit`). Then the admitted calls run concurrently, a ``sequential`` tool's alone. What a turn's
+results do next (the conversation, the retry budgets, an ending tool) is the loop's record step.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, Union
+
+from .._tool_errors import failure
+from ..context import ToolContext
+from ..events import SubagentEvent, ToolProgressEvent
+from ..exceptions import ClientCallRequested, ProgramPaused, ToolSuspended
+from ..messages import ToolCall, ToolResult
+from ..registry import Registry
+from ..tools import Tool
+from . import _background
+from ._approvals import denied
+from ._emit import result_event
+from ._intercept import call_with_hooks
+from ._limits import admit, limited, turn_cap
+from ._progress import Forwarded, ProgressSink, SubagentUsage
+from ._toolset import found_keys
+from ._usercode import TELLS_APART, own_cancellation, settle
+from .config import CALL_CONTROL, CAPS, HOOKS, cancel_event
+from .display import progress_data
+from .interrupts import Interrupt
+from .results import Approval
+
+if TYPE_CHECKING:
+    from .config import RunConfig
+    from .state import RunState
+
+__all__ = ["Outcome", "call_tool", "run_calls"]
+
+Outcome = Union[ToolResult, Interrupt]
+"""What running one call gives: its result, or why it paused."""
+
+
+async def run_calls(
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    calls: list[ToolCall],
+    index: int,
+    refused: Mapping[str, Approval],
+    answers: Mapping[str, Any],
+) -> list[Outcome]:
+    """One outcome per call, in call order: refused and over-budget calls answered at once, the rest run.
+
+    A ``sequential`` tool's call runs alone: the calls before it finish first, the ones after wait. A
+    suspended call running again with its answer (in `answers`) was counted when it first ran.
+    """
+    if len(calls) == 1 and not refused and not config.machinery & CALL_CONTROL:
+        return [await call_tool(config, state, executor, calls[0], index, answers, None)]
+    results: list[Outcome | None] = [None] * len(calls)
+    admitted: list[tuple[int, ToolCall]] = []
+    for position, call in enumerate(calls):
+        decision = refused.get(call.id)
+        if decision is not None:
+            result = denied(call, decision)
+        else:
+            error = None if call.id in answers else await admit(config, state, executor, call)
+            if error is None:
+                admitted.append((position, call))
+                continue
+            result = ToolResult.error(call, error, "budget")
+        result_event(config, result, index, state.callers.get(call.id))
+        results[position] = result
+    turn = turn_cap(config, len(admitted))
+    batch: list[tuple[int, ToolCall]] = []
+
+    async def flush() -> None:
+        if len(batch) == 1:
+            position, call = batch[0]
+            results[position] = await call_tool(config, state, executor, call, index, answers, turn)
+        elif batch:
+            done = await asyncio.gather(
+                *(call_tool(config, state, executor, call, index, answers, turn) for _, call in batch)
+            )
+            for (position, _), result in zip(batch, done, strict=True):
+                results[position] = result
+        batch.clear()
+
+    for position, call in admitted:
+        item = executor.get(call.name) if call.name in executor else None
+        if item is not None and item.sequential:
+            await flush()
+            results[position] = await call_tool(config, state, executor, call, index, answers, turn)
+        else:
+            batch.append((position, call))
+    await flush()
+    assert all(r is not None for r in results)
+    return results  # type: ignore[return-value]
+
+
+async def call_tool(
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    call: ToolCall,
+    index: int,
+    answers: Mapping[str, Any],
+    turn: asyncio.Semaphore | None,
+    *,
+    nested: bool = False,
+) -> Outcome:
+    """One call through the pipeline (see the module docstring); its result, or the `Interrupt` it paused on.
+
+    `nested`: a call a program made (code mode, `agentkit._agent.nested`), never the run's answer.
+    """
+    output = config.output
+    if output is not None and call.name == output.key and not nested:
+        return await output.tool_result(call)  # 1. an answer, checked: never run as a tool
+    item = executor.get(call.name)
+    ctx = _context(config, state, item, call, answers)  # 2.
+    if item is not None and item.background and call.id not in answers:  # 3.
+        result = _background.start(config, state, call, partial(_guarded, config, state, executor, ctx, turn))
+    else:
+        try:
+            if config.tracing is not None:
+                result = await config.tracing.tool(config, call, _guarded(config, state, executor, ctx, turn, call))
+            elif item is not None and turn is None and not item.limits and not config.machinery & (HOOKS | CAPS):
+                result = await _execute(config, state, executor, item, call, ctx)  # nothing around it: straight to 6.
+            else:
+                result = await _guarded(config, state, executor, ctx, turn, call)
+        except ToolSuspended as signal:
+            return Interrupt(call, "suspension", signal.payload, signal.schema)
+        except ClientCallRequested:
+            return Interrupt(call, "client", None, item.output_schema if item is not None else None)
+        except ProgramPaused as signal:  # code mode: the program waits on calls that paused
+            state.programs[call.id] = {"state": signal.paused.state}
+            return Interrupt(call, "program", [waiting.record for _, waiting in signal.paused.waiting])
+        if state.programs:
+            state.programs.pop(call.id, None)  # a resumed program that ran to its end
+    _record(config, state, result, index)  # 7.
+    return result
+
+
+async def _guarded(
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    ctx: ToolContext[Any] | None,
+    turn: asyncio.Semaphore | None,
+    call: ToolCall,
+    *,
+    hooked: bool = True,
+) -> ToolResult:
+    """Steps 4-6: the hooks around the limits around the execution (a deferred tool not found yet is refused)."""
+    if hooked and config.machinery & HOOKS:
+        assert ctx is not None  # a run with hooks gives every call a context
+        inner = partial(_guarded, config, state, executor, ctx, turn, hooked=False)
+        return await call_with_hooks(config, state, executor, call, ctx, inner)
+    item = executor.get(call.name)
+    if item is None:
+        tools = config.tools
+        if call.name in tools.deferred:
+            search = tools.search.key if tools.search is not None else "the search tool"
+            return ToolResult.error(
+                call, f"Tool {call.name!r} is not loaded yet: find it with {search!r} first, then call it.",
+                "unknown_tool",
+            )  # fmt: skip
+    elif turn is None and not item.limits and not config.machinery & CAPS:
+        return await _execute(config, state, executor, item, call, ctx)  # nothing to hold
+    return await limited(item, call, turn, partial(_execute, config, state, executor, item, call, ctx), config.errors)
+
+
+async def _execute(
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    item: Tool[..., Any] | None,
+    call: ToolCall,
+    ctx: ToolContext[Any] | None,
+) -> ToolResult:
+    """Step 6: run the call (raising `ToolSuspended` / `ClientCallRequested` to pause), unless cancelled."""
+    cancel = config.cancel if config.cancel is not None else state.cancel
+    if cancel is not None and cancel.is_set():  # set while the hooks or the limits held the call
+        return ToolResult.error(
+            call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
+        )
+    errors = config.errors
+    engine = config.engine.call_tool
+    sent: Awaitable[ToolResult]
+    if engine is None:  # in process: the registry validates and runs it under the run's error policy
+        sent = executor.call(
+            call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
+        )
+    else:
+        sent = engine(executor, call, config.deps, ctx)
+    own: BaseException
+    if TELLS_APART:
+        try:
+            return await sent
+        except asyncio.CancelledError as exc:
+            if not own_cancellation():
+                raise  # the run is cancelled
+            own = exc
+    else:
+        result, cancelled = await settle(sent)
+        if cancelled is None:
+            assert result is not None
+            return result
+        own = cancelled
+    # the tool's own CancelledError: its failure, not the run's
+    own_mask = item.mask_error_details if item is not None else None
+    mask = own_mask if own_mask is not None else bool(errors.mask)
+    redacted = errors.redact_input or (
+        item is not None and item.transform is not None and item.transform.input is not None
+    )
+    return failure(call, "exception", own, mask=mask, redacted=redacted)
+
+
+def _record(config: RunConfig, state: RunState, result: ToolResult, index: int) -> None:
+    """Step 7: what a tool search found becomes the run's (sent from the next step on); the stream hears."""
+    search = config.tools.search
+    if search is not None and result.name == search.key and not result.is_error:
+        found = state.found
+        found.extend(key for key in found_keys(config.tools, result.output) if key not in found)
+    if config.emit is not None:
+        result_event(config, result, index, state.callers.get(result.call_id))
+
+
+def _context(
+    config: RunConfig, state: RunState, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
+) -> ToolContext[Any] | None:
+    # the run's hooks see the context the tool gets, so they get one whatever the tool takes
+    if not config.machinery & HOOKS and (item is None or not item.schema.context_params):
+        return None
+    ctx: ToolContext[Any] = ToolContext(
+        deps=config.deps,
+        call_id=call.id,
+        tool_name=call.name,
+        agent=config.agent.owner,
+        retry=state.failures.get(call.name, 0),
+        on_progress=_progress(config, state, call),
+        cancelled=cancel_event(config, state),
+    )
+    if call.id in answers:
+        ctx.resume_data = answers[call.id]
+    return ctx
+
+
+def _progress(config: RunConfig, state: RunState, call: ToolCall) -> ProgressSink:
+    emit = config.emit
+
+    def on_progress(value: Any) -> None:
+        if isinstance(value, SubagentUsage):
+            state.usage = state.usage + value.usage  # a subagent's tokens count in the parent's run
+            state.subagent_responses.extend(value.responses)  # and so does its cost
+        elif emit is None:
+            return
+        elif isinstance(value, Forwarded):
+            emit(SubagentEvent(call.name, value.agent_id, call.id, value.event))
+        else:
+            data, error = progress_data(config.rules(call.name), value)
+            emit(ToolProgressEvent(call.id, call.name, data, error, caller=state.callers.get(call.id)))
+
+    return ProgressSink(on_progress, streaming=emit is not None, policy=config.policy)

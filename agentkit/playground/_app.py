@@ -9,7 +9,9 @@ Routes (``/api/*`` and ``/`` need the token when one is set; the static files ar
   conversation (`agentkit.testing.request_payload`, built offline by the vendor's own client), with the
   arguments and results the page masks masked the same way (the display transforms); without that
   vendor's SDK installed, the tools fragment (`Provider.format_tools`) and a note;
-* ``GET /api/compatibility``: the per-vendor compatibility report of the agent's tools.
+* ``GET /api/compatibility``: the per-vendor compatibility report of the agent's tools, built once in a
+  worker thread (started when the page loads, ``GET /api/agent``) and again only when the tools change:
+  the tab opens at once and a chat's stream never waits for it.
 
 Requests are refused unless their ``Host`` is one the server was bound to (DNS rebinding: a web page
 cannot reach the playground through a hostname of its own), and POSTs must be JSON (no cross-site
@@ -19,7 +21,9 @@ it in the URL it opens, as Jupyter does), so another local user or process canno
 
 from __future__ import annotations as _annotations
 
+import asyncio
 import dataclasses
+import json
 import secrets
 from collections.abc import Iterable
 from importlib import resources
@@ -170,6 +174,38 @@ def _compatibility(agent: Agent) -> list[dict[str, Any]]:
     ]
 
 
+class _Report:
+    """The compatibility rows of the agent's tools, built off the event loop and kept until the tools change.
+
+    Building them imports every vendor's dialect and builds each tool's payloads: about a second on a
+    cold process, seconds on a busy machine, which blocked the event loop (and any streaming chat) on
+    every opening of the tab.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.built_for: tuple[tuple[str, int], ...] | None = None
+        self.task: asyncio.Future[bytes] | None = None
+
+    def start(self) -> asyncio.Future[bytes]:
+        """The build for the tools as they are now: the one running or done, else a new one."""
+        tools = tuple((key, id(item)) for key, item in self.agent.tools.items())
+        task = self.task
+        failed = task is not None and task.done() and (task.cancelled() or task.exception() is not None)
+        if task is None or failed or tools != self.built_for:
+            self.built_for = tools
+            task = self.task = asyncio.ensure_future(asyncio.to_thread(_report_body, self.agent))
+        return task
+
+    async def body(self) -> bytes:
+        """The report as a JSON response body (serialized in the worker too: 800 rows take milliseconds)."""
+        return await asyncio.shield(self.start())  # a client gone mid-build leaves the build to the next one
+
+
+def _report_body(agent: Agent) -> bytes:
+    return json.dumps(_compatibility(agent), ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class _Guard:
     """Host allow-list (against DNS rebinding) and, when set, the bearer token.
 
@@ -223,11 +259,13 @@ def create_app(
         store: where paused runs wait (default: in memory).
     """
     chosen = store if store is not None else MemoryRunStore()
+    compatibility = _Report(agent)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-store"})
 
     async def info(request: Request) -> Response:
+        compatibility.start()  # the page has loaded: build the report now, before its tab is opened
         return JSONResponse(_agent_info(agent))
 
     async def payload(request: Request) -> Response:
@@ -243,7 +281,10 @@ def create_app(
             return JSONResponse({"error": _full_error(exc)}, status_code=422)
 
     async def report(request: Request) -> Response:
-        return JSONResponse(_compatibility(agent))
+        try:
+            return Response(await compatibility.body(), media_type="application/json")
+        except Exception as exc:  # noqa: BLE001 - shown in the tab, one line
+            return JSONResponse({"error": _full_error(exc)}, status_code=422)
 
     app_routes = [
         Route("/", index),

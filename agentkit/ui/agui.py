@@ -4,8 +4,9 @@ Needs the ``ui`` extra (``pip install 'agentkit-tools[ui]'``, which brings ``ag-
 
 Mapping (AG-UI 1.0):
 
-* the run: ``RUN_STARTED`` ... ``RUN_FINISHED`` (``result`` = the final text, ``usage`` = one
-  ``TokenUsage``, ``metadata.agentkit.status``), or ``RUN_ERROR`` (``code`` = the exception type);
+* the run: ``RUN_STARTED`` ... ``RUN_FINISHED`` (``result`` = the structured answer as JSON data for a
+  run with an output type, else the final text; ``usage`` = one ``TokenUsage``; ``metadata.agentkit``:
+  ``status`` and ``reason``, why the run ended in words), or ``RUN_ERROR`` (``code`` = the exception type);
 * a model turn: ``STEP_STARTED`` / ``STEP_FINISHED`` named ``step-<n>``; ``STEP_FINISHED.metadata.agentkit``
   carries the finish reason, the number of tool calls and the step's usage;
 * text: ``TEXT_MESSAGE_START`` / ``CONTENT`` / ``END``; one assistant message id per step, also the
@@ -86,6 +87,7 @@ from pydantic_core import PydanticSerializationError
 from typing_extensions import assert_never
 
 from .._jsonish import is_mapping, is_object
+from .._status import status_reason
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
@@ -175,6 +177,7 @@ class _Scope:
         self.open_children: set[str] = set()
         self.interrupts: list[Interrupt] = []
         self.last_message: str | None = None
+        self.output: tuple[Any] | None = None  # the validated structured answer, once sent (JSON data)
 
     # ---- text and steps ----------------------------------------------------------------------
 
@@ -305,7 +308,12 @@ class _Scope:
                 CustomEvent(name="agentkit.background_result", value=_background(event), subagent_run_id=self.sub)
             )
         elif isinstance(event, (OutputDeltaEvent, OutputEvent)):  # pyright: ignore[reportUnnecessaryIsInstance]  # the last kinds: assert_never checks the chain is whole
-            out.append(CustomEvent(name="agentkit.output", value=_output(event), subagent_run_id=self.sub))
+            if isinstance(event, OutputDeltaEvent):  # in output-tool mode it is the step's only event
+                out += self.enter_step(event.step)
+            value = _output(event)
+            if "output" in value and "serializeError" not in value:
+                self.output = (value["output"],)
+            out.append(CustomEvent(name="agentkit.output", value=value, subagent_run_id=self.sub))
         else:
             assert_never(event)
         return out
@@ -472,10 +480,10 @@ async def agui_events(
     yield RunFinishedEvent(
         thread_id=thread_id,
         run_id=run_id,
-        result=finish.text or None,
+        result=scope.output[0] if scope.output is not None else finish.text or None,
         outcome=outcome,
         usage=_usage(finish, usage_before),
-        metadata=_agentkit(status=finish.status),
+        metadata=_agentkit(status=finish.status, reason=status_reason(finish.status)),
     )
 
 

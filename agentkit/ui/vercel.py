@@ -10,7 +10,7 @@ send(DONE)
 Mapping (each agentkit event -> chunks of the ``ai`` package's ``uiMessageChunkSchema``):
 
 * the response: ``start`` (``messageId``) ... ``finish`` (``finishReason``; ``messageMetadata.agentkit``
-  carries the run status and usage);
+  carries the run's ``status``, the ``reason`` it ended in words, its usage and cost);
 * a model turn: ``start-step`` ... ``finish-step``, and a ``data-agentkit-step`` part (step, finish
   reason, tool calls, usage) at its end;
 * text: ``text-start`` / ``text-delta`` / ``text-end``;
@@ -28,7 +28,7 @@ Mapping (each agentkit event -> chunks of the ``ai`` package's ``uiMessageChunkS
 * a suspension: a ``data-agentkit-suspension`` part (its question shaped by the ``suspension`` transform);
 * a background call's result: a ``data-agentkit-background`` part per call;
 * a structured answer: a ``data-agentkit-output`` part, updated in place (``partial`` while it streams,
-  then ``output``);
+  then ``output``), in every output mode (in ``tool`` mode the output tool's call is not shown as a call);
 * not sent (`IGNORED_EVENTS`): a client tool's call (its ``tool-input-available`` already asks the UI to run
   it), and the run's end, which is ``finish``;
 * a subagent's events: *preliminary* outputs of the call running it (``preliminary: true``), each a
@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypeIs, assert_never
 
+from .._status import status_reason
 from ..events import (
     AgentEvent,
     ApprovalRequestedEvent,
@@ -375,6 +376,8 @@ class _Translator:
         elif isinstance(event, BackgroundResultEvent):
             out.append(_background(event))
         elif isinstance(event, (OutputDeltaEvent, OutputEvent)):
+            if isinstance(event, OutputDeltaEvent):  # in output-tool mode it is the step's only event
+                out += self.enter_step(event.step)
             out.append(_output(event))
         elif isinstance(event, StepFinishEvent):
             out += self.step_finish(event)
@@ -440,7 +443,13 @@ class _Translator:
             return out
         usage, _ = jsonable(event.usage)
         # cost: the run's estimate in USD as decimal text (exact), None when a request's price is unknown
-        run = {"runId": self.message_id, "status": event.status, "usage": usage, "cost": _decimal_text(cost)}
+        run = {
+            "runId": self.message_id,
+            "status": event.status,
+            "reason": status_reason(event.status),
+            "usage": usage,
+            "cost": _decimal_text(cost),
+        }
         metadata = {"agentkit": run}
         finish_reason = _FINISH_REASONS.get(event.status, "other")
         out.append({"type": "finish", "finishReason": finish_reason, "messageMetadata": metadata})

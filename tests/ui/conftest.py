@@ -90,11 +90,21 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
 @pytest.fixture(scope="session")
 def playground_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`python -m agentkit.playground tests/ui/demo_agent.py:agent --port 0`, running; its URL (token included)."""
+    yield from _playground("tests/ui/demo_agent.py:agent", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def output_playground_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The playground of an agent with a typed answer in output-tool mode (tests/ui/output_agent.py)."""
+    yield from _playground("tests/ui/output_agent.py:tool_agent", tmp_path_factory)
+
+
+def _playground(target: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path_factory.mktemp("playground") / "stderr.txt"
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "agentkit.playground", "tests/ui/demo_agent.py:agent", "--port", "0"],
+            [sys.executable, "-m", "agentkit.playground", target, "--port", "0"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -79,6 +79,10 @@ def test_a_run_with_an_approval_in_the_browser(page: Any, playground_url: str) -
     expect(refund.get_by_test_id("tool-input")).to_contain_text("****1111")
     expect(refund.get_by_test_id("tool-input")).not_to_contain_text("4111-1111")
     expect(page.get_by_test_id("status")).to_have_text("ready", timeout=WAIT_MS)
+    # why the run stopped, said (issue 22 §5.5)
+    expect(page.get_by_test_id("run-status")).to_have_text(
+        "last run: awaiting_approval (a tool call waits for approval)", timeout=WAIT_MS
+    )
     expect(page.get_by_test_id("step")).to_have_count(2, timeout=WAIT_MS)
     page.screenshot(path=str(ARTIFACTS / "playground-approval.png"))
 
@@ -95,6 +99,7 @@ def test_a_run_with_an_approval_in_the_browser(page: Any, playground_url: str) -
     )
     expect(page.get_by_test_id("step").first).to_contain_text("80 in (32 cached) / 12 out (4 reasoning) tokens")
     expect(page.get_by_test_id("run-cost")).to_have_text(f"estimated cost ${DEMO_COST}")
+    expect(page.get_by_test_id("run-status")).to_have_text("last run: complete (the model answered)")
     page.screenshot(path=str(ARTIFACTS / "playground-answer.png"))
 
 
@@ -151,3 +156,35 @@ def test_a_turn_mixing_an_approval_and_a_free_call_in_the_browser(page: Any, pla
         "Done: refunded 19.99 on order 42.", timeout=WAIT_MS
     )
     page.screenshot(path=str(ARTIFACTS / "playground-mixed-turn.png"))
+
+
+def test_a_typed_answer_and_a_run_cut_at_max_steps_in_the_browser(page: Any, output_playground_url: str) -> None:
+    """Issue 22 §5.4, §5.5: the typed answer (output-tool mode) is shown; a run cut at max_steps says so."""
+    from playwright.sync_api import expect
+
+    page.goto(output_playground_url)
+    expect(page.get_by_test_id("agent")).to_contain_text("Trip planner", timeout=WAIT_MS)
+    page.get_by_test_id("prompt").fill("Plan a trip")
+    page.get_by_test_id("send").click()
+    output = page.get_by_test_id("output")
+    expect(output).to_have_attribute("data-state", "done", timeout=WAIT_MS)
+    expect(output).to_contain_text('"destination": "Lisbon"')
+    expect(output).to_contain_text('"sunscreen"')
+    expect(page.get_by_test_id("run-status")).to_have_text("last run: complete (the model answered)", timeout=WAIT_MS)
+    expect(page.get_by_test_id("run-end")).to_have_attribute("data-status", "complete")
+    page.screenshot(path=str(ARTIFACTS / "playground-typed-output.png"))
+
+    page.get_by_test_id("prompt").fill("keep going")
+    page.get_by_test_id("send").click()
+    expect(page.get_by_test_id("run-status")).to_contain_text("last run: max_steps (", timeout=WAIT_MS)
+    expect(page.get_by_test_id("run-end").last).to_have_attribute("data-status", "max_steps")
+    expect(page.get_by_test_id("run-end").last).to_contain_text("before the model answered")
+    expect(page.get_by_test_id("output")).to_have_count(1)  # the cut run has no answer to show
+
+    page.get_by_test_id("prompt").fill("break")
+    page.get_by_test_id("send").click()
+    expect(page.get_by_test_id("run-status")).to_have_text("error: RuntimeError: the model is down", timeout=WAIT_MS)
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "error")
+
+    page.get_by_role("button", name="Compatibility").click()
+    expect(page.get_by_test_id("compatibility")).to_contain_text("weather", timeout=WAIT_MS)

@@ -83,6 +83,23 @@ function toolView(part, progress) {
   return card;
 }
 
+// the typed answer (output_type=): a data part updated in place, `partial` while it streams, then `output`
+function outputView(data) {
+  const done = 'output' in data;
+  return el('div', { class: 'output', 'data-testid': 'output', 'data-state': done ? 'done' : 'streaming' },
+    el('div', { class: 'label' }, done ? 'typed answer' : 'typed answer (streaming…)'),
+    el('pre', {}, json(done ? data.output : data.partial)),
+    data.serializeError ? el('div', { class: 'err' }, data.serializeError) : null);
+}
+
+// why the run behind an assistant message ended: its status and the reason, from the finish metadata
+function runEnd(message) {
+  const run = message.metadata?.agentkit;
+  if (!run?.status) return null;
+  return el('div', { class: `run-end ${run.status}`, 'data-testid': 'run-end', 'data-status': run.status },
+    `${run.status}: ${run.reason ?? ''}`);
+}
+
 function messageView(message) {
   if (message.role === 'user') {
     const text = message.parts.filter(p => p.type === 'text').map(p => p.text).join('\n');
@@ -96,7 +113,10 @@ function messageView(message) {
   for (const part of message.parts) {
     if (part.type === 'text' && part.text) view.append(el('div', { class: 'text', 'data-testid': 'assistant-text' }, part.text));
     else if (isTool(part)) view.append(toolView(part, progress));
+    else if (part.type === 'data-agentkit-output') view.append(outputView(part.data));
   }
+  const end = runEnd(message);
+  if (end) view.append(end);
   return view;
 }
 
@@ -166,8 +186,28 @@ function render(current) {
   const status = $('status');
   status.textContent = current.status;
   status.className = `status ${current.status}`;
+  renderRunStatus(current);
   document.querySelector('#composer button').disabled = current.status === 'streaming' || current.status === 'submitted';
   renderTimeline(current.messages);
+}
+
+// the header's "last run" line: how the latest run ended, or the error that ended it
+function renderRunStatus(current) {
+  const box = $('run-status');
+  const last = current.messages.at(-1);
+  const run = last?.role === 'assistant' ? last.metadata?.agentkit : undefined;
+  let status = null, text = '';
+  if (current.status === 'error') {
+    status = 'error';
+    text = `error: ${current.error?.message ?? 'the run failed'}`;
+  } else if (current.status === 'ready' && run?.status) {
+    status = run.status;
+    text = `last run: ${run.status} (${run.reason})`;
+  }
+  box.hidden = status === null;
+  box.textContent = text;
+  box.className = `run-status ${status ?? ''}`;
+  box.dataset.status = status ?? '';
 }
 
 function showError(error) {

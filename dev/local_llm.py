@@ -684,6 +684,22 @@ def _get_json(url: str, timeout: float) -> Any:
         return None
 
 
+# `python -m llama_cpp.server` with plain weights, as llama-server's `--no-repack`: the -march=native build traps on
+# a CPU that reports AMX but faults its tile instructions, and llama-cpp-python has no option for it
+_PLAIN_WEIGHTS_SERVER = """\
+import runpy, sys
+import llama_cpp.llama_cpp as native
+defaults = native.llama_model_default_params
+def plain_weights():
+    params = defaults()
+    params.use_extra_bufts = False
+    return params
+native.llama_model_default_params = plain_weights
+sys.argv[0] = "llama_cpp.server"
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
 @dataclass
 class LlamaServer:
     """A running local server (``llama-server`` or llama-cpp-python's), stopped by `stop` or ``with``.
@@ -781,7 +797,7 @@ class LlamaServer:
 
         def command(port: int) -> list[str]:
             return [
-                str(python), "-m", "llama_cpp.server",
+                str(python), "-c", _PLAIN_WEIGHTS_SERVER,
                 "--model", str(model),
                 "--model_alias", "local",
                 "--chat_format", chat_format,

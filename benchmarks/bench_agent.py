@@ -18,6 +18,10 @@ other processes do not inflate it), best of the repeats:
   '.[bench]'`): openai-agents (`Runner.run`, tracing off), pydantic-ai (`Agent.run` on its `FunctionModel`),
   and a hand-written loop over langchain-core (a fake chat model, `@tool`, `ainvoke`).
 
+A second table runs the same two steps with 10 and with 10,000 registered tools, on a scripted model that,
+like a vendor model with its cached payload, does not walk the tools: a run's set-up must not cost
+O(registered tools) (issue 18), so the ratio stays near 1.
+
 The target is <= 8x the dict floor (issue 18). Timing never fails the script: machines here are shared and
 noisy.
 """
@@ -35,8 +39,17 @@ from pydantic_core import to_json
 
 from agentkit import Registry, ToolCall, tool
 from agentkit.agent import Agent
-from agentkit.messages import AssistantMessage, Message, TextPart, ToolResult, ToolResultsMessage, UserMessage
-from agentkit.models import ModelSettings
+from agentkit.messages import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    TextPart,
+    ToolResult,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
+from agentkit.models import Model, ModelSettings
 from agentkit.testing import FunctionInfo, FunctionModel
 
 TARGET_RATIO = 8.0
@@ -109,6 +122,51 @@ def floor_for(model: FunctionModel, registry: Registry) -> Callable[[], Awaitabl
             messages.append(ToolResultsMessage(results))
 
     return run
+
+
+class Scripted(Model):
+    """`turn` as a model that never walks its tools (a vendor model reuses its cached payload)."""
+
+    @property
+    def name(self) -> str:
+        return "scripted"
+
+    async def request(self, messages: Any, tools: Registry, settings: ModelSettings) -> ModelResponse:
+        reply = turn(list(messages), FunctionInfo([], settings))
+        message = reply if isinstance(reply, AssistantMessage) else AssistantMessage(text=reply)
+        reason = "tool_calls" if message.tool_calls else "stop"
+        return ModelResponse(message=message, usage=Usage(requests=1), finish_reason=reason, model_name="scripted")
+
+
+def many_tools(count: int) -> Registry:
+    """`add` and `count - 1` other small tools."""
+    registry = Registry({"add": tool(add)})
+    for i in range(count - 1):
+
+        def other(x: int) -> int:
+            return x
+
+        registry.add(f"tool_{i}", tool(other, description=f"Tool number {i}."))
+    return registry
+
+
+async def registry_size(number: int, repeats: int) -> None:
+    """The same run with 10 and with 10,000 registered tools: a run costs the same at any registry size."""
+    agents = {
+        count: Agent(id=f"bench{count}", instructions="Add numbers.", model=Scripted(), tools=many_tools(count))
+        for count in (10, 10_000)
+    }
+    for agent in agents.values():
+        result = await agent.generate(PROMPT)
+        assert result.text == ANSWER and result.status == "complete", result
+    best = dict.fromkeys(agents, float("inf"))
+    for _ in range(repeats):
+        for count, agent in agents.items():
+            best[count] = min(best[count], await cpu_per_run(lambda a=agent: a.generate(PROMPT), number))
+    small, large = best[10], best[10_000]
+    print(f"registry size, same two-step run on a scripted model, CPU time per run, best of {repeats} x {number}")
+    print(f"{'  10 registered tools':<52} {small * 1e6:9.1f} us")
+    print(f"{'  10,000 registered tools':<52} {large * 1e6:9.1f} us   ratio {large / small:5.2f}x   target ~1x (flat)")
 
 
 # ---- peers ------------------------------------------------------------------------------------------
@@ -272,6 +330,7 @@ async def main(quick: bool) -> None:
         )
     for name, why in missing.items():
         print(f"{'  peer ' + name:<52} {why}")
+    await registry_size(number, repeats)
 
 
 if __name__ == "__main__":

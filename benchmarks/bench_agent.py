@@ -146,7 +146,7 @@ def many_tools(count: int) -> Registry:
         def other(x: int) -> int:
             return x
 
-        registry.add(f"tool_{i}", tool(other, description=f"Tool number {i}."))
+        registry.add(f"tool_{i}", tool(description=f"Tool number {i}.")(other))
     return registry
 
 

@@ -195,6 +195,8 @@ class _Report:
         if task is None or failed or tools != self.built_for:
             self.built_for = tools
             task = self.task = asyncio.ensure_future(asyncio.to_thread(_report_body, self.agent))
+            # a failure is shown when the tab opens; a page that never opens it must not log it as lost
+            task.add_done_callback(lambda done: done.cancelled() or done.exception())
         return task
 
     async def body(self) -> bytes:

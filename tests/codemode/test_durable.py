@@ -160,3 +160,67 @@ async def test_on_temporal_a_denied_nested_call_is_raised_in_the_program() -> No
             await run.resume({"p1/1": False})
             result = await run.result()
     assert result.status == "complete" and result.text.startswith('Result: [4, "no: '), result.text
+
+
+@pytest.mark.e2e
+@pytest.mark.temporal
+async def test_on_temporal_a_program_survives_a_worker_killed_during_its_nested_call(tmp_path: Any) -> None:
+    import asyncio
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from temporalio.client import Client
+
+    from agentkit.temporal import DevServer
+
+    from ..durable_helpers import ledger_lines
+    from .temporal_worker import durable_program
+
+    root = Path(__file__).resolve().parents[2]
+    ledger = str(tmp_path / "ledger.txt")
+    workers: list[subprocess.Popen[str]] = []
+
+    def start_worker(address: str) -> None:
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        command = [sys.executable, "-m", "tests.codemode.temporal_worker", address, ledger]
+        process = subprocess.Popen(
+            command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        workers.append(process)
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "worker ready" in line, line + process.stdout.read()
+
+    def wait_for_line(line: str) -> None:
+        deadline = time.monotonic() + 60
+        while line not in ledger_lines(ledger):
+            assert time.monotonic() < deadline, f"timed out waiting for {line!r}"
+            time.sleep(0.05)
+
+    try:
+        with DevServer() as server:
+            client = await Client.connect(server.address)
+            start_worker(server.address)
+            run = await durable_program(ledger).start(client, "go")
+            await asyncio.to_thread(wait_for_line, "slow started 2")  # the program is in its second call
+            workers[0].send_signal(signal.SIGKILL)
+            workers[0].wait(10)
+            assert ledger_lines(ledger) == ["slow started 2", "step 1"]
+            start_worker(server.address)  # another worker takes the run over
+            result = await asyncio.wait_for(run.result(), 120)
+    finally:
+        for process in workers:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+            assert process.stdout is not None
+            process.stdout.close()
+    assert result.status == "complete" and result.text == "Result: [2, 20, 21]", result.text
+    lines = ledger_lines(ledger)
+    assert lines.count("step 1") == 1  # the call before the crash: its result is in the history, not made again
+    assert lines.count("slow started 2") == 2 and lines.count("slow done 2") == 1  # the cut call ran again
+    assert lines.count("step 20") == 1

@@ -131,6 +131,21 @@ async def test_on_temporal_each_nested_call_is_an_activity_and_an_approval_pause
         "agentkit.model_request",
     ]
     assert [c.name for c in result.tool_calls] == ["run_python"]  # the model made one call
+    await _replay(history)  # a worker taking the run over replays it: the program's segments are deterministic
+
+
+async def _replay(history: Any) -> None:
+    from temporalio.worker import Replayer
+    from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+    from agentkit.temporal._worker import _PASSTHROUGH
+    from agentkit.temporal._workflow import AgentRunWorkflow
+
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*_PASSTHROUGH)
+    replayer = Replayer(
+        workflows=[AgentRunWorkflow], workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions)
+    )
+    await replayer.replay_workflow(history)  # raises on a nondeterministic replay
 
 
 @pytest.mark.e2e

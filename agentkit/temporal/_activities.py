@@ -1,4 +1,4 @@
-"""The activities every agent's workflow runs: one model request, one tool call, listing MCP tools.
+"""The activities every agent's workflow runs: one model request, one tool call, a program's segment, MCP tools.
 
 They take and return JSON data only (neutral messages and results through `agentkit.runs`' codec),
 find the agent by id in the worker's table, and do the I/O the workflow must not: the vendor request,

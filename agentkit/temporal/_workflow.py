@@ -2,7 +2,8 @@
 
 The loop is the same code as in-process; only its side effects are routed (`ExecutionHooks`): the model
 is a proxy whose `request` executes the ``agentkit.model_request`` activity, each tool call executes
-``agentkit.call_tool`` (a background call is such an activity started without waiting), pause and run
+``agentkit.call_tool`` (a background call is such an activity started without waiting; the code tool's
+program runs in ``agentkit.run_program`` segments, its calls each a call like the model's), pause and run
 ids come from `workflow.uuid4`, and no run store is claimed (Temporal applies each update once). When the
 run pauses, the workflow waits for a ``resume`` update (validated before it is accepted, so wrong answers
 are refused and leave nothing in the history), then resumes the loop; its result is the run's result.

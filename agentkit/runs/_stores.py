@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from ..exceptions import AgentSetupError
 from ..messages import Message
-from ._codec import decode_messages, encode_messages
+from ._codec import decode_messages, encode_messages, storable_json
 from ._journal import JournalEntry
 
 if TYPE_CHECKING:
@@ -457,7 +457,7 @@ class SQLiteRunStore:
 
     async def save_history(self, message_id: str, messages: list[Message]) -> None:
         """Record the history as JSON."""
-        text = json.dumps(encode_messages(messages, {}), ensure_ascii=False)
+        text = storable_json(encode_messages(messages, {}))  # UTF-8 safe: any string a history holds
         await self._call(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO agentkit_histories (message_id, messages, saved_at) VALUES (?, ?, ?)",
@@ -489,7 +489,7 @@ class SQLiteRunStore:
 
     async def commit(self, effect_key: str, result: Any) -> None:
         """Record the result: one ``UPDATE`` of the reserved row."""
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        text = storable_json(result)  # UTF-8 safe: any string a result holds
         await self._call(
             lambda db: db.execute(
                 "UPDATE agentkit_effects SET state = 'committed', result = ?, committed_at = ? WHERE effect_key = ?",

@@ -219,3 +219,26 @@ async def test_an_older_database_gets_the_journal_table(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
     db.close()
+
+
+async def test_an_unknown_outcome_reaches_the_hooks_which_may_decide() -> None:
+    from agentkit import Hooks
+
+    store = MemoryRunStore()
+    seen: list[tuple[str, str | None]] = []
+    decided: list[str | None] = []
+
+    def policy(ctx: ToolContext, call: ToolCall, result: Any) -> Any:
+        decided.append(result.error_kind)
+        return None
+
+    agent = _refund_agent(store, seen)
+    paused = await agent.generate("refund both")
+    run_id = paused.snapshot().run_id
+    # as a process that died inside the first refund left it: reserved, never committed
+    assert await store.reserve(effect_key(run_id, "c1"), run_id=run_id, call_id="c1", tool="refund") is None
+    result = await agent.resume(paused, {"c1": True, "c2": True}, hooks=[Hooks(after_tool_call=policy)])
+    assert [order for order, _ in seen] == ["o-2"]  # the reserved call never ran again
+    [first, second] = result.tool_results
+    assert first.error_kind == "outcome_unknown" and effect_key(run_id, "c1") in first.text
+    assert not second.is_error and sorted(decided, key=str) == sorted(["outcome_unknown", None], key=str)

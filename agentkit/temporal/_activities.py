@@ -131,6 +131,7 @@ async def call_tool(request: dict[str, Any]) -> dict[str, Any]:
         tool_name=call.name,
         agent=agent,
         retry=int(request.get("retry", 0)),
+        effect_key=request.get("effect_key"),
         on_progress=progress,
     )
     if request.get("resumed"):

@@ -83,7 +83,7 @@ def _model(spec: str, base_url: str | None) -> Any:
 
 
 @contextlib.contextmanager
-def _cassette(path: str | None, mode: CassetteMode | None) -> Generator[None, None, None]:
+def _cassette(path: str | None, mode: CassetteMode | None) -> Generator[None]:
     """Record or replay the model's requests (`agentkit.testing.Cassette`); nothing when no file is given."""
     if path is None:
         yield

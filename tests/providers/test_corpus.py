@@ -24,29 +24,20 @@ from agentkit.providers import Compatibility, Provider, compatibility
 from benchmarks import corpus_report as corpus
 from tests.spec import spec_errors
 
+from .cases import VendorCases, cases
 from .common import lint_module
 from .strict_rules import structural_errors
 
 CORPORA = ("bfcl", "mcp")
 VARIANTS = corpus.VARIANTS
 
-# Spec schemas that validate one tool entry (as the per-provider tests use them).
-ENTRY_SPECS: dict[str, tuple[str, ...]] = {
-    "openai": ("openai.chat.tool",),
-    "openai-responses": ("openai.responses.function_tool",),
-    "anthropic": ("anthropic.messages.tool",),
-    "mistral": ("mistral.chat.tool",),
-    "cohere": ("cohere.v2.tool",),
-    "ollama": ("ollama.chat.tool",),
-}
+
+def _cases(name: str) -> VendorCases:
+    return cases("gemini" if name == "gemini-openapi" else name)  # the OpenAPI-subset form is Gemini's too
 
 
 def entry_count(name: str, payload: dict[str, Any]) -> int:
-    if name == "bedrock":
-        return len(payload["toolConfig"]["tools"])
-    if name.startswith("gemini"):
-        return sum(len(entry["functionDeclarations"]) for entry in payload["tools"])
-    return len(payload["tools"])
+    return len(_cases(name).entries(payload))
 
 
 _VALID: set[tuple[str, str]] = set()
@@ -65,20 +56,7 @@ def part_errors(spec: str, part: Any) -> list[str]:
 
 def spec_parts(name: str, payload: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """(spec schema name, payload part) pairs covering one `format_tools` payload."""
-    if name == "bedrock":
-        yield "bedrock.converse.tool_configuration", payload["toolConfig"]
-        return
-    if name.startswith("gemini"):
-        yield "gemini.tool_config", payload["toolConfig"]
-        for entry in payload["tools"]:
-            for declaration in entry["functionDeclarations"]:
-                yield "gemini.function_declaration", declaration
-                if "parameters" in declaration:
-                    yield "gemini.schema_openapi_subset", declaration["parameters"]
-        return
-    for entry in payload["tools"]:
-        for spec in ENTRY_SPECS[name]:
-            yield spec, entry
+    yield from _cases(name).spec_parts(payload)
 
 
 @cache

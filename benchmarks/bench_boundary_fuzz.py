@@ -13,9 +13,9 @@ the same kind of server with a bare httpx client (the transport, no SDK, no agen
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -27,33 +27,29 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the fuzzers live beside the tests
 
+from tests.fuzzing import bench, run_cases
 from tests.providers import boundary_fuzz as fuzz
 from tests.providers.client_common import LocalServer
 
 
-def arguments(cases: int) -> tuple[fuzz.Findings, float, float]:
-    findings = fuzz.Findings()
-    started = time.perf_counter()
-    for seed in range(cases):
-        fuzz.arguments_case(random.Random(seed), findings)
-    fuzzed = time.perf_counter() - started
+def arguments(cases: int) -> fuzz.Findings:
+    # each case runs its own event loop (`Registry.call_many`): in a thread, out of `run_cases`' loop
+    case = functools.partial(asyncio.to_thread, fuzz.arguments_case)
+    findings, fuzzed = asyncio.run(run_cases(cases, case))
     texts = []
     for seed in range(cases):  # the floor: the same vendors' recorded calls as wire text, read back
         rng = random.Random(seed)
         texts.append(fuzz.json_text(fuzz.recorded_call(rng.choice(fuzz.VENDORS))))
-    started = time.perf_counter()
+    started = time.process_time()
     for text in texts:
         json.loads(text)
-    return findings, fuzzed, time.perf_counter() - started
+    findings.report("fuzzed tool calls (8 vendors)", fuzzed, time.process_time() - started, "json.loads")
+    return findings
 
 
-async def responses(cases: int) -> tuple[fuzz.Findings, float, float]:
-    findings = fuzz.Findings()
-    started = time.perf_counter()
-    for seed in range(cases):
-        await fuzz.response_case(random.Random(seed), findings)
-    fuzzed = time.perf_counter() - started
-    started = time.perf_counter()
+async def responses(cases: int) -> fuzz.Findings:
+    findings, fuzzed = await run_cases(cases, fuzz.response_case)
+    started = time.process_time()
     for seed in range(cases):
         rng = random.Random(seed)
         body = fuzz.response_body(rng, rng.choice(fuzz.VENDORS))
@@ -62,33 +58,16 @@ async def responses(cases: int) -> tuple[fuzz.Findings, float, float]:
             answer = await http.post(server.url, content=b"{}")
             with contextlib.suppress(ValueError, RecursionError):  # not JSON, or deeper than Python's reader goes
                 answer.json()
-    return findings, fuzzed, time.perf_counter() - started
+    floor = time.process_time() - started
+    findings.report("fuzzed responses through the SDKs", fuzzed, floor, "httpx + .json()")
+    return findings
 
 
-def report(name: str, findings: fuzz.Findings, fuzzed: float, floor: float, floor_name: str) -> None:
-    print(f"{findings.cases} {name}, {len(findings.undocumented)} undocumented exceptions")
-    for outcome, count in sorted(findings.outcomes.items()):
-        print(f"  {outcome:<40}{count:>7}")
-    per_case, per_floor = fuzzed / findings.cases, floor / findings.cases
-    print(
-        f"{'per case':<12}{per_case * 1e3:>9.3f} ms    {floor_name:<22}{per_floor * 1e3:9.3f} ms"
-        f"   ratio {per_case / per_floor:7.1f}x"
-    )
-    for finding in findings.undocumented[:20]:
-        print("UNDOCUMENTED", finding, file=sys.stderr)
-
-
-def main(quick: bool) -> int:
+def main(quick: bool) -> list[fuzz.Findings]:
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")  # Bedrock's SDK signs requests (to 127.0.0.1)
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "secret")
-    found, fuzzed, floor = arguments(1_000 if quick else 20_000)
-    report("fuzzed tool calls (8 vendors)", found, fuzzed, floor, "json.loads")
-    answers, fuzzed, floor = asyncio.run(responses(40 if quick else 1_000))
-    report("fuzzed responses through the SDKs", answers, fuzzed, floor, "httpx + .json()")
-    return 1 if found.undocumented or answers.undocumented else 0
+    return [arguments(1_000 if quick else 20_000), asyncio.run(responses(40 if quick else 1_000))]
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer cases")
-    sys.exit(main(parser.parse_args().quick))
+    bench(__doc__, main)

@@ -23,8 +23,6 @@ import copy
 import dataclasses
 import json
 import random
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit import Registry
@@ -34,6 +32,8 @@ from agentkit.messages import AssistantMessage, ModelResponse, ToolResult, ToolR
 from agentkit.models import ModelSettings, RequestLimits
 from agentkit.providers import get_provider
 
+from .. import fuzzing
+from ..fuzzing import Findings
 from .client_common import LocalServer
 from .test_clients import built
 from .test_malformed_responses import FIXTURES, REGISTRY, load
@@ -78,19 +78,6 @@ def odd_arguments(rng: random.Random) -> Any:
     if roll < 0.8:
         return {rng.choice(["city", "unit", "days", *ODD_TEXT[:6]]): odd_value(rng) for _ in range(rng.randint(0, 4))}
     return odd_value(rng)
-
-
-@dataclass
-class Findings:
-    """What the cases gave: outcomes by kind, and the undocumented ones (each a finding)."""
-
-    cases: int = 0
-    outcomes: Counter[str] = field(default_factory=Counter)
-    undocumented: list[str] = field(default_factory=lambda: [])
-
-    def found(self, where: str, error: BaseException) -> None:
-        self.outcomes["UNDOCUMENTED"] += 1
-        self.undocumented.append(f"{where}: {type(error).__name__}: {str(error)[:300]}")
 
 
 def _find(node: Any, keys: tuple[str, ...]) -> tuple[Any, str] | None:
@@ -178,38 +165,7 @@ def answer_turn(findings: Findings, vendor: str, response: ModelResponse, regist
 
 def mutate(rng: random.Random, document: Any) -> Any:
     """`document` with one to three values replaced (by odd ones, or a string by one holding a surrogate)."""
-    out = copy.deepcopy(document)
-    for _ in range(rng.randint(1, 3)):
-        paths = list(_paths(out))
-        if not paths:
-            break
-        path = rng.choice(paths)
-        parent = out
-        for step in path[:-1]:
-            parent = parent[step]
-        last = path[-1]
-        current = parent[last]
-        roll = rng.random()
-        if roll < 0.25 and isinstance(parent, dict):
-            del parent[last]
-        elif roll < 0.5 and isinstance(current, str):
-            cut = rng.randint(0, len(current))
-            parent[last] = current[:cut] + rng.choice(["\ud800", "\udc00", "\\ud800", "\x00"]) + current[cut:]
-        else:
-            parent[last] = odd_value(rng)
-    return out
-
-
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every position in the document, down to 30 levels (an odd value put in may be 5,000 deep)."""
-    found: list[tuple[Any, ...]] = []
-    if len(prefix) > 30:
-        return found
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, value in items:
-        found.append((*prefix, key))
-        found.extend(_paths(value, (*prefix, key)))
-    return found
+    return fuzzing.mutate(rng, document, odd_value)
 
 
 def response_body(rng: random.Random, vendor: str) -> bytes:

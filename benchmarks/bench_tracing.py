@@ -42,6 +42,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import agentkit
 from agentkit import Agent, Registry
+from agentkit._agent import _setup as setup_module  # pyright: ignore[reportPrivateUsage]
 from agentkit._agent import loop as loop_module
 from agentkit.testing import FunctionModel
 
@@ -53,18 +54,18 @@ TARGET_ADDED = 1.5
 def uninstrumented() -> Iterator[None]:
     """The loop without its observation points: what the run costs with no tracing code at all."""
     run_loop, observe = loop_module.RunLoop, loop_module.observe
-    saved = (run_loop.run, observe.debugging, loop_module._tracing_for)
+    saved = (run_loop.run, observe.debugging, setup_module._tracing_for)
 
     def run(self: Any) -> Any:
         return self._run()
 
     run_loop.run = run  # type: ignore[method-assign]
     observe.debugging = lambda: False  # type: ignore[assignment]
-    loop_module._tracing_for = lambda setting: None  # type: ignore[assignment]
+    setup_module._tracing_for = lambda setting: None  # type: ignore[assignment]
     try:
         yield
     finally:
-        run_loop.run, observe.debugging, loop_module._tracing_for = saved  # type: ignore[method-assign,assignment]
+        run_loop.run, observe.debugging, setup_module._tracing_for = saved  # type: ignore[method-assign,assignment]
 
 
 async def best(fn: Callable[[], Awaitable[Any]], number: int) -> float:

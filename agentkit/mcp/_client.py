@@ -15,13 +15,12 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from .._jsonish import is_array, is_mapping, is_object
-from .._text import clip
 from ..context import ToolContext
 from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSuspended
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
 from ._client_extras import ResourcesAndPrompts, list_all
-from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
+from ._common import MCPConnectionError, content_to_parts, describe, not_mcp_result, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
 from ._tasks import call_as_task, follow_task, is_task, session_extensions
@@ -622,7 +621,7 @@ class MCPServer(ResourcesAndPrompts):
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
         except ValidationError as exc:  # the SDK's check of the server's answer: the server's fault, not the tool's
-            raise ToolError(_not_mcp(self.name, name, exc)) from None
+            raise ToolError(not_mcp_result(self.name, name, exc)) from None
 
     async def _rounds(
         self,
@@ -719,18 +718,6 @@ class MCPServer(ResourcesAndPrompts):
 
 
 @functools.lru_cache(maxsize=1)
-def _not_mcp(server: str, tool: str, error: ValidationError) -> str:
-    """What the model is told when a server answers a call with something that is not an MCP result."""
-    first = error.errors(include_url=False, include_input=False)[0]
-    where = ".".join(str(step) for step in first["loc"])
-    found = f"{error.error_count()} problems; the first at {where}: {first['msg']}"
-    return clip(
-        f"MCP server {server!r} answered the call to {tool!r} with a result that is not valid MCP ({found}); "
-        "the call did not complete.",
-        600,
-    )
-
-
 def _session_class() -> type[ClientSession]:
     """The `mcp` SDK's `ClientSession`, minus its own check of results against the tool's ``outputSchema``.
 

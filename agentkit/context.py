@@ -50,6 +50,11 @@ class ToolContext(Generic[DepsT]):
     """The agent running the tool, if any."""
     retry: int = 0
     """How many times this tool has already been retried in the current run."""
+    effect_key: str | None = None
+    """The stable key of this logical call (``ak-`` and 32 hex digits), for side effects: pass it to the
+    services you call as their idempotency key (an ``Idempotency-Key`` header). It is the same every time
+    this call runs (a resumed suspension, a recovery after a crash, a copy of the run's snapshot, a Temporal
+    retry or replay) and different for every other call. ``None`` outside an agent run."""
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the run is being cancelled; long tools may poll it and stop early."""
     on_progress: Callable[[Any], None] | None = None
@@ -104,13 +109,17 @@ class ToolContext(Generic[DepsT]):
             self.on_progress(event)
 
     def for_call(self, call_id: str | None, tool_name: str | None) -> ToolContext[DepsT]:
-        """A copy of this context for one tool call, sharing deps, agent and cancellation."""
+        """A copy of this context for one tool call, sharing deps, agent and cancellation.
+
+        The effect key stays only for the same call (another call has its own).
+        """
         return ToolContext(
             deps=self.deps,
             call_id=call_id,
             tool_name=tool_name,
             agent=self.agent,
             retry=self.retry,
+            effect_key=self.effect_key if call_id == self.call_id else None,
             cancelled=self.cancelled,
             on_progress=self.on_progress,
             resume_data=self.resume_data,

@@ -125,7 +125,8 @@ class ToolResult:
     ``invalid_output``, ``timeout``, ``denied`` (by a person or a hook), ``budget`` (a call budget is spent),
     ``hook_error`` (a tool-call hook failed), ``limit_error`` (a concurrency limit's key failed) or
     ``cancelled`` (the run was cancelled before the call started, or a background call's event loop closed
-    before it finished)."""
+    before it finished) or ``outcome_unknown`` (the call started and its outcome was lost: a crash, or a
+    durable call's attempts ran out; see the "Side effects" guide)."""
     exception_type: str | None = None
     """For ``exception`` and ``invalid_output`` errors: the class name of what was raised, so a display
     can name it when the message itself must be withheld."""

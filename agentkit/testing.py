@@ -566,8 +566,7 @@ def check_tool_contract(
                 except ToolOutputError as exc:
                     raise AssertionError(f"{item.id}({arguments!r}) broke its output schema: {exc}") from None
                 if validator is not None:
-                    # typeshed's jsonschema stub leaves a deprecated iter_errors overload untyped
-                    found = validator.iter_errors(item.schema.dump_output_python(value))  # pyright: ignore[reportUnknownMemberType]
+                    found = validator.iter_errors(item.schema.dump_output_python(value))
                     errors = [e.message for e in found]
                     if errors:
                         raise AssertionError(f"{item.id}({arguments!r}) returned {value!r}, not fitting: {errors}")

@@ -80,6 +80,11 @@ class ToolOptions(TypedDict, total=False):
     requires_approval: ApprovalPolicy
     """Whether a call must be approved first (a bool, or a function of the validated arguments with
     defaults applied: see `Tool.approval_arguments`)."""
+    idempotent: bool | None
+    """Whether running a call twice with the same `ToolContext.effect_key` is safe: after a crash, a call
+    that started and recorded no result runs again (True) or becomes an "outcome unknown" error (False).
+    None: idempotent unless it requires approval. A tool that requires approval or sets this is journaled
+    (see the "Side effects" guide)."""
     to_model_output: Callable[[Any], Any] | None
     """Maps the result to what the model receives (text, `ImagePart`, or a list of parts)."""
     transform: ToolTransform | None
@@ -189,6 +194,7 @@ class Tool(Generic[P, R_co]):
         strict: bool | None = None,
         timeout: float | None = None,
         requires_approval: ApprovalPolicy = False,
+        idempotent: bool | None = None,
         to_model_output: Callable[[Any], Any] | None = None,
         transform: ToolTransform | None = None,
         inline: bool = False,
@@ -225,6 +231,13 @@ class Tool(Generic[P, R_co]):
         """Seconds a call may run before it becomes a timeout error (None: no limit)."""
         self.requires_approval: ApprovalPolicy = _check_policy(self.schema.qualname, requires_approval)
         """Whether a call must be approved before it runs (a bool or a function of the arguments)."""
+        if idempotent is not None and not isinstance(idempotent, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise ToolDefinitionError(
+                self.schema.qualname, [f"idempotent= must be True, False or None, got {idempotent!r}"]
+            )
+        self.idempotent = idempotent
+        """Whether a call that started and recorded no result (a crash) may run again with the same effect key
+        (None: yes, unless the tool requires approval). See `journaled`."""
         self.to_model_output = to_model_output
         """Maps the tool's result to what the model receives (text, `ImagePart`, or a list of parts)."""
         self.transform = transform
@@ -430,6 +443,21 @@ class Tool(Generic[P, R_co]):
     def output_schema(self) -> JsonSchema | None:
         """JSON Schema of the result, ``{"type": "null"}`` for ``-> None``, `None` when unannotated."""
         return self.schema.output_schema
+
+    @property
+    def journaled(self) -> bool:
+        """Whether an agent run records this tool's calls in its effect journal (reserve, run, commit).
+
+        Tools that require approval or declare `idempotent` are journaled: after a crash, a committed call is
+        never run again (its recorded result is used), and one that started without a result runs again
+        only when the tool is idempotent. Other tools simply run again.
+        """
+        return self.requires_approval is not False or self.idempotent is not None
+
+    @property
+    def reruns_unknown(self) -> bool:
+        """Whether a call that started and recorded no result runs again (else: "outcome unknown")."""
+        return self.idempotent if self.idempotent is not None else self.requires_approval is False
 
     def needs_approval(self, arguments: dict[str, Any]) -> bool:
         """The policy's answer for `arguments` already in its shape (see `approval_arguments`)."""
@@ -692,7 +720,7 @@ def tool(
     Args:
         fn: the function (given when used bare).
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
-            ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``to_model_output``,
+            ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``idempotent``, ``to_model_output``,
             ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
             ``sequential``, ``limits``, ``mask_error_details``, ``ends_run``.
     """

@@ -195,6 +195,7 @@ AGENT_LAYERS: list[set[str]] = [
     {"observe", "_limits"},  # helpers of (config, state): logs and traces, budgets and caps
     {"_approvals", "_emit", "_answer"},
     {"_intercept", "_background"},
+    {"_effects"},  # the effect journal step of a call
     {"_steps", "_calls"},  # plan a step; the tool-call pipeline
     {"_request", "nested"},  # one model request; the calls programs make (code mode)
     {"loop"},  # sequences the stages

@@ -11,7 +11,8 @@ One call, in order (`call_tool`):
 5. **limits** (`_limits.limited`): the turn's, the run's and the enclosing runs' caps, the tool's own;
 6. **execute** (`_execute`): nothing starts once the run is cancelled; the engine runs the call (in
    process: `Registry.call` with the run's error policy, which validates the arguments and runs the
-   tool; a durable engine: its activity); a suspension or a client call becomes an `Interrupt`;
+   tool, through the effect journal for a journaled tool (`_effects.journaled`: reserve, run, commit);
+   a durable engine: its activity); a suspension or a client call becomes an `Interrupt`;
 7. **record**: what a tool search found is noted, the result is reported to the stream.
 
 Before any call runs, the turn is admitted in call order (`run_calls`): approvals were decided (the
@@ -36,6 +37,7 @@ from ..registry import Registry
 from ..tools import Tool
 from . import _background
 from ._approvals import denied
+from ._effects import call_key, journaled
 from ._emit import result_event
 from ._intercept import call_with_hooks
 from ._limits import admit, limited, turn_cap
@@ -204,9 +206,17 @@ async def _execute(
     engine = config.engine.call_tool
     sent: Awaitable[ToolResult]
     if engine is None:  # in process: the registry validates and runs it under the run's error policy
-        sent = executor.call(
-            call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
-        )
+        if item is not None and item.journaled:
+            key = ctx.effect_key if ctx is not None and ctx.effect_key is not None else call_key(config, state, call)
+            run = partial(
+                executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
+                redact_input=errors.redact_input,
+            )  # fmt: skip
+            sent = journaled(config, state, item, call, key, run)
+        else:
+            sent = executor.call(
+                call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
+            )
     else:
         sent = engine(executor, call, config.deps, ctx)
     own: BaseException
@@ -254,6 +264,7 @@ def _context(
         tool_name=call.name,
         agent=config.agent.owner,
         retry=state.failures.get(call.name, 0),
+        effect_key=call_key(config, state, call),
         on_progress=_progress(config, state, call),
         cancelled=cancel_event(config, state),
     )

@@ -142,15 +142,17 @@ async def resume_run(
     *,
     options: RunOptions,
     emit: Emit | None,
+    recover: bool = False,
 ) -> RunResult[Any]:
     """Continue `paused` with `answers` (see the module docstring); returns the run's next result.
 
     The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
+    `recover`: take over a resume of this pause that was lost mid-way (`Agent.recover`).
     """
     async with open_run_tools(spec.tools(), options.tools, options.mcp_servers) as (registry, extra_keys):
         plan = _prepare(spec, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
         await _check_data(plan)
-        records = await _claim(spec, plan.token, plan.run.state.run_id)
+        records = await _claim(spec, plan.token, plan.run.state.run_id, recover=recover)
         if records is None or plan.token is None:
             return await _continue(plan)
         try:
@@ -202,17 +204,30 @@ def _restored(
     return paused
 
 
-async def _claim(spec: AgentSpec, token: str | None, run_id: str) -> ResumeRecords | None:
-    """Claim the pause; the store to record the resume's progress in (None: it keeps no records)."""
+async def _claim(spec: AgentSpec, token: str | None, run_id: str, *, recover: bool = False) -> ResumeRecords | None:
+    """Claim the pause; the store to record the resume's progress in (None: it keeps no records).
+
+    `recover`: a pause already claimed by a resume that recorded no end (``started``, lost in a crash) or
+    ``failed`` is taken over; its journaled calls are answered from the effect journal.
+    """
+    from ..runs._journal import EffectJournal
     from ..runs._stores import ResumeRecords
 
     if not current_hooks.get().claims:
         return None  # a durable engine applies each answer once by itself
     store = spec.store()
     records = store if isinstance(store, ResumeRecords) else None
+    if recover and not (isinstance(store, EffectJournal) and records is not None):
+        raise ResumeError(
+            f"recover() needs a run store that keeps resume records and an effect journal, got {type(store).__name__}: "
+            "use SQLiteRunStore or MemoryRunStore (or implement ResumeRecords and EffectJournal)"
+        )
     # Single use, copies included: a second resume could run approved calls again or overturn a denial.
     if token is None or not await store.claim(token):
         record = await records.resume_record(token) if records is not None and token is not None else None
+        if recover and records is not None and record is not None and record.state in _RECOVERABLE:
+            await _record(records, record.pause_id, state="started", run_id=run_id or None)
+            return records
         how = f": {record.describe()}" if record is not None else ""
         raise AlreadyResumedError(
             f"this paused run (this result or snapshot, or a copy of it) was already resumed{how}. Continue from "
@@ -221,6 +236,10 @@ async def _claim(spec: AgentSpec, token: str | None, run_id: str) -> ResumeRecor
     if records is not None:
         await _record(records, token, state="started", run_id=run_id or None)
     return records
+
+
+_RECOVERABLE = frozenset({"started", "failed", "unknown"})
+"""How a resume that `recover` may take over went: lost mid-way (no end), failed, or not recorded."""
 
 
 async def _record(records: ResumeRecords, token: str, **progress: Any) -> None:

@@ -238,6 +238,32 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         async with spec.session():
             return await _ending(checked, resume_run(spec, paused, answers, options=checked, emit=None))
 
+    async def recover(
+        self,
+        paused: RunResult[Any] | RunSnapshot,
+        answers: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeKwargs[Any]],
+    ) -> RunResult[Any]:
+        """Continue a resume of `paused` whose process was lost after it claimed the pause (a crash).
+
+        Call it with the same snapshot and answers as the lost resume, once that process is gone: its
+        `ResumeRecord` says ``started`` (or ``failed``). The pause's calls run again through the effect journal:
+        a call that committed a result is not run again (its recorded result is used); one that started and
+        recorded none runs again under the same `ToolContext.effect_key` if its tool is idempotent, else the
+        model gets an ``outcome_unknown`` error result; one that never started runs. A pause never resumed is
+        simply resumed. See the "Side effects" guide.
+
+        Raises:
+            AlreadyResumedError: the pause's resume ended (paused again or finished): continue from its result.
+            ResumeError: the agent's store keeps no resume records or effect journal, or as `resume`.
+        """
+        from .resume import resume_run
+
+        spec = self._spec()
+        checked = run_options("recover", options, RESUME_KEYWORDS)
+        async with spec.session():
+            return await resume_run(spec, paused, answers, options=checked, emit=None, recover=True)
+
     @overload
     def resume_stream(
         self,

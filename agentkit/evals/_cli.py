@@ -18,7 +18,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _model(spec: str, base_url: str | None) -> Any:
 
 
 @contextlib.contextmanager
-def _cassette(path: str | None, mode: CassetteMode | None) -> Iterator[None]:
+def _cassette(path: str | None, mode: CassetteMode | None) -> Generator[None]:
     """Record or replay the model's requests (`agentkit.testing.Cassette`); nothing when no file is given."""
     if path is None:
         yield

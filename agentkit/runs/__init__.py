@@ -15,6 +15,7 @@ unless ``Agent(store=...)``), so one pause runs its pending calls once, whatever
 
 from __future__ import annotations as _annotations
 
+from ._journal import EffectJournal, JournalEntry, effect_key
 from ._snapshot import FORMAT, VERSION, RunSnapshot, SnapshotKey, fingerprint
 from ._stores import (
     SCHEMA_VERSION,
@@ -31,6 +32,8 @@ __all__ = [
     "FORMAT",
     "SCHEMA_VERSION",
     "VERSION",
+    "EffectJournal",
+    "JournalEntry",
     "MemoryRunStore",
     "ResumeRecord",
     "ResumeRecords",
@@ -40,5 +43,6 @@ __all__ = [
     "SnapshotKey",
     "default_store",
     "default_store_path",
+    "effect_key",
     "fingerprint",
 ]

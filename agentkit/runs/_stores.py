@@ -12,6 +12,9 @@ in one.
   on one machine that opens the same file. The default (`default_store`).
 * `MemoryRunStore`: this process only (tests; a single-process server that accepts losing paused runs
   on restart).
+
+Both are also the run's effect journal (`agentkit.runs._journal.EffectJournal`): a reservation and a
+commit per journaled tool call, so a run continued after a crash never runs a committed call again.
 """
 
 from __future__ import annotations as _annotations
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 from ..exceptions import AgentSetupError
 from ..messages import Message
 from ._codec import decode_messages, encode_messages, storable_json
+from ._journal import JournalEntry
 
 if TYPE_CHECKING:
     import sqlite3
@@ -162,6 +166,7 @@ class MemoryRunStore:
         self._lock = threading.Lock()  # runs on other event loops (threads) may claim concurrently
         self._paused: OrderedDict[str, RunSnapshot] = OrderedDict()
         self._histories: OrderedDict[str, list[Message]] = OrderedDict()
+        self._effects: OrderedDict[str, JournalEntry] = OrderedDict()
 
     def _put(self, table: OrderedDict[str, Any], key: str, value: Any) -> None:
         table[key] = value
@@ -212,6 +217,35 @@ class MemoryRunStore:
         found = self._histories.get(message_id)
         return list(found) if found is not None else None
 
+    async def reserve(self, effect_key: str, *, run_id: str, call_id: str, tool: str) -> JournalEntry | None:
+        """Reserve the key (None), or the entry already there; past `max_entries` the oldest entries go."""
+        with self._lock:
+            found = self._effects.get(effect_key)
+            if found is not None:
+                return found
+            self._put(self._effects, effect_key, JournalEntry(effect_key, "reserved", None, run_id, call_id, tool))
+            return None
+
+    async def commit(self, effect_key: str, result: Any) -> None:
+        """Record the result under the key."""
+        with self._lock:
+            found = self._effects.get(effect_key)
+            entry = JournalEntry(effect_key, "committed", result)
+            if found is not None:
+                entry = dataclasses.replace(found, state="committed", result=result)
+            self._effects[effect_key] = entry
+
+    async def release(self, effect_key: str) -> None:
+        """Drop a reservation (a committed entry stays)."""
+        with self._lock:
+            found = self._effects.get(effect_key)
+            if found is not None and found.state == "reserved":
+                del self._effects[effect_key]
+
+    async def effect(self, effect_key: str) -> JournalEntry | None:
+        """The entry under the key, or ``None``."""
+        return self._effects.get(effect_key)
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agentkit_claims (pause_id TEXT PRIMARY KEY, claimed_at REAL NOT NULL);
@@ -233,6 +267,11 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE agentkit_claims ADD COLUMN next_pause_id TEXT",
         "ALTER TABLE agentkit_claims ADD COLUMN status TEXT",
         "ALTER TABLE agentkit_claims ADD COLUMN error TEXT",
+    ),
+    # 2: the effect journal (one row per journaled tool call: reserved, then committed with its result)
+    (
+        "CREATE TABLE IF NOT EXISTS agentkit_effects (effect_key TEXT PRIMARY KEY, run_id TEXT, call_id TEXT, "
+        "tool TEXT, state TEXT NOT NULL, result TEXT, reserved_at REAL NOT NULL, committed_at REAL)",
     ),
 )
 """Schema changes in order; the database's ``PRAGMA user_version`` says how many it has. Append, never edit,
@@ -434,6 +473,51 @@ class SQLiteRunStore:
             ).fetchone()
         )
         return decode_messages(json.loads(row[0])) if row is not None else None
+
+    async def reserve(self, effect_key: str, *, run_id: str, call_id: str, tool: str) -> JournalEntry | None:
+        """Reserve the key: one conditional ``INSERT`` (atomic across processes); the entry there when it fails."""
+
+        def insert(db: sqlite3.Connection) -> JournalEntry | None:
+            cursor = db.execute(
+                "INSERT INTO agentkit_effects (effect_key, run_id, call_id, tool, state, reserved_at) "
+                "VALUES (?, ?, ?, ?, 'reserved', ?) ON CONFLICT (effect_key) DO NOTHING",
+                (effect_key, run_id, call_id, tool, time.time()),
+            )
+            return None if cursor.rowcount == 1 else _effect_row(db, effect_key)
+
+        return await self._call(insert)
+
+    async def commit(self, effect_key: str, result: Any) -> None:
+        """Record the result: one ``UPDATE`` of the reserved row."""
+        text = storable_json(result)  # UTF-8 safe: any string a result holds
+        await self._call(
+            lambda db: db.execute(
+                "UPDATE agentkit_effects SET state = 'committed', result = ?, committed_at = ? WHERE effect_key = ?",
+                (text, time.time(), effect_key),
+            )
+        )
+
+    async def release(self, effect_key: str) -> None:
+        """Drop a reservation (a committed row stays)."""
+        await self._call(
+            lambda db: db.execute(
+                "DELETE FROM agentkit_effects WHERE effect_key = ? AND state = 'reserved'", (effect_key,)
+            )
+        )
+
+    async def effect(self, effect_key: str) -> JournalEntry | None:
+        """The entry under the key, or ``None``."""
+        return await self._call(lambda db: _effect_row(db, effect_key))
+
+
+def _effect_row(db: sqlite3.Connection, effect_key: str) -> JournalEntry | None:
+    row = db.execute(
+        "SELECT state, result, run_id, call_id, tool FROM agentkit_effects WHERE effect_key = ?", (effect_key,)
+    ).fetchone()
+    if row is None:
+        return None
+    state, result, run_id, call_id, tool = row
+    return JournalEntry(effect_key, state, json.loads(result) if result is not None else None, run_id, call_id, tool)
 
 
 def _close_if_owner(connection: sqlite3.Connection, pid: int) -> None:

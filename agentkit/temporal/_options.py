@@ -12,7 +12,6 @@ workflow task fails and is retried forever, and the run hangs.
 
 from __future__ import annotations as _annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
@@ -87,8 +86,9 @@ def effect_key(workflow_id: str, call_id: str) -> str:
     A workflow id names one run, and a call id is unique within its run, so the pair names one call;
     the key is a short hash of it (``ak-`` and 32 hex digits: fits an ``Idempotency-Key`` header).
     """
-    digest = hashlib.sha256(f"{workflow_id}\x00{call_id}".encode()).hexdigest()
-    return f"ak-{digest[:32]}"
+    from ..runs._journal import effect_key as key_of  # one formula, in process and on the engine
+
+    return key_of(workflow_id, call_id)
 
 
 def size_of(data: object) -> int:

@@ -1,0 +1,91 @@
+"""The journal step of a call (step 6 of `agentkit._agent._calls`): reserve, run, commit.
+
+Only calls of journaled tools (`Tool.journaled`: they require approval or declare ``idempotent=``) run
+through it, in process, when the agent's store is an `EffectJournal`; a durable engine's own history is
+its journal. See `agentkit.runs._journal` for what a run continued after a crash makes of each record.
+"""
+
+from __future__ import annotations as _annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import ClientCallRequested, ProgramPaused, ToolSuspended
+from ..messages import ToolCall, ToolResult
+from ..runs._journal import EffectJournal, JournalEntry, effect_key
+from ._background import run_id
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+    from .config import RunConfig
+    from .state import RunState
+
+__all__ = ["call_key", "journal_of", "journaled"]
+
+
+def call_key(config: RunConfig, state: RunState, call: ToolCall) -> str:
+    """The effect key of `call` in this run (its run id made now if the run had none yet)."""
+    return effect_key(run_id(config, state), call.id)
+
+
+def journal_of(config: RunConfig) -> EffectJournal | None:
+    """The run's effect journal: the agent's store, when it is one."""
+    store = config.agent.store()
+    return store if isinstance(store, EffectJournal) else None
+
+
+async def journaled(
+    config: RunConfig,
+    state: RunState,
+    item: Tool[..., Any],
+    call: ToolCall,
+    key: str,
+    run: Callable[[], Awaitable[ToolResult]],
+) -> ToolResult:
+    """Run `call` through the journal: a committed call's recorded result, an unknown outcome, or `run()`."""
+    journal = journal_of(config)
+    if journal is None:
+        return await run()
+    found = await journal.reserve(key, run_id=state.run_id, call_id=call.id, tool=call.name)
+    if found is not None:
+        if found.state == "committed":
+            return _recorded(item, call, found)
+        if not item.reruns_unknown:
+            return unknown_outcome(call, key)
+        # idempotent: the call runs again under the same key (its reservation stands)
+    try:
+        result = await run()
+    except (ToolSuspended, ClientCallRequested, ProgramPaused):
+        # a pause before any effect (side effects belong after `suspend`): answered, the call runs afresh
+        await _finish(journal.release(key))
+        raise
+    from ..runs._codec import encode_results
+
+    await _finish(journal.commit(key, encode_results([result], {call.name: item})[0]))
+    return result
+
+
+def unknown_outcome(call: ToolCall, key: str) -> ToolResult:
+    """The error result of a call that started, recorded no result, and may not run twice."""
+    message = (
+        f"The outcome of this call to {call.name!r} is unknown: it started before the run was interrupted and "
+        f"recorded no result, so it may or may not have taken effect (effect key {key}). Do not assume "
+        "either; check before calling it again."
+    )
+    return ToolResult.error(call, message, "outcome_unknown")
+
+
+def _recorded(item: Tool[..., Any], call: ToolCall, entry: JournalEntry) -> ToolResult:
+    """The committed result, its output validated again (a typed value, as the call returned it)."""
+    from ..runs._codec import decode_results
+
+    result = decode_results([entry.result], "the effect journal's result")[0]
+    if not result.is_error and result.output is not None:
+        result.output = item.schema.validate_output(call.name, result.output)
+    return result
+
+
+async def _finish(write: Awaitable[None]) -> None:
+    """A journal write finishes even while the run is being cancelled (a shielded task)."""
+    await asyncio.shield(asyncio.ensure_future(write))

@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._error_paths import details_from_pydantic, json_path
-from ._jsonish import is_array, is_object
+from ._jsonish import MAX_DEPTH, is_array, is_object
 from ._text import clip
 from ._unicode import has_surrogate, surrogate_at
 from .exceptions import ErrorDetail, ToolInputError
 
 __all__ = [
+    "MAX_DEPTH",
     "check_json_object",
     "json_of",
     "looks_like_object",
@@ -34,9 +35,6 @@ SURROGATE_MESSAGE = (
     "Not valid Unicode: holds a lone surrogate (an unpaired UTF-16 code unit, such as the escape \\ud800). "
     "Send the character itself, or both halves of its surrogate pair"
 )
-
-MAX_DEPTH = 200
-"""Arguments nested deeper than this are refused (pydantic-core's JSON parser stops there too)."""
 
 _INTEGER_KINDS = frozenset({"int_type", "int_from_float", "literal_error", "enum"})
 

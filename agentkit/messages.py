@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from ._jsonish import is_object
+from ._jsonish import MAX_DEPTH, is_object, nested_deeper
 from ._unicode import escaped, surrogate_at
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ class ToolCall:
         r"""The arguments as a dict; raises `ValueError` for text that is not a JSON object.
 
         Text holding a lone surrogate (a ``\ud800`` escape) is not valid Unicode, so not an object either:
-        agentkit reads JSON as pydantic-core does (and no vendor could be sent the decoded text).
+        agentkit reads JSON as pydantic-core does (and no vendor could be sent the decoded text). Nor is text
+        nested more than 200 levels deep (validation refuses it; what reads it recursively would fail).
         """
         if isinstance(self.arguments, Mapping):
             return dict(self.arguments)
@@ -100,6 +101,8 @@ class ToolCall:
             raise ValueError(f"tool call arguments must be a JSON object, got {type(parsed).__name__}")
         if ("\\u" in self.arguments or not self.arguments.isascii()) and surrogate_at(parsed) is not None:
             raise ValueError("tool call arguments hold a lone surrogate, which is not valid Unicode")
+        if self.arguments.count("{") + self.arguments.count("[") > MAX_DEPTH and nested_deeper(parsed):
+            raise ValueError(f"tool call arguments are nested more than {MAX_DEPTH} levels deep")
         return parsed
 
 

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
+from pydantic import ValidationError
 from pydantic_core import to_json
 
 from .._jsonish import is_array, is_mapping, is_object
@@ -19,7 +20,7 @@ from ..exceptions import AgentkitWarning, ToolDefinitionError, ToolError, ToolSu
 from ..messages import ContentPart, ImagePart, TextPart
 from ..registry import Registry
 from ._client_extras import ResourcesAndPrompts, list_all
-from ._common import MCPConnectionError, content_to_parts, describe, require_mcp
+from ._common import MCPConnectionError, content_to_parts, describe, not_mcp_result, require_mcp
 from ._elicit import ApprovalFromAnnotations, Elicitations, MCPTool, ToolAnnotations
 from ._stdio import OVERSIZE, message_cap, stdio_transport
 from ._tasks import call_as_task, follow_task, is_task, session_extensions
@@ -619,6 +620,8 @@ class MCPServer(ResourcesAndPrompts):
                     f"max_result_bytes?); the call to {name!r} did not complete."
                 ) from None
             raise ToolError(f"MCP server {self.name!r} rejected the call to {name!r}: {exc.message}") from None
+        except ValidationError as exc:  # the SDK's check of the server's answer: the server's fault, not the tool's
+            raise ToolError(not_mcp_result(self.name, name, exc)) from None
 
     async def _rounds(
         self,

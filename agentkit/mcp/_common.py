@@ -9,17 +9,20 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
+from .._text import clip
 from ..exceptions import MCPConnectionError, MCPLoadError, MCPRequestError
 from ..messages import ContentPart, ImagePart, TextPart
 
 if TYPE_CHECKING:
     from mcp import types as mcp_types
+    from pydantic import ValidationError
 
 __all__ = [
     "MCPConnectionError",
     "MCPLoadError",
     "MCPRequestError",
     "content_to_parts",
+    "not_mcp_result",
     "parts_to_content",
     "require_mcp",
 ]
@@ -114,3 +117,15 @@ def describe(exc: BaseException) -> str:
     leaf = leaf_exception(exc)
     text = str(leaf)
     return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+
+
+def not_mcp_result(server: str, tool: str, error: ValidationError) -> str:
+    """What the model is told when a server answers a call with something that is not an MCP result."""
+    first = error.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(step) for step in first["loc"])
+    found = f"{error.error_count()} problems; the first at {where}: {first['msg']}"
+    return clip(
+        f"MCP server {server!r} answered the call to {tool!r} with a result that is not valid MCP ({found}); "
+        "the call did not complete.",
+        600,
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations as _annotations
 
 import copy
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -79,7 +80,14 @@ def as_dict(obj: Any, _depth: int = 0) -> Any:
         return [as_dict(v, deeper) for v in items]
     dump = getattr(obj, "model_dump", None)
     if callable(dump):  # JSON mode gives plain data already: nothing below needs converting
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        # a field of the wrong type (a count sent as text) is read as it is and checked later: pydantic's
+        # "serializer warnings" about it (some SDKs dump again inside, without `warnings=False`) are noise
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Pydantic serializer warnings", UserWarning)
+            try:
+                return dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
+            except TypeError:  # a model_dump without pydantic 2's `warnings`
+                return dump(mode="json", by_alias=True, exclude_none=True)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
         return as_dict(to_dict(), deeper)

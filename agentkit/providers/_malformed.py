@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, TypeVar
 
-from .._jsonish import is_array
+from .._jsonish import is_array, nested_deeper
 from .._text import json_text, shorten
 from .._unicode import encodes, escaped, escaped_data, has_surrogate, surrogate_at
 from ..exceptions import AgentkitError, ModelAPIError
@@ -72,15 +72,17 @@ def checked_call(call: ToolCall, vendor: str) -> ToolCall:
         if not isinstance(value, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # as the vendor sent them
             raise ModelAPIError(vendor, f"a tool call whose {field} is not a string: {shorten(value)}")
     arguments: Any = call.arguments
-    plain = not has_surrogate(call.name) and not has_surrogate(call.id)
+    details = call.provider_details  # Cohere's tool_plan, Gemini's thought signature: replayed too
+    plain = not has_surrogate(call.name) and not has_surrogate(call.id) and (details is None or encodes(details))
     if isinstance(arguments, str):
         if plain and not has_surrogate(arguments):
             return call
     elif isinstance(arguments, Mapping):
-        if plain and (encodes(arguments) or surrogate_at(arguments) is None):
+        if plain and (encodes(arguments) or (surrogate_at(arguments) is None and not nested_deeper(call.arguments))):
             return call
         # as JSON text, each lone surrogate escaped: validation refuses it (pydantic-core does), and the
-        # next request can replay it (UTF-8 cannot carry a lone surrogate itself)
+        # next request can replay it (UTF-8 cannot carry a lone surrogate itself); nesting deeper than
+        # validation reads is refused too, and text is what nothing downstream recurses into
         arguments = json_text(arguments, compact=True, ensure_ascii=False)
     else:  # JSON text that is no object: validation answers it with an error result the model can act on
         arguments = "" if arguments is None else json_text(arguments, compact=True)

@@ -60,3 +60,35 @@ async def test_a_lone_surrogate_in_a_vendors_tool_call_is_an_invalid_arguments_r
     assert server.requests == 2
     sent = json.loads(server.bodies[1].decode("utf-8"))  # the next request: valid UTF-8 JSON
     assert "Not valid Unicode" in json.dumps(sent)  # the result went back to the model
+
+
+CALL_KEYS = frozenset({"id", "name", "arguments", "input", "args", "call_id", "toolUseId", "type", "role"})
+
+
+def every_string_holding_one(node: Any, *, calls_too: bool) -> Any:
+    """`node` with a lone surrogate in every string (but a call's own fields unless `calls_too`)."""
+    if isinstance(node, dict):
+        return {
+            key: value if key in CALL_KEYS and not calls_too else every_string_holding_one(value, calls_too=calls_too)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [every_string_holding_one(value, calls_too=calls_too) for value in node]
+    return node + "\ud800" if isinstance(node, str) else node
+
+
+@pytest.mark.parametrize("vendor", VENDOR_NAMES)
+def test_a_surrogate_in_any_string_of_a_response_is_answered_and_replayed(vendor: str) -> None:
+    """Cohere's tool_plan (kept in each call for the replay) made the next request fail to encode."""
+    from agentkit.providers import get_provider
+
+    from .boundary_fuzz import check_turn
+
+    _, whole, _ = FIXTURES[vendor]
+    for name, calls_too in [(name, calls_too) for name in whole for calls_too in (False, True)]:
+        document = every_string_holding_one(load(vendor, name), calls_too=calls_too)
+        try:
+            response = get_provider(vendor).parse_response(document, registry=REGISTRY)
+        except ModelAPIError:
+            continue  # a finish reason or a type the surrogate made unknown: refused, documented
+        check_turn(vendor, response, REGISTRY)  # every call answered, the next request valid UTF-8

@@ -198,13 +198,20 @@ class Outcome:
     error: str = ""
 
 
-def run_case(scenario: str, text: str, *, signed: bool = False) -> Outcome:
-    """Read `text` as a snapshot and resume it with the scenario's answers; classify what happened."""
-    store = ClaimLog(KEY if signed else None)
+def run_case(
+    scenario: str,
+    text: str,
+    *,
+    signed: bool = False,
+    answers: dict[str, Any] | None = None,
+    store: ClaimLog | None = None,
+) -> Outcome:
+    """Read `text` as a snapshot and resume it with `answers` (default: the scenario's); classify what happened."""
+    store = store if store is not None else ClaimLog(KEY if signed else None)
     agent = _agent(scenario, store)
     try:
         snapshot = RunSnapshot.from_json(text)
-        asyncio.run(agent.resume(snapshot, ANSWERS[scenario]))
+        asyncio.run(agent.resume(snapshot, ANSWERS[scenario] if answers is None else answers))
     except ResumeError as exc:  # SnapshotError, ApprovalError and AlreadyResumedError are ResumeErrors
         if store.claims:
             return Outcome("lost", f"{type(exc).__name__}: {exc}")

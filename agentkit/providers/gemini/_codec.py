@@ -380,7 +380,7 @@ class GeminiProvider(Provider):
         kept = details.get("parts") if is_mapping(details) else None
         # Replay Gemini's own parts (thought parts, signatures on text parts) only while they still say
         # what the message says: an edited message must not be overridden by stale parts.
-        if is_array(kept) and kept and _visible(kept) == _visible(rebuilt["parts"]):
+        if is_array(kept) and kept and _same_turn(kept, rebuilt["parts"]):
             return {"role": "model", "parts": [dict(part) for part in kept]}
         return rebuilt
 
@@ -485,6 +485,13 @@ def _strip_nulls(value: Any) -> Any:
     if is_array(value):
         return [_strip_nulls(v) for v in value]
     return value
+
+
+def _same_turn(kept: Sequence[Mapping[str, Any]], rebuilt: Sequence[Mapping[str, Any]]) -> bool:
+    try:
+        return _visible(kept) == _visible(rebuilt)
+    except RecursionError:  # kept args nested deeper than Python recurses: the call's were refused as text
+        return False
 
 
 def _visible(parts: Sequence[Mapping[str, Any]]) -> tuple[str, list[tuple[Any, str]]]:

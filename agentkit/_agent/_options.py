@@ -65,6 +65,7 @@ class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
     prepare_step: PrepareStep | None
     hooks: Sequence[RunHooks[Any]]
     code_mode: CodeMode | None
+    session_id: str | None
 
 
 class RunKwargs(ResumeKwargs[DepsT], total=False):
@@ -109,6 +110,7 @@ class RunOptions:
     stop_at_tools: Sequence[str] | None = None
     cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
     code_mode: CodeMode | None = dataclasses.field(default=None, metadata=_RESUME)
+    session_id: str | None = dataclasses.field(default=None, metadata=_RESUME)
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -135,6 +137,10 @@ class RunOptions:
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {type_name(self.cancel)}")
         if self.code_mode is not None and not isinstance(self.code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {type_name(self.code_mode)}")
+        if self.session_id is not None and not isinstance(self.session_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(
+                f"generate(session_id=...) takes a str (the conversation's id), got {type_name(self.session_id)}"
+            )
         _ = self.deferred
         return self
 

@@ -100,6 +100,9 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).
+            session_id: the conversation (thread) this run belongs to: tools cached with
+                ``scope="session"`` share their entries across the runs given the same id (see
+                `agentkit.cache`).
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception);

@@ -7,9 +7,12 @@ here rather than taken from ``opentelemetry-semantic-conventions``, whose GenAI 
 
 from __future__ import annotations as _annotations
 
+import contextlib
 import json
 import traceback
-from collections.abc import Awaitable, Sequence
+import weakref
+from collections.abc import Awaitable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlparse
 
@@ -17,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._agent.display import display_arguments, error_text, shape
+from ._vendors import VENDORS
 from .exceptions import ClientCallRequested, ModelAPIError, ToolSuspended
 from .messages import (
     AssistantMessage,
@@ -65,17 +69,11 @@ class TracedRun(Protocol):
 
 _T = TypeVar("_T")
 
-PROVIDER_NAMES = {
-    "openai": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gcp.gemini",
-    "bedrock": "aws.bedrock",
-    "mistral": "mistral_ai",
-    "cohere": "cohere",
-    "ollama": "ollama",
-}
-"""agentkit vendor -> ``gen_ai.provider.name`` (the conventions' well-known values; Ollama has none)."""
+PROVIDER_NAMES: Mapping[str, str] = MappingProxyType(
+    {name: row.telemetry_name for name, row in VENDORS.items() if row.telemetry_name is not None}
+)
+"""agentkit vendor -> ``gen_ai.provider.name``: the vendor table's ``telemetry_name`` column (the conventions'
+well-known values; a vendor without one is named as agentkit names it)."""
 
 
 def _provider_and_model(model: Model) -> tuple[str, str]:
@@ -96,6 +94,24 @@ class Tracing:
         self.settings = settings
         self.content = settings.include_content
         self.tracer = trace.get_tracer("agentkit", __version__, tracer_provider=settings.tracer_provider)
+        # per model object: the chat span's name and the attributes that depend on the model only (made
+        # once, not per request; a model's name and base URL do not change)
+        self._chat: weakref.WeakKeyDictionary[Model, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+    def _chat_basis(self, model: Model) -> tuple[str, dict[str, Any]]:
+        found = self._chat.get(model)
+        if found is None:
+            provider, name = _provider_and_model(model)
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": name,
+                **_server(getattr(model, "base_url", None)),
+            }
+            found = (f"chat {name}", attributes)
+            with contextlib.suppress(TypeError):  # a model that cannot be weakly referenced: made per request
+                self._chat[model] = found
+        return found
 
     # ---- a run -----------------------------------------------------------------------------------------
 
@@ -131,24 +147,18 @@ class Tracing:
     async def chat(self, loop: TracedRun, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
         """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
         settings = request.settings
-        provider, model = _provider_and_model(request.model)
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": model,
-            "gen_ai.request.stream": loop.streaming,
-        }
+        name, basis = self._chat_basis(request.model)
+        attributes = {**basis, "gen_ai.request.stream": loop.streaming}
         if settings.max_tokens is not None:
             attributes["gen_ai.request.max_tokens"] = settings.max_tokens
         if settings.temperature is not None:
             attributes["gen_ai.request.temperature"] = settings.temperature
         if settings.output is not None:  # a structured answer asked for (native, prompted or the output tool)
             attributes["gen_ai.output.type"] = "json"
-        attributes.update(_server(getattr(request.model, "base_url", None)))
         if self.content:
             self._request_content(loop, request, attributes)
         with self.tracer.start_as_current_span(
-            f"chat {model}", kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
+            name, kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
         ) as span:
             response = await self._watched(span, turn)
             span.set_attributes(_response(response))
@@ -178,7 +188,8 @@ class Tracing:
             "gen_ai.tool.call.id": call.id,
             "gen_ai.tool.type": "function",
         }
-        item = loop.registry.get(call.name) if call.name in loop.registry else None
+        # not `get`: a Registry's miss looks for close names, for its error message
+        item = loop.registry[call.name] if call.name in loop.registry else None  # noqa: SIM401
         if item is not None and item.description:
             attributes["gen_ai.tool.description"] = item.description
         if self.content:

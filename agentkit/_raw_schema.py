@@ -18,11 +18,13 @@ from __future__ import annotations as _annotations
 import contextlib
 import contextvars
 import functools
+import re
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from ._error_paths import details_from_jsonschema
 from ._jsonish import is_array, is_mapping
+from ._meta_schema import certainly_valid
 from ._text import clip
 from .exceptions import ErrorDetail, ToolDefinitionError
 
@@ -36,6 +38,8 @@ _ONE = (
     "then", "else", "contains", "propertyNames", "contentSchema",
 )  # fmt: skip
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_MAP_KEYS = frozenset(_MAPS)
+_SCHEMA_KEYS = frozenset((*_ONE, *_MANY))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -127,15 +131,58 @@ def _subschemas(schema: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
                 yield f"{key}/{index}", sub
 
 
-def _walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """Every subschema with its JSON pointer (iteratively: a schema may be nested very deeply)."""
-    stack = [(pointer, schema)]
+def _survey(schema: Any) -> tuple[list[str] | None, list[str]]:
+    """Every ``$ref``/``$dynamicRef`` and every pattern, in one iterative walk.
+
+    The references are None when an ``$id`` or an anchor may change what they mean.
+    """
+    refs: list[str] | None = []
+    patterns: list[str] = []
+    stack: list[Any] = [schema]
     while stack:
-        where, node = stack.pop()
+        node = stack.pop()
         if not is_mapping(node):
             continue
-        yield where, node
-        stack.extend((f"{where}/{key}", sub) for key, sub in _subschemas(node))
+        for key, value in node.items():
+            if key in _MAP_KEYS:
+                if is_mapping(value):
+                    stack.extend(value.values())
+                    if key == "patternProperties":
+                        patterns.extend(p for p in value if isinstance(p, str))  # pyright: ignore[reportUnnecessaryIsInstance]  # any key
+            elif key in _SCHEMA_KEYS:
+                if is_array(value):
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+            elif key == "pattern":
+                if isinstance(value, str):
+                    patterns.append(value)
+            elif key in _REF_KEYS:
+                if isinstance(value, str) and refs is not None:
+                    refs.append(value)
+            elif key in _SCOPE_KEYS:
+                refs = None
+    return refs, patterns
+
+
+_REF_KEYS = frozenset(("$ref", "$dynamicRef"))
+_SCOPE_KEYS = frozenset(("$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$recursiveRef"))
+_PLAIN_POINTER = re.compile(r"#(?:/[A-Za-z0-9_.$-]*)*")
+
+
+def _local_target(schema: Mapping[str, Any], ref: str) -> bool:
+    """Whether `ref` is a same-document JSON pointer without escapes that reaches a subschema of `schema`."""
+    if _PLAIN_POINTER.fullmatch(ref) is None:
+        return False
+    node: Any = schema
+    for part in ref[2:].split("/") if len(ref) > 1 else ():
+        if is_mapping(node) and part in node:
+            node = node[part]
+        elif is_array(node) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return isinstance(node, (Mapping, bool))
 
 
 def _error(message: str) -> Any:
@@ -245,31 +292,46 @@ def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) ->
             yield from _evaluated_keys(validator, instance, schema.get("else"))
 
 
+def _check_schema(schema: dict[str, Any], qualname: str, role: str) -> None:
+    """The draft 2020-12 meta-schema check by jsonschema, its first error as a definition error."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ToolDefinitionError(
+            qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {clip(exc.message, 300)}"]
+        ) from None
+    except RecursionError:
+        raise ToolDefinitionError(qualname, [f"{role}= is nested too deeply to be checked"]) from None
+
+
 class RawSchema:
     """A raw JSON Schema, checked when the tool is defined, validated without blocking on a regex."""
 
     def __init__(self, schema: Mapping[str, Any], *, qualname: str, role: str) -> None:
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
-
         self.schema = dict(schema)
-        try:
-            Draft202012Validator.check_schema(self.schema)
-        except SchemaError as exc:
-            raise ToolDefinitionError(
-                qualname, [f"{role}= is not a valid JSON Schema (draft 2020-12): {clip(exc.message, 300)}"]
-            ) from None
-        except RecursionError:
-            raise ToolDefinitionError(qualname, [f"{role}= is nested too deeply to be checked"]) from None
-        registry, resolver = self._resolver()
-        problems = list(self._unresolved(resolver, role))
-        if problems:
-            raise ToolDefinitionError(qualname, problems)
-        patterns = [p for _, node in _walk(self.schema) for p in _patterns_of(node)]
+        if not certainly_valid(self.schema):  # the cheap pass; jsonschema decides what it is unsure of
+            _check_schema(self.schema, qualname, role)
+        refs, patterns = _survey(self.schema)
+        self._registry: Any = None
+        if refs is None or not all(_local_target(self.schema, ref) for ref in refs):
+            # references are resolved now (a dangling one is a definition error); plain same-document
+            # pointers were followed above, anything else ($id scopes, anchors, escapes) by `referencing`
+            self._registry, resolver = self._resolver()
+            problems = list(self._unresolved(resolver, role))
+            if problems:
+                raise ToolDefinitionError(qualname, problems)
         self.needs_thread = any(not linear_pattern(p) for p in patterns)
         """Validation may run a backtracking pattern match: run it on a worker thread, bounded by the
         tool's timeout (`pattern_budget`)."""
-        self.validator: Any = linear_validator_class()(self.schema, registry=registry)
+
+    @functools.cached_property
+    def validator(self) -> Any:
+        """The jsonschema validator (patterns in linear time), made on first use: many tools are never called."""
+        registry = self._registry if self._registry is not None else self._resolver()[0]
+        return linear_validator_class()(self.schema, registry=registry)
 
     def _resolver(self) -> tuple[Any, Any]:
         from referencing import Registry
@@ -312,11 +374,3 @@ class RawSchema:
             return [ErrorDetail("$", "The value is nested too deeply to be validated", instance, "too_deep")]
         except _PatternTimeout as exc:
             return [ErrorDetail("$", f"{exc}; send a simpler value", instance, "pattern_timeout")]
-
-
-def _patterns_of(node: Mapping[str, Any]) -> list[str]:
-    found = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
-    properties = node.get("patternProperties")
-    if is_mapping(properties):
-        found.extend(p for p in properties if isinstance(p, str))  # pyright: ignore[reportUnnecessaryIsInstance]  # any key
-    return found

@@ -1,9 +1,10 @@
 """The one table of vendors: a name -> where its provider and model client live, and what they need.
 
-`agentkit.providers.get_provider`, `agentkit.models.infer_model`, ``agentkit.testing.request_payload`` and
-the CLI read this table and nothing else, so a new vendor is one folder (``agentkit/providers/<vendor>/``)
-plus one row here (docs/contributing/vendors.md). Classes are named by ``"module:Class"`` strings and
-imported on first use, so reading the table loads no vendor code and no SDK.
+`agentkit.providers.get_provider`, `agentkit.models.infer_model`, ``agentkit.testing.request_payload``, the
+CLI, cost estimates (`agentkit.costs`: the price table's provider id) and traces (``gen_ai.provider.name``)
+read this table and nothing else, so a new vendor is one folder (``agentkit/providers/<vendor>/``) plus one
+row here (docs/contributing/vendors.md lists every file). Classes are named by ``"module:Class"`` strings
+and imported on first use, so reading the table loads no vendor code and no SDK.
 """
 
 from __future__ import annotations as _annotations
@@ -35,6 +36,12 @@ class Vendor:
     """Constructor options that build the model client without credentials, to show payloads offline."""
     needs_model_name: bool = True
     """Whether a model string must name a model (``"openai:gpt-4.1"``); ``"test"`` needs none."""
+    price_id: str | None = None
+    """The vendor's provider id in the ``genai-prices`` table, for requests whose endpoint is not known
+    (`agentkit.costs`; None: its requests are priced by their endpoint only, e.g. a local server)."""
+    telemetry_name: str | None = None
+    """``gen_ai.provider.name`` in traces: the OpenTelemetry GenAI conventions' well-known value (None: the
+    vendor's own name, for one the conventions do not list)."""
 
 
 _PLACEHOLDER = {"api_key": "offline-placeholder"}
@@ -50,6 +57,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("OPENAI_API_KEY",),
                 "openai",
                 _PLACEHOLDER,
+                price_id="openai",
+                telemetry_name="openai",
             ),
             Vendor(
                 "openai-responses",
@@ -58,6 +67,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("OPENAI_API_KEY",),
                 "openai",
                 _PLACEHOLDER,
+                price_id="openai",
+                telemetry_name="openai",
             ),
             Vendor(
                 "anthropic",
@@ -66,6 +77,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("ANTHROPIC_API_KEY",),
                 "anthropic",
                 _PLACEHOLDER,
+                price_id="anthropic",
+                telemetry_name="anthropic",
             ),
             Vendor(
                 "gemini",
@@ -74,6 +87,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
                 "gemini",
                 _PLACEHOLDER,
+                price_id="google",
+                telemetry_name="gcp.gemini",
             ),
             Vendor(
                 "bedrock",
@@ -82,6 +97,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 (),  # boto3's credential chain (or AWS_BEARER_TOKEN_BEDROCK), read by botocore itself
                 "bedrock",
                 {**_PLACEHOLDER, "region_name": "us-east-1"},
+                price_id="aws",
+                telemetry_name="aws.bedrock",
             ),
             Vendor(
                 "mistral",
@@ -90,6 +107,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("MISTRAL_API_KEY",),
                 "mistral",
                 _PLACEHOLDER,
+                price_id="mistral",
+                telemetry_name="mistral_ai",
             ),
             Vendor(
                 "cohere",
@@ -98,6 +117,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 ("CO_API_KEY", "COHERE_API_KEY"),
                 "cohere",
                 _PLACEHOLDER,
+                price_id="cohere",
+                telemetry_name="cohere",
             ),
             Vendor(
                 "ollama",
@@ -105,6 +126,8 @@ VENDORS: Mapping[str, Vendor] = MappingProxyType(
                 "agentkit.providers.ollama:OllamaProvider",
                 (),  # a local server needs no key (ollama-python reads OLLAMA_API_KEY itself)
                 "ollama",
+                price_id=None,  # usually a local server: priced by its endpoint, never guessed
+                telemetry_name="ollama",
             ),
             Vendor("test", "agentkit.testing:TestModel", needs_model_name=False),
         )

@@ -29,7 +29,7 @@ from .exceptions import (
     ToolSuspended,
 )
 from .registry import Registry
-from .tools import Tool, ToolTransform
+from .tools import Tool
 
 if TYPE_CHECKING:
     from ._agent.display import TranscriptEntry
@@ -142,9 +142,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except (ModelRetry, ToolError) as exc:
         raise CLIError(f"{args.tool!r} failed: {exc.message}") from None
     except ToolSuspended as exc:  # a BaseException: it would otherwise end the command with a traceback
-        from ._agent.display import tool_made
+        from ._agent.display import registry_rules, tool_made
 
-        shown, withheld = tool_made(item.transform or ToolTransform(), "suspension", exc.payload)
+        shown, withheld = tool_made(registry_rules(registry, args.tool), "suspension", exc.payload)
         what = withheld if withheld is not None else shorten(shown)
         raise CLIError(f"{args.tool!r} asked for input ({what}), which the command line cannot give") from None
     except Exception as exc:  # noqa: BLE001 - the tool itself raised: one line, not a traceback

@@ -20,25 +20,21 @@ what the table says today; the vendor's invoice is the authority.
 
 from __future__ import annotations as _annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
+from ._vendors import VENDORS
 from .messages import ModelResponse, Usage
 
 __all__ = ["PRICED_PROVIDERS", "estimate_cost", "response_cost", "total_cost"]
 
-PRICED_PROVIDERS = {
-    "openai": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "gemini": "google",
-    "bedrock": "aws",
-    "mistral": "mistral",
-    "cohere": "cohere",
-}
-"""agentkit vendor -> ``genai-prices`` provider id, used when a request's endpoint is not known (Ollama,
-usually local, has none: its requests are unknown)."""
+PRICED_PROVIDERS: Mapping[str, str] = MappingProxyType(
+    {name: row.price_id for name, row in VENDORS.items() if row.price_id is not None}
+)
+"""agentkit vendor -> ``genai-prices`` provider id, used when a request's endpoint is not known: the vendor
+table's ``price_id`` column (Ollama, usually local, has none: its requests are unknown)."""
 
 
 def estimate_cost(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations as _annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
 
 from ._json_schema import JsonSchema
 
@@ -41,3 +43,57 @@ class ToolDefinition:
     ``to_model_output`` shapes what the model sees), e.g. for OpenAI Responses' ``output_schema``."""
 
     __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        # the caches look definitions up in weak dicts, which compare keys: a definition is itself at
+        # once, without reading (or building) its schemas
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
+
+
+_FIELDS = tuple(f.name for f in fields(ToolDefinition))
+
+
+class _Deferred:
+    """An `output_schema` not built yet: most payloads never read it (no OpenAI tool entry carries one).
+
+    ``ToolDefinition(..., output_schema=_Deferred(build))`` (what `Tool.definition` makes) builds it on
+    first read.
+    """
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], JsonSchema | None]) -> None:
+        self.build = build
+
+
+class _OutputSchemaField:
+    """`ToolDefinition.output_schema`, built on first read when the definition was made with a `_Deferred`.
+
+    A data descriptor, so the dataclass's own ``__init__`` stores through it; equality, ``repr``,
+    ``dataclasses.replace`` and pickling read the built value like any other field.
+    """
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> Any:
+        if instance is None:
+            return None  # the field's default, as the dataclass recorded it
+        stored = instance.__dict__["output_schema"]
+        if type(stored) is _Deferred:
+            stored = instance.__dict__["output_schema"] = stored.build()
+        return stored
+
+    def __set__(self, instance: object, value: Any) -> None:
+        instance.__dict__["output_schema"] = value
+
+
+setattr(ToolDefinition, "output_schema", _OutputSchemaField())  # noqa: B010 - after @dataclass read the default
+
+
+def _getstate(self: ToolDefinition) -> dict[str, Any]:
+    return {**self.__dict__, "output_schema": self.output_schema}
+
+
+setattr(ToolDefinition, "__getstate__", _getstate)  # noqa: B010 - the built schema is pickled, never the builder

@@ -8,6 +8,7 @@ Exception
 │   │   ├── UnknownToolError (KeyError)     no tool under that key; the closest keys are suggested
 │   │   ├── ToolChoiceError                 a tool_choice the tools cannot honour (outside active_tools)
 │   │   ├── StrictSchemaError               a tool forced strict whose schema the vendor's strict mode refuses
+│   │   ├── PayloadRejectedError            a request the vendor documents it refuses (too many tools, ...)
 │   │   └── InvalidToolNameError            a key a vendor's name rule rejects (aliases not asked for)
 │   │       └── InvalidToolNamesError       ... several at once, one per key and vendor in `problems`
 │   ├── ToolInputError (ValueError)         arguments that do not fit a tool's input schema
@@ -88,6 +89,7 @@ __all__ = [
     "ModelRetry",
     "ModelSetupError",
     "OutputValidationError",
+    "PayloadRejectedError",
     "ProgramPaused",
     "RegistryError",
     "ResumeError",
@@ -197,6 +199,29 @@ class StrictSchemaError(RegistryError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.key, self.vendor, self.problems))
+
+
+class PayloadRejectedError(RegistryError):
+    """A request the vendor documents it refuses, caught before it is sent.
+
+    Too many tools for the vendor's limit, a schema outside what it accepts (Gemini's ``parameters``
+    property names): `Provider.format_tools` and the model clients raise this instead of sending a payload
+    the vendor answers with HTTP 400. `problems` says what breaks which documented rule; `fix` what to do.
+    """
+
+    def __init__(self, vendor: str, problems: Sequence[str], fix: str) -> None:
+        self.vendor = vendor
+        self.problems = tuple(problems)
+        self.fix = fix
+        super().__init__(vendor, self.problems, fix)
+
+    def __str__(self) -> str:
+        shown = "\n".join(f"  - {p}" for p in self.problems[:10])
+        more = f"\n  ... and {len(self.problems) - 10} more" if len(self.problems) > 10 else ""
+        return f"{self.vendor} refuses this request:\n{shown}{more}\n{self.fix}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.vendor, self.problems, self.fix))
 
 
 class InvalidToolNameError(RegistryError):

@@ -193,7 +193,8 @@ class FunctionModel(Model):
             assert response is not None
             return response
         value = self.fn(list(messages), self.info(tools, settings))
-        if inspect.isawaitable(value):
+        # the usual turns first: `isawaitable` on anything else is an ABC check
+        if not isinstance(value, (str, AssistantMessage, ModelResponse)) and inspect.isawaitable(value):
             value = await value
         return _response(value, self._name)
 

@@ -21,7 +21,10 @@ from ._threads import ToolThreads, tool_threads
 from ._unicode import escaped, has_surrogate
 from .cache import ToolCache
 from .context import ToolContext
-from .definitions import ToolDefinition
+from .definitions import (
+    ToolDefinition,
+    _Deferred,  # pyright: ignore[reportPrivateUsage]
+)
 from .exceptions import (
     ErrorDetail,
     ToolDeadlineError,
@@ -421,11 +424,12 @@ class Tool(Generic[P, R_co]):
                 return cached
         elif cached is not None and name in cached:
             return cached[name]
+        schema = self.schema
         found = ToolDefinition(
             key=name,
             description=self.description,
             input_schema=self.input_schema,
-            output_schema=self.output_schema,
+            output_schema=cast(Any, _Deferred(lambda: schema.output_schema)),  # built when read: most payloads never do
             strict=self._strict,
             output_json=self.to_model_output is None,
         )

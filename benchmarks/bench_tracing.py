@@ -10,8 +10,12 @@ Three figures of the same run (`FunctionModel`, one call to ``async def add``, t
 * off: agentkit as shipped, tracing not turned on (targets <= 1.02x the floor: present but disabled
   costs nothing measurable);
 * on: ``agentkit.instrument()`` with opentelemetry-sdk's ``TracerProvider``, a ``SimpleSpanProcessor`` and
-  the in-memory exporter: four spans per run (target <= 1.5x the floor). With content recorded, printed
-  for comparison; and, to tell the SDK's cost from agentkit's, four empty spans opened with the SDK alone.
+  the in-memory exporter: four spans per run. With content recorded, printed for comparison.
+
+What tracing adds (on minus the floor) is judged against the SDK alone making the run's four spans in the
+same nesting: empty (the issue's floor: target <= 1.5x), and with the very attributes agentkit sets (the
+GenAI conventions' names and values, as the spans of a traced run hold them: the same work, minus the
+mapping from agentkit's objects).
 
 Timing never fails the script: machines here are shared and noisy; each figure is the best of several
 repeats, measured interleaved so drift hits all three alike.
@@ -38,36 +42,37 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import agentkit
 from agentkit import Agent, Registry
+from agentkit._agent import _setup as setup_module  # pyright: ignore[reportPrivateUsage]
 from agentkit._agent import loop as loop_module
 from agentkit.testing import FunctionModel
 
 TARGET_OFF = 1.02
-TARGET_ON = 1.5
+TARGET_ADDED = 1.5
 
 
 @contextmanager
 def uninstrumented() -> Iterator[None]:
     """The loop without its observation points: what the run costs with no tracing code at all."""
     run_loop, observe = loop_module.RunLoop, loop_module.observe
-    saved = (run_loop.run, observe.debugging, loop_module._tracing_for)
+    saved = (run_loop.run, observe.debugging, setup_module._tracing_for)
 
     def run(self: Any) -> Any:
         return self._run()
 
     run_loop.run = run  # type: ignore[method-assign]
     observe.debugging = lambda: False  # type: ignore[assignment]
-    loop_module._tracing_for = lambda setting: None  # type: ignore[assignment]
+    setup_module._tracing_for = lambda setting: None  # type: ignore[assignment]
     try:
         yield
     finally:
-        run_loop.run, observe.debugging, loop_module._tracing_for = saved  # type: ignore[method-assign,assignment]
+        run_loop.run, observe.debugging, setup_module._tracing_for = saved  # type: ignore[method-assign,assignment]
 
 
 async def best(fn: Callable[[], Awaitable[Any]], number: int) -> float:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on a shared machine do not inflate it
     for _ in range(number):
         await fn()
-    return (time.perf_counter() - start) / number
+    return (time.process_time() - start) / number
 
 
 async def main(quick: bool) -> None:
@@ -97,9 +102,32 @@ async def main(quick: bool) -> None:
                 with tracer.start_as_current_span(name):
                     pass
 
+    agentkit.instrument(tracer_provider=provider)
+    await once()
+    agentkit.uninstrument()
+    recorded = {s.name: s for s in memory.get_finished_spans()}  # the last chat span of the run: like the first
+    memory.clear()
+
+    async def same_spans() -> None:  # the same spans with the same attributes, set when agentkit sets them
+        run, chat, tool = recorded["invoke_agent bench"], recorded["chat turn"], recorded["execute_tool add"]
+        run_start, run_end = _split(run, "gen_ai.usage.input_tokens")
+        chat_start, chat_end = _split(chat, "gen_ai.usage.input_tokens")
+        with tracer.start_as_current_span(run.name, kind=run.kind, attributes=run_start) as outer:
+            for turn_index in range(2):
+                with tracer.start_as_current_span(chat.name, kind=chat.kind, attributes=chat_start) as span:
+                    span.set_attributes(chat_end)
+                if turn_index == 0:
+                    with tracer.start_as_current_span(
+                        tool.name, kind=tool.kind, attributes=dict(tool.attributes or {}),
+                        record_exception=False, set_status_on_exception=False,
+                    ):  # fmt: skip
+                        pass
+            outer.set_attributes(run_end)
+
     number, repeats = (200, 5) if quick else (1000, 9)
     figures: dict[str, list[float]] = {"uninstrumented": [], "off": [], "on": [], "on, with content": []}
     sdk: list[float] = []
+    same: list[float] = []
     for _ in range(repeats):  # interleaved: a noisy neighbour slows every variant alike
         with uninstrumented():
             figures["uninstrumented"].append(await best(once, number))
@@ -111,19 +139,34 @@ async def main(quick: bool) -> None:
         figures["on, with content"].append(await best(once, number))
         agentkit.uninstrument()
         sdk.append(await best(bare_spans, number))
+        same.append(await best(same_spans, number))
         memory.clear()
     floor = min(figures["uninstrumented"])
     print(f"python {sys.version.split()[0]}; best of {repeats} x {number} runs; two-step run (FunctionModel, add)")
     for label, values in figures.items():
         value = min(values)
-        target = {"off": TARGET_OFF, "on": TARGET_ON}.get(label)
+        target = {"off": TARGET_OFF}.get(label)
         verdict = "" if target is None else f"   target <= {target:g}x  [{'ok' if value / floor <= target else 'OVER'}]"
         print(f"  tracing {label:<18} {value * 1e6:9.1f} us   {value / floor:5.2f}x the uninstrumented run{verdict}")
-    spans = min(sdk)
+    spans, attributed = min(sdk), min(same)
+    added = min(figures["on"]) - floor
+    verdict = "ok" if added / spans <= TARGET_ADDED else "OVER"
+    print(f"  what tracing adds to the run: {added * 1e6:.1f} us")
     print(
-        f"  the SDK's own cost of four empty spans: {spans * 1e6:.1f} us, so 'on' can be no less than "
-        f"{(floor + spans) / floor:.2f}x; agentkit's part of 'on': {(min(figures['on']) - floor - spans) * 1e6:.1f} us"
+        f"    against the SDK alone making the four spans empty ({spans * 1e6:.1f} us): {added / spans:5.2f}x"
+        f"   target <= {TARGET_ADDED:g}x  [{verdict}]"
     )
+    print(
+        f"    against the SDK alone making them with the same attributes ({attributed * 1e6:.1f} us): "
+        f"{added / attributed:5.2f}x (agentkit's own part: {(added - attributed) * 1e6:.1f} us)"
+    )
+
+
+def _split(span: Any, first_late: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A recorded span's attributes: those set when it starts, and those set when it ends (from `first_late`)."""
+    items = list(dict(span.attributes or {}).items())
+    at = next(i for i, (key, _) in enumerate(items) if key == first_late)
+    return dict(items[:at]), dict(items[at:])
 
 
 if __name__ == "__main__":

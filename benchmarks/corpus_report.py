@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:  # run as a script
 
 from agentkit import Registry, Tool  # noqa: E402
 from agentkit.interop import normalize_schema, tool_from_definition  # noqa: E402
-from agentkit.providers import Compatibility, Provider, compatibility, get_provider  # noqa: E402
+from agentkit.providers import Compatibility, Provider, compatibility, get_provider, provider_names  # noqa: E402
 from agentkit.providers.report import summarize  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -33,9 +33,10 @@ PAGE = ROOT / "docs" / "providers" / "corpus.md"
 START, END = "<!-- corpus-report:start -->", "<!-- corpus-report:end -->"
 BATCH = 200
 
-BUILTIN = ("openai", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "cohere", "ollama")
-VARIANTS = (*BUILTIN[:4], "gemini-openapi", *BUILTIN[4:])
-"""The eight vendors, plus Gemini's OpenAPI-subset form (``GeminiProvider(schema_format="openapi")``)."""
+BUILTIN = tuple(provider_names())
+"""Every vendor of the table (agentkit/_vendors.py), in its order."""
+VARIANTS = tuple(v for name in BUILTIN for v in ((name, "gemini-openapi") if name == "gemini" else (name,)))
+"""The vendors, plus Gemini's OpenAPI-subset form (``GeminiProvider(schema_format="openapi")``) after Gemini."""
 
 
 @cache

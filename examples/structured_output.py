@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from agentkit import Agent, ModelRetry, Output, ToolCall, tool
 from agentkit.events import OutputDeltaEvent, OutputEvent
 from agentkit.messages import AssistantMessage, Message, ToolResultsMessage
+from agentkit.providers import provider_names
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
 
@@ -87,7 +88,7 @@ async def main() -> None:
                 print(f"  output  {event.output!r}")
 
     print("\nthe same output type, as each vendor is asked for it (beside the tool):")
-    for vendor in ("openai", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "cohere", "ollama"):
+    for vendor in provider_names():
         offline = Agent(id="forecaster", model=f"{vendor}:model", tools=[get_forecast], output_type=Forecast)
         body = request_payload(offline, "Tomorrow in Lisbon?")
         fields = {"response_format": "response_format", "text": "text.format", "output_config": "output_config"}

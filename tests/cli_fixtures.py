@@ -76,6 +76,8 @@ def ask_seat(ctx: ToolContext, flight: str) -> str:
 
 
 asking = Registry([ask_seat])
+asking_masked = Registry([ask_seat], transform=ToolTransform(input=lambda args: {"flight": "***"}))
+"""The same tool under a registry policy that redacts inputs: its question may quote them, so it is withheld."""
 
 
 @tool(transform=ToolTransform(input=lambda args: {**args, "card": "****" + args["card"][-4:]}))

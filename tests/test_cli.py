@@ -238,3 +238,27 @@ def test_a_tool_or_run_that_suspends_says_what_it_asked(capsys: pytest.CaptureFi
     assert "asked for input ({'question': 'Which seat on LH1?'}), which the command line cannot give" in err
     status, _, err = run(capsys, "run", "tests.cli_fixtures:asking", "book", "-m", "test")
     assert status == 1 and "the run paused (suspended), waiting for: ask_seat (" in err and "suspension)" in err
+
+
+def test_a_question_of_a_tool_the_registry_redacts_is_withheld(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: `agentkit call` applied the tool's own transform only, not the registry's policy."""
+    status, _, err = run(capsys, "call", "tests.cli_fixtures:asking_masked", "ask_seat", '{"flight": "LH1"}')
+    assert status == 1 and "LH1" not in err and "suspension withheld: the tool's input is redacted" in err
+
+
+def test_lint_reports_a_request_past_a_vendors_tool_limit(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    """Issue 17 §5.1: 129 tools went to OpenAI Chat unreported (the API answers 400)."""
+    module = tmp_path / "many_tools.py"
+    module.write_text(
+        "from agentkit import Registry, Tool\n"
+        "def make(i):\n"
+        "    def f(x: int) -> int:\n"
+        "        return x\n"
+        "    f.__name__ = f'tool_{i}'\n"
+        "    f.__doc__ = 'A tool.'\n"
+        "    return Tool(f)\n"
+        "tools = Registry([make(i) for i in range(129)])\n"
+    )
+    status, out, _ = run(capsys, "lint", f"{module}:tools", "-p", "openai")
+    assert status == 1
+    assert "openai / (request): REJECTED" in out and "129 tools in one request: openai takes at most 128" in out

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agentkit import Agent, Registry, Tool, ToolCall, tool
 from agentkit._text import _dumps_iteratively, json_text
-from agentkit.providers import get_provider
+from agentkit.providers import get_provider, provider_names
 from tests.agent_helpers import calls, scripted
 
 DEPTH = 5000
@@ -107,7 +107,7 @@ async def test_agent_stream_reports_the_call_and_goes_on(arguments: Any) -> None
     assert generated.text == "done"
 
 
-VENDORS = ["openai", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "cohere", "ollama"]
+VENDORS = provider_names()
 
 
 @pytest.mark.parametrize("vendor", VENDORS)

@@ -11,9 +11,9 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Any, Generic, Union
 
 from typing_extensions import TypedDict, TypeVar
 
@@ -28,22 +28,31 @@ from ..registry import Registry
 from ._instructions import check_prepare
 from ._output import OutputValidatorFn
 from ._toolset import DeferredTools, check_deferred
+from .results import RunResult
 from .sessions import MCPServerLike
+from .state import Step
 
 __all__ = [
     "DEFAULT_OPTIONS",
     "RESUME_KEYWORDS",
     "RUN_KEYWORDS",
     "DepsT",
+    "FinishCallback",
     "ResumeKwargs",
     "RunKwargs",
     "RunOptions",
+    "StepCallback",
     "check_hooks",
     "run_options",
 ]
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of an agent's dependencies (`ToolContext.deps`): inferred from ``deps=`` or ``deps_type=``."""
+
+StepCallback = Callable[[Step], Union[Awaitable[None], None]]
+"""``on_step_finish=``: called with each finished `Step` (a plain or an async function)."""
+FinishCallback = Callable[[RunResult[Any]], Union[Awaitable[None], None]]
+"""``on_finish=``: called with the run's `RunResult` before the entry point returns it (plain or async)."""
 
 
 # The typed dicts below are `RunOptions` written out for the type checkers (``Unpack`` needs a TypedDict,
@@ -66,6 +75,8 @@ class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
     hooks: Sequence[RunHooks[Any]]
     code_mode: CodeMode | None
     session_id: str | None
+    on_step_finish: StepCallback | None
+    on_finish: FinishCallback | None
 
 
 class RunKwargs(ResumeKwargs[DepsT], total=False):
@@ -111,6 +122,8 @@ class RunOptions:
     cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
     code_mode: CodeMode | None = dataclasses.field(default=None, metadata=_RESUME)
     session_id: str | None = dataclasses.field(default=None, metadata=_RESUME)
+    on_step_finish: StepCallback | None = dataclasses.field(default=None, metadata=_RESUME)
+    on_finish: FinishCallback | None = dataclasses.field(default=None, metadata=_RESUME)
 
     @property
     def deferred(self) -> bool | frozenset[str] | None:
@@ -141,6 +154,10 @@ class RunOptions:
             raise AgentSetupError(
                 f"generate(session_id=...) takes a str (the conversation's id), got {type_name(self.session_id)}"
             )
+        for name in ("on_step_finish", "on_finish"):
+            callback = getattr(self, name)
+            if callback is not None and not callable(callback):
+                raise AgentSetupError(f"generate({name}=...) takes a function (plain or async), got {callback!r}")
         _ = self.deferred
         return self
 

@@ -330,7 +330,7 @@ def _planned(spec: AgentSpec, messages: list[Message], emit: Emit | None, settle
     version, the model in use (an `Agent.override`), the execution engine, tracing and DEBUG logging, an
     enclosing run's budget, and whether the run streams (a stream's own events sink is set per run).
     """
-    registry = with_code_tool(spec, spec.tools(), DEFAULT_OPTIONS)
+    registry = spec.tools() if spec.code_mode is None else with_code_tool(spec, spec.tools(), DEFAULT_OPTIONS)
     # by identity: the config it finds keeps each of these alive, so no id is reused while it is kept
     key = (
         id(registry),

@@ -15,6 +15,7 @@ from ..messages import ToolCall, ToolResult
 from ..tools import Tool, ToolTransform
 
 if TYPE_CHECKING:
+    from ..registry import Registry
     from .results import RunResult
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "error_text",
     "merge_transforms",
     "progress_data",
+    "registry_rules",
     "shape",
     "tool_made",
     "transcript",
@@ -93,6 +95,12 @@ def tool_made(rules: ToolTransform, target: str, value: Any) -> tuple[Any, str |
         hidden = "input" if rules.input is not None else "output"
         return None, f"{target} withheld: the tool's {hidden} is redacted and it has no {target!r} transform"
     return value, None
+
+
+def registry_rules(registry: Registry, key: str) -> ToolTransform:
+    """The display transforms of the tool under `key` outside a run: its own over the registry's policy."""
+    own = registry[key].transform if key in registry else None
+    return merge_transforms(own, registry.transform) or ToolTransform()
 
 
 def progress_data(rules: ToolTransform, value: Any) -> tuple[Any, str | None]:

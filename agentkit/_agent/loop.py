@@ -19,6 +19,7 @@ still run (``"awaiting_background"``). Retry budgets end it by raising `RetryLim
 
 from __future__ import annotations as _annotations
 
+import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
@@ -155,6 +156,7 @@ class RunLoop:
         state.steps.append(Step(index, response, [], []))
         if config.emit is not None:
             step_finished(config, index, response, 0)
+        await self._step_done()
         output = config.output
         if output is not None and output.schema is not None and not state.background:
             outcome = await text_answer(config, state, response)
@@ -223,7 +225,16 @@ class RunLoop:
             step_finished(config, index, step.response, len(calls))
             return self._pause(pause_status(pending), step.text, pending)
         self._record(index, step.response, calls, ordered)
+        await self._step_done()
         return None
+
+    async def _step_done(self) -> None:
+        """Tell the run's ``on_step_finish`` callback (if any) of the step just recorded."""
+        callback = self.config.options.on_step_finish
+        if callback is not None:
+            done = callback(self.state.steps[-1])
+            if inspect.isawaitable(done):
+                await done
 
     def _record(self, index: int, response: ModelResponse, calls: list[ToolCall], results: list[ToolResult]) -> None:
         """The turn's results join the conversation; the retry budgets are spent; an ending tool ends the run."""

@@ -194,7 +194,7 @@ def _restored(
 
     if isinstance(paused, RunSnapshot):
         # checked against every tool the run could call: its own, its MCP servers', the search tool
-        deferred = paused.document.get("state", {}).get("control", {}).get("deferred")
+        deferred = paused._deferred()  # pyright: ignore[reportPrivateUsage]  # read safely: checked in restore
         tools = run_tools_of(spec, registry, deferred, options)
         return restore(paused, spec.id, tools, spec.snapshot_key())
     if not isinstance(paused, RunResult):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers

@@ -9,15 +9,25 @@ types) a ``RunResult`` of that type, and any other form (``Literal[...]``, ``Cat
 from __future__ import annotations as _annotations
 
 import asyncio
+import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Union, overload
 
 from typing_extensions import TypeVar, Unpack
 
 from ..messages import Message, UserMessage
 from ..output import OutputSpec
-from ._options import RESUME_KEYWORDS, RUN_KEYWORDS, DepsT, ResumeKwargs, RunKwargs, RunOptions, run_options
+from ._options import (
+    RESUME_KEYWORDS,
+    RUN_KEYWORDS,
+    DepsT,
+    FinishCallback,
+    ResumeKwargs,
+    RunKwargs,
+    RunOptions,
+    run_options,
+)
 from ._output import OutputConfig
 from ._setup import output_for, start
 from .config import AgentSpec
@@ -103,6 +113,12 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
             session_id: the conversation (thread) this run belongs to: tools cached with
                 ``scope="session"`` share their entries across the runs given the same id (see
                 `agentkit.cache`).
+            on_step_finish: called with each `Step` once it is recorded (a turn's answer, or its calls with
+                their results), before the next turn; a plain or an async function. A step that pauses is
+                reported when the resumed run finishes it.
+            on_finish: called with the run's `RunResult` (any status, pauses included) before this call
+                returns it; a plain or an async function. Neither runs when the run raises; what they
+                raise propagates to the caller.
 
         Raises:
             RetryLimitExceeded: a retry budget ran out (the partial result is on the exception);
@@ -117,7 +133,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
             HookError: a model-request hook failed (tool-call hooks never raise).
         """
         spec, checked, output = self._run_setup("generate", output_type, options)
-        return await start(spec, prompt, checked, None, output=output)
+        return await _ending(checked, start(spec, prompt, checked, None, output=output))
 
     @overload
     def generate_sync(
@@ -140,7 +156,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         and lets the model go on with their results, instead of ending ``"awaiting_background"``.
         """
         spec, checked, output = self._run_setup("generate_sync", output_type, options)
-        return asyncio.run(start(spec, prompt, checked, None, output=output, settles_background=True))
+        return asyncio.run(_ending(checked, start(spec, prompt, checked, None, output=output, settles_background=True)))
 
     @overload
     def stream(
@@ -161,7 +177,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         spec, checked, output = self._run_setup("stream", output_type, options)
 
         async def run(emit: Emit) -> RunResult[Any]:
-            return await start(spec, prompt, checked, emit, output=output)
+            return await _ending(checked, start(spec, prompt, checked, emit, output=output))
 
         return AgentStream(run)
 
@@ -209,7 +225,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
 
         The run's budgets, limits, ``require_approval`` and the tools its searches found carry over (in
         snapshots too); functions and sessions do not travel with a result, so give the run's own `tools`,
-        `mcp_servers`, `prepare_step` and `hooks` again (as `generate` took them).
+        `mcp_servers`, `prepare_step`, `hooks`, `on_step_finish` and `on_finish` again (as `generate` took them).
 
         Raises:
             ResumeError: the run is not paused, or an answer is missing, names no pending call, or does not
@@ -223,7 +239,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         spec = self._spec()
         checked = run_options("resume", options, RESUME_KEYWORDS)
         async with spec.session():
-            return await resume_run(spec, paused, answers, options=checked, emit=None)
+            return await _ending(checked, resume_run(spec, paused, answers, options=checked, emit=None))
 
     @overload
     def resume_stream(
@@ -253,9 +269,23 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
 
         async def run(emit: Emit) -> RunResult[Any]:
             async with spec.session():
-                return await resume_run(spec, paused, answers, options=checked, emit=emit)
+                return await _ending(checked, resume_run(spec, paused, answers, options=checked, emit=emit))
 
         return AgentStream(run)
+
+
+def _ending(options: RunOptions, run: Coroutine[Any, Any, RunResult[Any]]) -> Coroutine[Any, Any, RunResult[Any]]:
+    """`run`, or (with an ``on_finish`` callback) `run` followed by the callback seeing its result."""
+    callback = options.on_finish
+    return run if callback is None else _finishing(callback, run)
+
+
+async def _finishing(callback: FinishCallback, run: Coroutine[Any, Any, RunResult[Any]]) -> RunResult[Any]:
+    result = await run
+    done = callback(result)
+    if inspect.isawaitable(done):
+        await done
+    return result
 
 
 def spec_of(agent: AgentRuns[Any, Any]) -> AgentSpec:

@@ -4,18 +4,25 @@
 agentkit eval --dataset bfcl:simple_python --model openai:gpt-4.1-mini --limit 50
 agentkit eval myapp.tools:registry --dataset cases.jsonl --model openai:local --base-url http://127.0.0.1:8080/v1
 agentkit eval --self-test                       # the checker against its probes (no model)
+agentkit eval -d cases.jsonl -m openai:gpt-4.1-mini --cassette evals.json  # recorded once, replayed offline
 ```
 
 The readable report goes to stdout (``--json``: the JSON report instead), a progress bar to stderr on a
-terminal only. Exit status: 0, or 1 when ``--min-accuracy`` is not reached, 2 for bad usage.
+terminal only. Exit status: 0, or 1 when ``--min-accuracy`` is not reached or a replayed request was never
+recorded, 2 for bad usage.
 """
 
 from __future__ import annotations as _annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._cassettes import CassetteMode
 
 __all__ = ["add_arguments", "run"]
 
@@ -46,6 +53,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--failures", type=int, default=10, help="failed questions listed in the text report")
     parser.add_argument("--min-accuracy", type=float, help="exit 1 when accuracy is below this (0..1)")
     parser.add_argument("--self-test", action="store_true", help="check the checker on its probes and exit")
+    parser.add_argument(
+        "--cassette",
+        help="record the model's requests into this file on the first run, replay them afterwards (offline, CI)",
+    )
+    parser.add_argument(
+        "--cassette-mode",
+        choices=("once", "replay", "record"),
+        help="once (record if the file is missing, else replay), replay (fail on a request never recorded) or "
+        "record; default: replay where $CI is set, else once",
+    )
 
 
 def _model(spec: str, base_url: str | None) -> Any:
@@ -61,6 +78,22 @@ def _model(spec: str, base_url: str | None) -> Any:
 
         raise CLIError(f"--base-url needs a vendor:model-name (e.g. openai:local), got {spec!r}", 2)
     return load(row.model)(name, base_url=base_url)
+
+
+@contextlib.contextmanager
+def _cassette(path: str | None, mode: CassetteMode | None) -> Iterator[None]:
+    """Record or replay the model's requests (`agentkit.testing.Cassette`); nothing when no file is given."""
+    if path is None:
+        yield
+        return
+    from .._cassettes import Cassette, CassetteMiss
+    from ..exceptions import CLIError
+
+    try:
+        with Cassette(path, mode=mode):
+            yield
+    except CassetteMiss as exc:  # no recording, or a question or setting changed since it was made: say where
+        raise CLIError(f"--cassette {path}: {exc}\n(record it again with --cassette-mode record)", 1) from None
 
 
 class _Bar:
@@ -111,16 +144,19 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
     )
     progress = _Bar() if sys.stderr.isatty() else None
-    report = evaluate_sync(
-        _model(args.model, args.base_url),
-        cases,
-        concurrency=args.concurrency,
-        retry=args.retry,
-        repair=args.repair,
-        settings=settings,
-        progress=progress,
-        dataset=args.dataset if args.limit is None else f"{args.dataset} ({len(cases)} drawn, seed {args.seed})",
-    )
+    if args.cassette_mode is not None and args.cassette is None:
+        raise CLIError("--cassette-mode needs --cassette FILE", 2)
+    with _cassette(args.cassette, args.cassette_mode):
+        report = evaluate_sync(
+            _model(args.model, args.base_url),
+            cases,
+            concurrency=args.concurrency,
+            retry=args.retry,
+            repair=args.repair,
+            settings=settings,
+            progress=progress,
+            dataset=args.dataset if args.limit is None else f"{args.dataset} ({len(cases)} drawn, seed {args.seed})",
+        )
     data = report.to_json()
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -45,8 +45,18 @@ def state_boundary(name: str, keys: Sequence[bytes | str] | None, ttl: float) ->
     return RequestStateBoundary(security, default_audience=name)
 
 
-def question_of(tool: str, payload: Any) -> str:
-    """The text of a suspension's question: the payload when it is text, or its message/question field."""
+def question_of(registry: Registry, tool: str, payload: Any) -> str:
+    """The text of a suspension's question as a display may see it (after the ``suspension`` transform).
+
+    The payload when it is text, or its message/question field. The client is a display like any other: a
+    tool whose inputs or outputs are redacted and that has no ``suspension`` transform shows no payload (it
+    could quote what is redacted), only that input is needed.
+    """
+    from .._agent.display import registry_rules, tool_made
+
+    payload, withheld = tool_made(registry_rules(registry, tool), "suspension", payload)
+    if withheld is not None:
+        return f"The tool {tool!r} needs input ({withheld})."
     if isinstance(payload, str):
         return payload
     if is_mapping(payload) and isinstance(payload.get("message") or payload.get("question"), str):
@@ -110,4 +120,4 @@ async def call_in_rounds(registry: Registry, call: ToolCall, params: Any, deps: 
         refused = unaskable(call.name, signal.schema)
         if refused is not None or signal.schema is None:
             return ToolResult.error(call, refused or "", "tool_error")
-        return _ask(question_of(call.name, signal.payload), signal.schema, 0, [])
+        return _ask(question_of(registry, call.name, signal.payload), signal.schema, 0, [])

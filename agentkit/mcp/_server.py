@@ -290,20 +290,20 @@ async def _call_answering_suspensions(ctx: Any, registry: Registry, call: ToolCa
         try:
             return await registry.call(call, deps=deps, context=context)
         except ToolSuspended as signal:
-            answer = await _elicit(ctx, call.name, signal)
+            answer = await _elicit(ctx, registry, call.name, signal)
             if isinstance(answer, str):
                 return ToolResult.error(call, answer, "tool_error")
             context = ToolContext(deps=deps, resume_data=answer[0])
     return ToolResult.error(call, f"Tool {call.name!r} asked more than {_MAX_QUESTIONS} questions.", "tool_error")
 
 
-async def _elicit(ctx: Any, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
+async def _elicit(ctx: Any, registry: Registry, tool: str, signal: ToolSuspended) -> tuple[Any] | str:
     """The client's answer, checked against the schema asked with (as a 1-tuple), or why there is none.
 
     An answer that does not fit the schema never reaches the tool: the client is asked again, with the
     problems, and after `_ASKS_PER_QUESTION` unfit answers the call fails with them.
     """
-    question, schema = question_of(tool, signal.payload), signal.schema
+    question, schema = question_of(registry, tool, signal.payload), signal.schema
     refused = unaskable(tool, schema)
     if refused is not None or schema is None:
         return refused or ""

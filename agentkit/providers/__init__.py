@@ -189,6 +189,11 @@ def compatibility(
                     name_problem=bad.get(key),
                 )
             )
+        if per_request:  # what the whole request breaks (too many tools): one row for the provider
+            problems = provider.request_problems(registry.definitions()[:0], strict, tool_count=len(registry))
+            if problems:
+                losses = tuple(Loss("", "tools", problem, rejected=True) for problem in problems)
+                report.append(Compatibility("(request)", provider.name, None, False, losses))
         if output is not None:
             row = _output_row(provider, registry, output)
             if row is not None:

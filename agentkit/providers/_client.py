@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from .._jsonish import is_mapping, is_object
 from ..definitions import ToolDefinition
-from ..exceptions import ModelAPIError, ModelHTTPError, ModelSetupError
+from ..exceptions import ModelAPIError, ModelHTTPError, ModelSetupError, PayloadRejectedError
 from ..messages import Message, ModelResponse
 from ..models._base import Model, ModelSettings, ModelStreamEvent, ResponseDone, check_request_allowed
 from ..models._limits import DEFAULT_LIMITS, RequestLimits
@@ -49,13 +49,26 @@ __all__ = [
 
 
 def provider_request(
-    provider: Provider, messages: Sequence[Message], tools: Registry, settings: ModelSettings, *, shared: bool = True
+    provider: Provider,
+    messages: Sequence[Message],
+    tools: Registry,
+    settings: ModelSettings,
+    *,
+    shared: bool = True,
+    count_limit: bool = True,
 ) -> dict[str, Any]:
     """`Provider.build_request` with the tool options of `settings` (no model name, no sampling).
 
     With `shared`, the tool fragment's containers are the provider's cached ones, for a body that is sent
-    and never edited; `Model.payload` (which callers may edit) passes False for fresh ones.
+    and never edited; `Model.payload` (which callers may edit) passes False for fresh ones. With
+    `count_limit` (a client of the vendor's own endpoint), more tools than `Provider.max_tools` raise.
+
+    Raises:
+        PayloadRejectedError: a request the vendor documents it refuses, nothing sent.
     """
+    problems = provider.count_problems(len(tools)) if count_limit else []
+    if problems:
+        raise PayloadRejectedError(provider.name, problems, provider.refusal_fix(problems))
     options = FormatOptions(
         tool_choice=settings.tool_choice,
         active_tools=settings.active_tools,

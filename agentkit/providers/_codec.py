@@ -20,7 +20,7 @@ from .._choice import check_tool_choice, require_keys
 from .._json_schema import JsonSchema
 from .._jsonish import is_array, is_mapping, is_object
 from ..definitions import ToolDefinition
-from ..exceptions import AgentSetupError, RegistryError, StrictSchemaError
+from ..exceptions import AgentSetupError, PayloadRejectedError, RegistryError, StrictSchemaError
 from ..messages import Message, ModelResponse, ToolCall, ToolResult
 from ..models._output import OutputMode, OutputPlan, OutputRequest
 from ..registry import Registry
@@ -152,6 +152,11 @@ class Provider(ABC):
     """Where the vendor puts every answer's content in a whole response (``("choices", 0, "message")``): one
     of these paths must lead to an object or a list, else `parse_response` raises `ModelAPIError` instead of
     reading an unrelated JSON document as an empty, finished answer. Empty: no check."""
+    max_tools: ClassVar[int | None] = None
+    """The most tools one request may carry, as the vendor documents it (None: no documented limit);
+    the model clients raise `PayloadRejectedError` past it instead of sending (see `count_problems`)."""
+    max_tools_source: ClassVar[str] = ""
+    """Where the vendor says so (for the error and the report)."""
     refuses_forced_strict: ClassVar[bool] = True
     """Whether `format_tools` raises `StrictSchemaError` for a tool forced strict that the dialect rejects
     (False where "strict" is a request-level mode whose rejections are not strict mode's, as Gemini's)."""
@@ -263,6 +268,7 @@ class Provider(ABC):
                 payload = self._with_deferred(payload, names, options)
             if options.programmatic:
                 payload = self._with_programmatic(payload, names, options)
+            self._check_payload(toolset.definitions, options)
             toolset.payloads[options] = payload
         return payload
 
@@ -587,6 +593,46 @@ class Provider(ABC):
                 rejected = result.rejected if result.strict else ()
                 if rejected:
                     raise StrictSchemaError(definition.key, self.name, [str(loss) for loss in rejected])
+
+    def request_problems(
+        self, definitions: Sequence[ToolDefinition], strict: bool | None = None, *, tool_count: int | None = None
+    ) -> list[str]:
+        """What the vendor documents it refuses in a request carrying `definitions` (empty: nothing).
+
+        The tool count (`tool_count`, else one per definition) against `max_tools`, then `schema_problems`.
+        `compatibility` (and ``agentkit lint``) reports them.
+        """
+        count = len(definitions) if tool_count is None else tool_count
+        return [*self.count_problems(count), *self.schema_problems(definitions, strict)]
+
+    def count_problems(self, count: int) -> list[str]:
+        """`count` tools against `max_tools` (empty when within it, or when the vendor documents no limit).
+
+        Checked by the model clients before they send, on the vendor's own endpoint (OpenAI-compatible
+        servers take more), never by `format_tools`, which builds whatever it is asked for.
+        """
+        limit = self.max_tools
+        if limit is not None and count > limit:
+            return [f"{count} tools in one request: {self.name} takes at most {limit} ({self.max_tools_source})"]
+        return []
+
+    def schema_problems(self, definitions: Sequence[ToolDefinition], strict: bool | None = None) -> list[str]:
+        """Tool schemas the vendor refuses whatever the request (default: none); `format_tools` raises for them."""
+        return []
+
+    def _check_payload(self, definitions: Sequence[ToolDefinition], options: FormatOptions) -> None:
+        """Raise `PayloadRejectedError` for tool schemas the vendor documents it refuses (`schema_problems`)."""
+        problems = self.schema_problems(definitions, options.strict)
+        if problems:
+            raise PayloadRejectedError(self.name, problems, self.refusal_fix(problems))
+
+    def refusal_fix(self, problems: Sequence[str]) -> str:
+        """What to do about `problems` (said in `PayloadRejectedError.fix`)."""
+        return (
+            "Send fewer tools per request: defer the ones a turn rarely needs (@tool(deferred=True), or "
+            "Agent(deferred_tools=True): the model finds them with a search tool), or send a subset "
+            "(registry.select([...]))."
+        )
 
     def _check_choice(self, toolset: _ToolSet, options: FormatOptions) -> None:
         keys = toolset.by_key

@@ -33,7 +33,7 @@ from ._dialect import (
 )
 from ._regex import unsupported_features
 
-__all__ = ["Moves", "StrictRules", "inline_ref_siblings", "make_nullable", "make_strict"]
+__all__ = ["Moves", "StrictRules", "inline_ref_siblings", "is_annotation_only", "make_nullable", "make_strict"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,10 @@ class StrictRules:
     demands ("schema must have a 'type' key"). A type that follows from the node is added (``enum``/``const``
     values, ``properties`` -> object, ``items`` -> array, a typed parent of ``anyOf`` members); an untyped
     ("any value") subschema cannot be strict and is recorded as rejected."""
+    type_members: bool = False
+    """Give the untyped members of a typed parent's ``anyOf``/``allOf`` its type (the same meaning), as
+    `require_type` does, without requiring a type anywhere else: Anthropic's SDK normaliser refuses a member
+    that does not say what it is."""
     unsupported_patterns: frozenset[str] = frozenset()
     """`agentkit.providers._regex` features the strict engine cannot take: such a ``pattern`` moves into
     the description."""
@@ -73,6 +77,24 @@ class StrictRules:
 
 _TYPED = ("type", "anyOf", "$ref")
 _ANNOTATIONS = ("description", "title", "examples", "deprecated", "readOnly", "writeOnly", "$comment")
+
+
+def is_annotation_only(node: Any) -> bool:
+    """Whether `node` is a subschema of annotations only (a description, a title): it accepts any value."""
+    return is_object(node) and bool(node) and all(key in _ANNOTATIONS for key in node)
+
+
+def _type_members(node: JsonSchema) -> None:
+    """Members of a typed parent's ``anyOf``/``allOf`` that only add constraints take its type: same meaning."""
+    kind = node.get("type")
+    if kind is None:
+        return
+    for combinator in ("anyOf", "allOf"):
+        members = node.get(combinator)
+        if is_array(members):
+            node[combinator] = [
+                {**m, "type": kind} if is_object(m) and not any(k in m for k in _TYPED) else m for m in members
+            ]
 
 
 def _json_type(value: Any) -> str | None:
@@ -221,7 +243,7 @@ class _Builder:
 
     def untouched(self, node: JsonSchema) -> bool:
         """Whether `visit` would leave `node` as it is: a leaf with nothing strict mode rewrites."""
-        if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node):
+        if not _CHILDREN.isdisjoint(node) or not self.special.isdisjoint(node) or "unevaluatedItems" in node:
             return False
         kind = node.get("type")
         if kind is None and self.rules.require_type and "$ref" not in node:
@@ -235,10 +257,8 @@ class _Builder:
         if rules.one_of_to_any_of and "oneOf" in node:
             node["anyOf"] = node.pop("oneOf")
             log.add(path, "oneOf", "turned into anyOf (exclusivity not enforced)")
-        if is_array(node.get("allOf")) and len(node["allOf"]) == 1 and isinstance(node["allOf"][0], dict):
-            only = self.prepared(node.pop("allOf")[0])
-            for key, value in only.items():
-                node.setdefault(key, value)
+        if is_array(node.get("allOf")):
+            self.flatten_all_of(node)
         if not self.special.isdisjoint(node):
             for keyword in sorted(rules.describe & node.keys()):
                 move_to_description(node, keyword, path, log)
@@ -256,19 +276,41 @@ class _Builder:
                 )
         if rules.require_type:
             self.typed(node, path)
+        elif rules.type_members:
+            _type_members(node)
         kind = node.get("type")
         if kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node:
             self.strict_object(node, path)
+        if "unevaluatedItems" in node:
+            self.unevaluated_items(node, path)
+
+    def unevaluated_items(self, node: JsonSchema, path: str) -> None:
+        """Drop ``unevaluatedItems`` beside ``items`` (every item is evaluated: it says nothing).
+
+        Otherwise (tuple items, an empty array) it has no strict form: no strict vendor documents the keyword.
+        """
+        if "items" in node:
+            del node["unevaluatedItems"]
+        else:
+            self.log.add(path, "unevaluatedItems", "not supported in strict mode", rejected=True)
+
+    def flatten_all_of(self, node: JsonSchema) -> None:
+        """Merge into `node` its ``allOf`` members that hold only annotations, then a lone member (lossless)."""
+        parts: list[Any] = node["allOf"]
+        if len(parts) > 1:  # an annotations-only member constrains nothing: its words go to the parent
+            for member in [m for m in parts if is_annotation_only(m)]:
+                parts.remove(member)
+                for key, value in member.items():
+                    node.setdefault(key, value)
+        if len(parts) == 1 and isinstance(parts[0], dict):
+            only = self.prepared(node.pop("allOf")[0])
+            for key, value in only.items():
+                node.setdefault(key, value)
 
     def typed(self, node: JsonSchema, path: str) -> None:
         """Give `node` the type that follows from it, or record that strict mode cannot express it."""
         kind = node.get("type")
-        members = node.get("anyOf")
-        if kind is not None and is_array(members):
-            # members that only add constraints to a typed parent take its type: same meaning
-            node["anyOf"] = [
-                {**m, "type": kind} if is_object(m) and not any(k in m for k in _TYPED) else m for m in members
-            ]
+        _type_members(node)
         if kind is not None or "anyOf" in node or "$ref" in node:
             return
         if "enum" in node or "const" in node:
@@ -302,6 +344,12 @@ class _Builder:
             log.add(
                 path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True
             )
+        unevaluated = node.pop("unevaluatedProperties", False)
+        if unevaluated is not False:
+            log.add(path, "unevaluatedProperties", "an open object (any extra keys) cannot be strict", rejected=True)
+        # False is what additionalProperties: false already says of a strict object (every key listed, no
+        # allOf merging properties in): no strict vendor documents the keyword (OpenAI's "Supported schemas",
+        # Anthropic's "JSON Schema limitations"), so it goes, losing nothing
         node["additionalProperties"] = False
         props: dict[str, Any]
         if is_object(raw):

@@ -9,23 +9,25 @@ agent, so a resumed run holds the same typed values (a model instance, a datetim
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Union, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from .._agent.pending import PendingBackground, PendingClientCall, PendingSuspension
-from .._agent.results import PendingApproval, PendingItem, Step
-from .._jsonish import is_array, is_mapping
+from .._agent.pending import PendingBackground, PendingSuspension
+from .._agent.results import PendingItem, Step
+from .._jsonish import is_mapping
+from .._text import json_text
 from ..exceptions import SnapshotError, ToolOutputError
 from ..messages import (
     AssistantMessage,
+    ContentPart,
     Message,
     ModelResponse,
-    SystemMessage,
+    TextPart,
     ToolResult,
     ToolResultsMessage,
     Usage,
-    UserMessage,
 )
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ __all__ = [
     "decode_response",
     "decode_results",
     "decode_settings",
-    "decode_steps",
+    "decode_usage",
     "dump_output",
     "encode_messages",
     "encode_pending",
@@ -49,6 +51,7 @@ __all__ = [
     "encode_settings",
     "encode_steps",
     "restore_outputs",
+    "storable_json",
 ]
 
 Tools = Mapping[str, "Tool[..., Any]"]
@@ -56,22 +59,19 @@ Tools = Mapping[str, "Tool[..., Any]"]
 
 @cache
 def _adapter(kind: str) -> TypeAdapter[Any]:
-    from pydantic import ConfigDict, Field, TypeAdapter
+    from pydantic import ConfigDict, TypeAdapter
+
+    from ._document import AnyMessage, AnyPending  # the unions as the document check reads them
 
     config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
     if kind == "messages":
-        message = Annotated[
-            Union[SystemMessage, UserMessage, AssistantMessage, ToolResultsMessage], Field(discriminator="role")
-        ]
-        return TypeAdapter(list[message], config=config)  # pyright: ignore[reportInvalidTypeForm]  # built at run time
+        return TypeAdapter(list[AnyMessage], config=config)
     if kind == "results":
         return TypeAdapter(list[ToolResult], config=config)
+    if kind == "parts":
+        return TypeAdapter(list[ContentPart], config=config)
     if kind == "pending":
-        item = Annotated[
-            Union[PendingApproval, PendingSuspension, PendingClientCall, PendingBackground],
-            Field(discriminator="kind"),
-        ]
-        return TypeAdapter(list[item], config=config)  # pyright: ignore[reportInvalidTypeForm]  # built at run time
+        return TypeAdapter(list[AnyPending], config=config)
     if kind == "usage":
         return TypeAdapter(Usage)
     raise AssertionError(kind)
@@ -90,17 +90,48 @@ def dump_output(result: ToolResult, tools: Tools) -> Any:
     return to_jsonable_python(output, fallback=repr, bytes_mode="base64")
 
 
-def _with_json_outputs(results: Iterable[ToolResult], tools: Tools) -> list[ToolResult]:
-    return [r if r.output is None else dataclasses.replace(r, output=dump_output(r, tools)) for r in results]
+_USAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Usage))
+
+
+def _usage_data(usage: Usage) -> dict[str, Any]:
+    """`usage` as JSON data (what its TypeAdapter dumps, without the adapter's call per step)."""
+    return {name: getattr(usage, name) for name in _USAGE_FIELDS}
+
+
+def _result_data(result: ToolResult, tools: Tools) -> dict[str, Any]:
+    """One tool result as JSON data: what the results adapter dumps (``exclude_none``), output included.
+
+    The output goes through its tool's schema. Written out because pydantic serialises `ToolResult.content`
+    (a ``Sequence``) through a Python function, a third of a long history's encoding; a test pins this to
+    the adapter's output.
+    """
+    content = result.content
+    texts = [part.text for part in content if isinstance(part, TextPart)]
+    if len(texts) == len(content):
+        parts: Any = [{"text": text, "kind": "text"} for text in texts]
+    else:
+        parts = _adapter("parts").dump_python(list(content), mode="json", exclude_none=True)
+    data: dict[str, Any] = {"call_id": result.call_id, "name": result.name, "content": parts}
+    if result.output is not None:
+        data["output"] = dump_output(result, tools)
+    data["is_error"] = result.is_error
+    if result.error_kind is not None:
+        data["error_kind"] = result.error_kind
+    if result.exception_type is not None:
+        data["exception_type"] = result.exception_type
+    return data
 
 
 def encode_messages(messages: Sequence[Message], tools: Tools) -> list[Any]:
     """The history as JSON data (tool outputs through their tools' output schemas)."""
-    shallow: list[Message] = [
-        ToolResultsMessage(_with_json_outputs(m.results, tools)) if isinstance(m, ToolResultsMessage) else m
+    others = [m for m in messages if not isinstance(m, ToolResultsMessage)]
+    dumped = iter(_adapter("messages").dump_python(others, mode="json", exclude_none=True))  # one call for all
+    return [
+        {"results": [_result_data(r, tools) for r in m.results], "role": "tool"}
+        if isinstance(m, ToolResultsMessage)
+        else next(dumped)
         for m in messages
     ]
-    return cast("list[Any]", _adapter("messages").dump_python(shallow, mode="json", exclude_none=True))
 
 
 def decode_messages(data: Any) -> list[Message]:
@@ -110,9 +141,7 @@ def decode_messages(data: Any) -> list[Message]:
 
 def encode_results(results: Sequence[ToolResult], tools: Tools) -> list[Any]:
     """Tool results as JSON data."""
-    return cast(
-        "list[Any]", _adapter("results").dump_python(_with_json_outputs(results, tools), mode="json", exclude_none=True)
-    )
+    return [_result_data(r, tools) for r in results]
 
 
 def decode_results(data: Any, where: str) -> list[ToolResult]:
@@ -154,7 +183,7 @@ def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tool
         entry: dict[str, Any] = {
             "index": step.index,
             "message": position if position is not None else encode_messages([response.message], tools)[0],
-            "usage": _adapter("usage").dump_python(response.usage),
+            "usage": _usage_data(response.usage),
         }
         entry.update(_response_fields(response))
         if step.results:
@@ -164,41 +193,10 @@ def encode_steps(steps: Sequence[Step], messages: Sequence[Message], tools: Tool
     return out
 
 
-def decode_steps(data: Any, messages: Sequence[Message]) -> list[Step]:
-    """Steps from JSON data, sharing the message objects of `messages` they refer to."""
-    if not is_array(data):
-        raise SnapshotError("the snapshot's 'steps' must be a list")
-    steps: list[Step] = []
-    for n, entry in enumerate(data):
-        if not is_mapping(entry):
-            raise SnapshotError(f"the snapshot's steps[{n}] must be an object")
-        message = _referenced(entry.get("message"), messages, AssistantMessage, f"steps[{n}].message")
-        if not isinstance(message, AssistantMessage):
-            message = decode_messages([message])[0]
-            if not isinstance(message, AssistantMessage):
-                raise SnapshotError(f"the snapshot's steps[{n}].message is not an assistant message")
-        raw_results = entry.get("results", [])
-        if isinstance(raw_results, int):
-            answer = _referenced(raw_results, messages, ToolResultsMessage, f"steps[{n}].results")
-            results = answer.results
-        else:
-            results = decode_results(raw_results, f"steps[{n}].results")
-        usage = _validate("usage", entry.get("usage", {}), f"steps[{n}].usage")
-        response = ModelResponse(message, usage, **_response_kwargs(entry))
-        steps.append(Step(int(entry.get("index", n)), response, message.tool_calls, results))
-    return steps
-
-
-def _referenced(value: Any, messages: Sequence[Message], kind: type[Any], where: str) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int):
-        return value
-    if not 0 <= value < len(messages) or not isinstance(messages[value], kind):
-        raise SnapshotError(f"the snapshot's {where} points at message {value}, which is not a {kind.__name__}")
-    return messages[value]
-
-
 def restore_outputs(messages: Sequence[Message], steps: Sequence[Step], tools: Tools) -> None:
     """Re-validate every tool output (JSON values) against its tool's output schema, in place.
+
+    The results are set their typed outputs: they must be the caller's own (freshly decoded) objects.
 
     Raises:
         SnapshotError: an output no longer fits its tool's schema (names the call).
@@ -206,21 +204,48 @@ def restore_outputs(messages: Sequence[Message], steps: Sequence[Step], tools: T
     seen: set[int] = set()
     groups = [m.results for m in messages if isinstance(m, ToolResultsMessage)] + [s.results for s in steps]
     for results in groups:
-        if id(results) in seen:
-            continue
-        seen.add(id(results))
-        for index, result in enumerate(results):
-            if result.is_error or result.output is None or result.name not in tools:
+        for result in results:
+            if result.is_error or result.output is None or result.name not in tools or id(result) in seen:
                 continue
+            seen.add(id(result))
             try:
-                value = tools[result.name].schema.validate_output(result.name, result.output)
+                result.output = tools[result.name].schema.validate_output(result.name, result.output)
             except ToolOutputError as exc:
                 raise SnapshotError(
                     f"the output of call {result.call_id!r} ({result.name!r}) does not fit the tool's output "
                     f"schema any more: {exc}",
                     [result.name],
                 ) from None
-            results[index] = dataclasses.replace(result, output=value)
+
+
+def decode_usage(data: Any) -> Usage:
+    """`Usage` from JSON data."""
+    return cast(Usage, _validate("usage", data, "usage"))
+
+
+def storable_json(data: Any, *, indent: int | None = None) -> str:
+    """JSON text of `data`, for storing, in text that encodes as UTF-8 whatever the strings hold.
+
+    pydantic-core's encoder writes it (4x the standard library's speed); a lone surrogate, which it
+    refuses, makes the standard library write the text with every non-ASCII character escaped, and data
+    nested deeper than Python recurses is written iteratively.
+    """
+    from pydantic_core import to_json
+
+    if indent is None:
+        try:
+            return to_json(data, inf_nan_mode="constants").decode()
+        except Exception:  # noqa: BLE001 - lone surrogates, very deep data: the standard library decides
+            pass
+    try:
+        text = json.dumps(data, ensure_ascii=False, indent=indent)
+    except RecursionError:
+        return json_text(data)  # iterative, every non-ASCII character escaped
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(data, ensure_ascii=True, indent=indent)
+    return text
 
 
 def _validate(kind: str, data: Any, where: str) -> Any:
@@ -278,7 +303,7 @@ def encode_response(response: ModelResponse, tools: Tools) -> dict[str, Any]:
     """A model turn as JSON data (the vendor's `raw` object is not kept)."""
     return {
         "message": encode_messages([response.message], tools)[0],
-        "usage": _adapter("usage").dump_python(response.usage),
+        "usage": _usage_data(response.usage),
         **_response_fields(response),
     }
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from ..exceptions import AgentSetupError
 from ..messages import Message
-from ._codec import decode_messages, encode_messages
+from ._codec import decode_messages, encode_messages, storable_json
 
 if TYPE_CHECKING:
     import sqlite3
@@ -418,7 +418,7 @@ class SQLiteRunStore:
 
     async def save_history(self, message_id: str, messages: list[Message]) -> None:
         """Record the history as JSON."""
-        text = json.dumps(encode_messages(messages, {}), ensure_ascii=False)
+        text = storable_json(encode_messages(messages, {}))  # UTF-8 safe: any string a history holds
         await self._call(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO agentkit_histories (message_id, messages, saved_at) VALUES (?, ?, ?)",

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +75,72 @@ def test_bfcl_with_a_limit(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_usage_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     status, out, err = run(capsys, *argv)
     assert (status, out) == (2, "") and message in err and err.count("\n") == 1
+
+
+class _ChatServer(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint: a weather question gets a call, anything else a greeting."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        asked = json.dumps(body["messages"])
+        message: dict[str, object] = {"role": "assistant", "content": "Hello!"}
+        if "Paris" in asked:
+            arguments = json.dumps({"city": "Paris", "unit": "fahrenheit", "days": 2})
+            call = {"id": "call_1", "type": "function", "function": {"name": "weather.get", "arguments": arguments}}
+            message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_cassette_records_an_eval_once_and_replays_it_offline(
+    capsys: pytest.CaptureFixture[str], cases: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-written")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    cassette = tmp_path / "eval.json"
+    argv = [TARGET, "-d", cases, "-m", "openai:local", "--base-url", url, "--json", "--cassette", str(cassette)]
+    try:
+        status, recorded, _ = run(capsys, *argv)  # the file is missing: recorded
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 0 and cassette.exists()
+    assert "sk-test-never-written" not in cassette.read_text()
+    first = json.loads(recorded)
+    assert first["passed"] == 2, first  # paris (a call) and hello (no call)
+
+    status, replayed, _ = run(capsys, *argv, "--cassette-mode", "replay")  # the server is gone
+    assert status == 0
+    def timeless(report: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in case.items() if k != "seconds"} for case in report["cases"]]
+
+    again = json.loads(replayed)
+    assert timeless(again) == timeless(first) and again["passed"] == 2
+
+    cases_file = Path(cases)
+    cases_file.write_text(cases_file.read_text().replace("Say hello.", "Say hi."))  # a question changed
+    status, _, err = run(capsys, *argv, "--cassette-mode", "replay")
+    assert status == 1 and "--cassette" in err and "record it again" in err
+
+
+def test_cassette_mode_without_a_cassette_is_a_usage_error(capsys: pytest.CaptureFixture[str], cases: str) -> None:
+    status, _, err = run(capsys, TARGET, "-d", cases, "-m", "test", "--cassette-mode", "replay")
+    assert status == 2 and "--cassette-mode needs --cassette FILE" in err

@@ -17,6 +17,7 @@ from agentkit import ModelAPIError, ModelHTTPError, ModelSetupError, UserMessage
 from agentkit._vendors import VENDORS, load
 from agentkit.models import DEFAULT_LIMITS, Model, ModelSettings, RequestLimits
 
+from .cases import cases
 from .client_common import LocalServer, make_registry
 
 SETTINGS = ModelSettings()
@@ -35,40 +36,14 @@ def aws_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def built(vendor: str, url: str, limits: RequestLimits) -> Model:
     """The vendor's model client with a client built here, pointed at `url`."""
     cls: Any = load(VENDORS[vendor].model)
-    options: dict[str, Any] = {"api_key": "test-key", "base_url": url, "limits": limits}
-    if vendor.startswith("openai"):
-        options["base_url"] = f"{url}/v1"
-    if vendor == "bedrock":
-        options["region_name"] = "us-east-1"
-    model: Model = cls("test-model", **options)
+    case = cases(vendor)
+    options: dict[str, Any] = {"api_key": "test-key", "base_url": url + case.base_path, "limits": limits}
+    model: Model = cls("test-model", **options, **case.client_options)
     return model
 
 
 def registry() -> Any:
     return make_registry()
-
-
-FIRST_EVENT: dict[str, tuple[str, bytes]] = {
-    "openai": (
-        "text/event-stream",
-        b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",'
-        b'"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\n',
-    ),
-    "openai-responses": ("text/event-stream", b""),
-    "anthropic": (
-        "text/event-stream",
-        b'event: message_start\ndata: {"type":"message_start","message":{"id":"m1","type":"message",'
-        b'"role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,'
-        b'"output_tokens":1}}}\n\n',
-    ),
-    "gemini": ("text/event-stream", b""),
-    "mistral": ("text/event-stream", b""),
-    "cohere": ("text/event-stream", b""),
-    "ollama": (
-        "application/x-ndjson",
-        b'{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"Hi"},"done":false}\n',
-    ),
-}
 
 
 @pytest.mark.parametrize("vendor", VENDOR_NAMES)
@@ -82,9 +57,11 @@ async def test_a_server_that_accepts_and_never_answers_ends_the_request_in_time(
         await model.aclose()
 
 
-@pytest.mark.parametrize("vendor", [v for v in VENDOR_NAMES if v != "bedrock"])
+@pytest.mark.parametrize("vendor", [v for v in VENDOR_NAMES if cases(v).first_event is not None])
 async def test_a_stream_that_stalls_ends_in_time(vendor: str) -> None:
-    kind, first = FIRST_EVENT[vendor]
+    first_event = cases(vendor).first_event
+    assert first_event is not None
+    kind, first = first_event
     async with LocalServer(("stall", kind, first)) as server:
         model = built(vendor, server.url, RequestLimits(request=20, stream_idle=0.5, max_retries=0))
         start = time.monotonic()
@@ -184,7 +161,9 @@ async def test_an_app_sees_the_retry_after_the_server_sent(vendor: str, header: 
 async def test_a_callers_client_keeps_its_settings_and_the_stream_idle_bound_still_applies() -> None:
     import openai
 
-    kind, first = FIRST_EVENT["openai"]
+    first_event = cases("openai").first_event
+    assert first_event is not None
+    kind, first = first_event
     async with LocalServer(("stall", kind, first)) as server:
         client = openai.AsyncOpenAI(api_key="k", base_url=f"{server.url}/v1", timeout=60, max_retries=5)
         cls: Any = load(VENDORS["openai"].model)

@@ -145,3 +145,62 @@ def test_model_payloads_are_fresh_while_requests_share_the_cached_tool_list() ->
     assert [t["function"]["name"] for t in sent["tools"]] == ["search", "lookup"]
     again = provider_request(model.provider, [UserMessage("again")], registry, settings)
     assert again["tools"] is sent["tools"]  # nothing proportional to the registry is copied per request
+
+
+def _tool_counting_output_schemas() -> tuple[Any, list[str]]:
+    from pydantic import BaseModel, GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import core_schema
+
+    built: list[str] = []
+
+    class Answer(BaseModel):
+        text: str
+
+        @classmethod
+        def __get_pydantic_json_schema__(
+            cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+        ) -> JsonSchemaValue:
+            built.append(cls.__name__)
+            return handler(schema)
+
+    @tool
+    def answer(question: str, depth: int = 1) -> Answer:
+        """Answer a question."""
+        return Answer(text=question)
+
+    _ = answer.input_schema
+    return answer, built
+
+
+@pytest.mark.parametrize("name", [n for n in provider_names() if n != "openai-responses"])
+def test_a_payload_that_carries_no_output_schema_never_builds_one(name: str) -> None:
+    """Issue 18 (Faster §4): the first payload built every tool's output schema, 44% of a strict build."""
+    answer, built = _tool_counting_output_schemas()
+    get_provider(name).format_tools(Registry({"answer": answer}))
+    get_provider(name).format_tools(Registry({"answer": answer}), strict=False)
+    assert built == []
+    definition = Registry({"answer": answer}).definitions()[0]
+    assert built == [] and definition.output_schema == answer.output_schema and built == ["Answer"]
+
+
+def test_a_payload_that_carries_the_output_schema_builds_it_once() -> None:
+    answer, built = _tool_counting_output_schemas()
+    payload = get_provider("openai-responses").format_tools(Registry({"answer": answer}))
+    assert payload["tools"][0]["output_schema"]["properties"] == {"text": {"type": "string"}}
+    get_provider("openai-responses").format_tools(Registry({"answer": answer}))
+    assert built == ["Answer"]
+
+
+def test_a_definition_is_plain_data_once_its_output_schema_is_read() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    answer, built = _tool_counting_output_schemas()
+    definition = answer.definition("a")
+    assert pickle.loads(pickle.dumps(definition)) == definition == copy.copy(definition)
+    assert dataclasses.replace(definition, key="b").output_schema == answer.output_schema
+    assert repr(definition).endswith("output_json=True)") and built == ["Answer"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        definition.output_schema = None  # type: ignore[misc]

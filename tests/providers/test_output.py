@@ -24,6 +24,8 @@ from agentkit.output import Output
 from agentkit.testing import request_payload
 from tests.spec import SPECS, assert_spec_valid
 
+from .cases import cases
+
 HERE = Path(__file__).parent
 VENDOR_NAMES = [name for name, row in VENDORS.items() if row.provider is not None]
 
@@ -50,30 +52,6 @@ GOOD = '{"city": "Paris", "temperature": 21, "unit": null}'  # null: the strict 
 BAD = '{"city": "Paris", "temperature": "warm"}'
 EXPECTED = Weather(city="Paris", temperature=21)
 
-# where each vendor's recorded text turn keeps its text, and the fixture it comes from
-TEXT_TURNS: dict[str, tuple[str, tuple[Any, ...]]] = {
-    "openai": ("openai/fixtures/client/chat_text.json", ("choices", 0, "message", "content")),
-    "openai-responses": ("openai/fixtures/client/responses_text.json", ("output", -1, "content", 0, "text")),
-    "anthropic": ("anthropic/fixtures/client/text.json", ("content", 0, "text")),
-    "gemini": ("gemini/fixtures/client/text.json", ("candidates", 0, "content", "parts", 0, "text")),
-    "bedrock": ("bedrock/fixtures/client/converse_text.json", ("output", "message", "content", 0, "text")),
-    "mistral": ("mistral/fixtures/client/text.json", ("choices", 0, "message", "content")),
-    "cohere": ("cohere/fixtures/client/text.json", ("message", "content", 0, "text")),
-    "ollama": ("ollama/fixtures/client/text.json", ("message", "content")),
-}
-
-# the native field in each request body, and the spec schema it must fit (None: checked by the SDK's type)
-NATIVE: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "openai": (("response_format",), "openai.chat.response_format_json_schema"),
-    "openai-responses": (("text", "format"), "openai.responses.text_format_json_schema"),
-    "anthropic": (("output_config",), "anthropic.messages.output_config"),
-    "gemini": (("generationConfig",), None),
-    "bedrock": (("outputConfig",), "bedrock.converse.output_config"),
-    "mistral": (("response_format",), "mistral.chat.response_format"),
-    "cohere": (("response_format",), "cohere.v2.response_format#JsonObjectResponseFormatV2"),
-    "ollama": (("format",), None),
-}
-
 
 @pytest.fixture(autouse=True)
 def aws_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -86,7 +64,7 @@ def aws_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def answer(vendor: str, text: str) -> bytes:
     """The vendor's recorded text turn, its text replaced by `text`."""
-    fixture, path = TEXT_TURNS[vendor]
+    fixture, path = cases(vendor).text_turn
     data = json.loads((HERE / fixture).read_text())
     data.pop("_source", None)
     node = data
@@ -154,22 +132,19 @@ class Recorder:
 def built(vendor: str, url: str, model_name: str = "test-model") -> Model:
     """The vendor's model client with a client built here, pointed at `url`."""
     cls: Any = load(VENDORS[vendor].model)
+    case = cases(vendor)
     options: dict[str, Any] = {
         "api_key": "test-key",
-        "base_url": url,
+        "base_url": url + case.base_path,
         "limits": RequestLimits(request=20, max_retries=0),
     }
-    if vendor.startswith("openai"):
-        options["base_url"] = f"{url}/v1"
-    if vendor == "bedrock":
-        options["region_name"] = "us-east-1"
-    model: Model = cls(model_name, **options)
+    model: Model = cls(model_name, **options, **case.client_options)
     return model
 
 
 def check_native(vendor: str, body: dict[str, Any]) -> dict[str, Any]:
     """The native output field of `body`, checked against the vendor's spec (or its SDK's own type)."""
-    path, spec = NATIVE[vendor]
+    path, spec = cases(vendor).native
     fragment = field(body, path)
     if spec is not None and "#" in spec:
         # the member the spec's discriminator picks (its oneOf alone cannot tell the members apart)
@@ -180,33 +155,16 @@ def check_native(vendor: str, body: dict[str, Any]) -> dict[str, Any]:
         assert not errors, errors
     elif spec is not None:
         assert_spec_valid(spec, fragment)
-    elif vendor == "gemini":
-        from google.genai import types
-
-        config = types.GenerationConfig.model_validate(fragment)  # the SDK's type: camelCase wire names
-        assert config.response_mime_type == "application/json"
-        assert config.response_json_schema["properties"]["temperature"] == {"type": "integer"}
     else:
-        from ollama._types import ChatRequest
-
-        ChatRequest.model_validate({"model": "m", "format": fragment})
-        assert fragment["required"] == ["city", "temperature"]
+        check = cases(vendor).native_type
+        assert check is not None, f"{vendor}: no spec schema and no SDK type check for its native output field"
+        check(fragment)
     return fragment
 
 
 def schema_of(vendor: str, fragment: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema inside a native fragment."""
-    found: Any = {
-        "openai": lambda f: f["json_schema"]["schema"],
-        "openai-responses": lambda f: f["schema"],
-        "anthropic": lambda f: f["format"]["schema"],
-        "gemini": lambda f: f["responseJsonSchema"],
-        "bedrock": lambda f: json.loads(f["textFormat"]["structure"]["jsonSchema"]["schema"]),
-        "mistral": lambda f: f["json_schema"]["schema"],
-        "cohere": lambda f: f["json_schema"],
-        "ollama": lambda f: f,
-    }[vendor](fragment)
-    return dict(found)
+    return dict(cases(vendor).native_schema(fragment))
 
 
 # ---- the request body --------------------------------------------------------------------------------
@@ -241,7 +199,7 @@ def test_gemini_3_combines_native_output_with_tools_and_earlier_models_get_the_o
 @pytest.mark.parametrize(("vendor", "spec"), [("cohere", "cohere.v2.tool"), ("ollama", "ollama.chat.tool")])
 def test_beside_tools_the_output_tool_is_sent_instead(vendor: str, spec: str) -> None:
     body = request_payload(Agent(model=f"{vendor}:m", tools=[get_weather], output_type=Weather), "Weather?")
-    assert NATIVE[vendor][0][0] not in body
+    assert cases(vendor).native[0][0] not in body
     entries = {entry["function"]["name"]: entry for entry in body["tools"]}
     assert list(entries) == ["get_weather", "final_result"]
     for entry in entries.values():
@@ -265,7 +223,7 @@ def test_anthropic_asks_with_the_output_tool_for_a_schema_strict_cannot_express(
 def test_prompted_mode_puts_the_schema_in_the_instructions(vendor: str) -> None:
     agent = Agent(model=f"{vendor}:m", instructions="Be brief.", output_type=Output(Weather, mode="prompted"))
     text = json.dumps(request_payload(agent, "?"))
-    assert NATIVE[vendor][0][0] not in json.loads(text) or vendor == "gemini"
+    assert cases(vendor).native[0][0] not in json.loads(text) or vendor == "gemini"
     assert "Give your final answer as one JSON object" in text and "Be brief." in text
 
 
@@ -337,16 +295,7 @@ def test_the_compatibility_report_covers_the_output_schema() -> None:
 
     rows = [r for r in compatibility(Agent(tools=[get_weather]).tools, output=Weather) if r.output_mode is not None]
     modes = {r.provider: r.output_mode for r in rows}
-    assert modes == {
-        "openai": "native response_format",
-        "openai-responses": "native text.format",
-        "anthropic": "native output_config.format",
-        "gemini": "tool",
-        "bedrock": "native outputConfig.textFormat",
-        "mistral": "native response_format",
-        "cohere": "tool",
-        "ollama": "tool",
-    }
+    assert modes == {vendor: cases(vendor).output_mode for vendor in VENDOR_NAMES}
     cohere = next(r for r in rows if r.provider == "cohere")
     assert "not native: cohere does not accept response_format together with tools" in str(cohere)
     assert not any(r.rejected for r in rows)

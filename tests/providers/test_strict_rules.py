@@ -214,13 +214,56 @@ open_root = Tool.from_json_schema(
     "open_root", {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True}
 )
 
+unevaluated_open = Tool.from_json_schema(
+    "unevaluated_open",
+    {
+        "type": "object",
+        "properties": {
+            "rest": {
+                "type": "object",
+                "properties": {"x": {"type": "string"}},
+                "required": ["x"],
+                "unevaluatedProperties": True,
+            }
+        },
+        "required": ["rest"],
+    },
+)
+unevaluated_items = Tool.from_json_schema(
+    "unevaluated_items",
+    {"type": "object", "properties": {"none": {"type": "array", "unevaluatedItems": False}}, "required": ["none"]},
+)
+closed_twice = Tool.from_json_schema(
+    "closed_twice",
+    {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}, "unevaluatedItems": False},
+        },
+        "required": ["a", "tags"],
+        "unevaluatedProperties": False,
+    },
+)
+
 OPEN = [
     (tag_loose, "/$defs/Loose"),
     (store, "/properties/meta"),
     (take_empty, "/$defs/Empty"),
     (any_keys, "/properties/headers"),
     (open_root, ""),
+    (unevaluated_open, "/properties/rest"),
+    (unevaluated_items, "/properties/none"),
 ]
+
+
+@pytest.mark.parametrize("vendor", STRICT_VENDORS)
+def test_unevaluated_false_is_said_already_and_leaves_strict(vendor: str) -> None:
+    """Issue 17 §5.5: ``unevaluatedProperties`` went out in strict schemas, which no strict vendor documents."""
+    schema = check_strict_payload(vendor, closed_twice)
+    assert "unevaluated" not in json.dumps(schema)
+    assert schema["additionalProperties"] is False and schema["properties"]["tags"]["items"] == {"type": "string"}
+    assert not compatibility(closed_twice, vendor, strict=True)[0].losses
 
 
 @pytest.mark.parametrize("vendor", STRICT_VENDORS)

@@ -24,7 +24,6 @@ several tools, so the provider applies them (`strict_budget_counts` counts one s
 
 from __future__ import annotations as _annotations
 
-import re
 from dataclasses import dataclass
 
 from ..._json_schema import JsonSchema
@@ -39,7 +38,7 @@ from .._dialect import (
     walk_schemas,
 )
 from .._regex import ATOMIC, BACKREFERENCE, INLINE_FLAGS, LOOKAROUND, WORD_BOUNDARY
-from .._strict import StrictRules, make_strict
+from .._strict import StrictRules, is_annotation_only, make_strict
 
 __all__ = [
     "ANTHROPIC_STRICT_FORMATS",
@@ -87,14 +86,15 @@ ANTHROPIC_STRICT_RULES = StrictRules(
     # an OpenAPI annotation pydantic adds to tagged unions; the const tags still tell the members apart
     drop=frozenset({"discriminator"}),
     allow_recursion=False,
+    # {"type": "string", "anyOf": [{"format": "ipv4"}, ...]}: the SDK's transform_schema refuses untyped members
+    type_members=True,
     # "regex with backreferences, lookahead/lookbehind or word boundaries" (JSON Schema limitations)
     unsupported_patterns=frozenset({BACKREFERENCE, LOOKAROUND, WORD_BOUNDARY, INLINE_FLAGS, ATOMIC}),
 )
 """What Anthropic strict mode accepts beyond the common strict core."""
 
-# a member of allOf/anyOf/oneOf may only add constraints to a typed parent: it needs no type itself
-_IN_COMBINATOR = re.compile(r"/(?:allOf|anyOf|oneOf)/\d+$")
 _TYPED = ("type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref", "properties", "items")
+_COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
 def ensure_object_root(schema: JsonSchema, log: LossLog) -> JsonSchema:
@@ -116,8 +116,28 @@ def _is_object(node: JsonSchema) -> bool:
     return kind == "object" or (is_array(kind) and "object" in kind) or "properties" in node
 
 
-def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[str]]) -> None:
-    """What `make_strict` does not see; unsupported string/array keywords are to move into the description."""
+def _members_made_typed(node: JsonSchema) -> list[int]:
+    """Ids of `node`'s combinator members that make_strict types (a typed parent's) or merges (annotations only)."""
+    found: list[int] = []
+    for combinator in _COMBINATORS:
+        members = node.get(combinator)
+        if is_array(members):
+            if "type" in node:
+                found.extend(id(m) for m in members if is_object(m))
+            elif combinator == "allOf" and len(members) > 1:
+                found.extend(id(m) for m in members if is_annotation_only(m))
+    return found
+
+
+def _precheck(
+    node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[str]], typed_by_parent: set[int]
+) -> None:
+    """What `make_strict` does not see; unsupported string/array keywords are to move into the description.
+
+    `typed_by_parent` collects the untyped members of a typed parent's combinator (make_strict gives them
+    the parent's type: `StrictRules.type_members`); parents are visited before their members.
+    """
+    typed_by_parent.update(_members_made_typed(node))
     ref = node.get("$ref")
     if isinstance(ref, str) and not ref.startswith("#"):
         log.add(path, "$ref", f"external reference {ref!r} is not supported in strict mode", rejected=True)
@@ -134,8 +154,8 @@ def _precheck(node: JsonSchema, path: str, log: LossLog, moves: dict[int, list[s
                 path, "additionalProperties", "a free-form object cannot be expressed in strict mode", rejected=True
             )
         # (an open object with properties is recorded by make_strict, which never closes one silently)
-    elif not any(key in node for key in _TYPED) and not _IN_COMBINATOR.search(path):
-        # Anthropic's own normaliser refuses these: a grammar needs to know what it is generating.
+    elif not any(key in node for key in _TYPED) and id(node) not in typed_by_parent:
+        # Anthropic's own normaliser refuses these (an anyOf member too): a grammar needs to know what it makes.
         log.add(path, "type", "an untyped (any value) schema cannot be expressed in strict mode", rejected=True)
     if "prefixItems" in node:
         log.add(path, "prefixItems", "tuples cannot be expressed in strict mode", rejected=True)
@@ -178,7 +198,8 @@ def anthropic_strict(schema: JsonSchema, log: LossLog) -> JsonSchema:
             work = inlined
     work = ensure_object_root(work, log)
     moves: dict[int, list[str]] = {}
-    walk_schemas(work, lambda node, path: _precheck(node, path, log, moves))
+    typed_by_parent: set[int] = set()
+    walk_schemas(work, lambda node, path: _precheck(node, path, log, moves, typed_by_parent))
     out = make_strict(work, log, ANTHROPIC_STRICT_RULES, moves=moves)
     _dedupe(log)
     return out

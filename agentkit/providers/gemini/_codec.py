@@ -183,6 +183,9 @@ class GeminiProvider(Provider):
     )
     dialect: Dialect | None = _JSON_DIALECT
     refuses_forced_strict = False  # strict is the request's VALIDATED mode; rejections are the schema's own
+    # the API's own 400: "tools[0].function_declarations: At most 512 function declarations can be specified"
+    max_tools = 512
+    max_tools_source = "the Gemini API's 400 'At most 512 function declarations can be specified'"
 
     def __init__(self, *, schema_format: SchemaFormat = "json_schema", tool_result_images: bool = True) -> None:
         super().__init__()
@@ -231,6 +234,29 @@ class GeminiProvider(Provider):
         if schema.get("properties") or not bare or is_object(schema.get("additionalProperties")):
             declaration["parameters" if self.schema_format == "openapi" else "parametersJsonSchema"] = schema
         return declaration
+
+    def schema_problems(self, definitions: Sequence[ToolDefinition], strict: bool | None = None) -> list[str]:
+        """What the dialect records as refused (a property name outside Gemini's rule, a root that is not an object).
+
+        The API answers 400 INVALID_ARGUMENT for those, so they are not sent.
+        """
+        return [
+            f"tool {definition.key!r}: {loss}"
+            for definition in definitions
+            for loss in self.schema_dialect(definition, strict).rejected
+        ]
+
+    def refusal_fix(self, problems: Sequence[str]) -> str:
+        """The count's fix, and the schema's: the JSON Schema form takes any property name."""
+        fix = super().refusal_fix(problems) if any(" tools in one request" in p for p in problems) else ""
+        if any(p.startswith("tool ") for p in problems):
+            fix += (
+                " `parameters` takes property names matching ^[A-Za-z_][A-Za-z0-9_]{0,63}$ only: use "
+                "GeminiProvider(schema_format='json_schema') (the default), or rename the property"
+                if self.schema_format == "openapi"
+                else " Give the tool an object schema."
+            )
+        return fix.strip()
 
     def _tools_payload(
         self,

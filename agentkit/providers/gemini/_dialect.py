@@ -356,6 +356,9 @@ class _OpenAPIConverter:
         extra = node.get("additionalProperties")
         if extra is False:
             self.log.add(path, "additionalProperties", "dropped (the Gemini API rejects it in `parameters`)")
+        elif extra is True or extra == {}:
+            # Schema has no "any extra keys": the model is told only the listed ones (an extra="allow" model)
+            self.log.add(path, "additionalProperties", "dropped: `parameters` cannot say extra keys are allowed")
         elif is_object(extra) and extra:
             out["additionalProperties"] = extra
             move_to_description(out, "additionalProperties", path, self.log, label="values")

@@ -101,10 +101,20 @@ class MistralProvider(Provider):
         schema["strict"] = result.strict
         return {"response_format": {"type": "json_schema", "json_schema": schema}}
 
-    def __init__(self, *, tool_result_images: bool = False) -> None:
-        """Args: tool_result_images: send images in tool messages (tokenizer v15+ models only)."""
+    def __init__(self, *, tool_result_images: bool = False, text_with_tool_calls: bool = True) -> None:
+        """Options for the model family served.
+
+        Args:
+            tool_result_images: send images in tool messages (tokenizer v15+ models only).
+            text_with_tool_calls: replay an assistant turn's text beside its tool calls. La Plateforme and
+                tokenizer v7+ models take both; mistral-common's v1-v3 validators refuse such a turn (older
+                open-weight models, e.g. Mistral 7B v0.3 served by vLLM), and their prompt format has no
+                place for the text (two assistant messages are merged back into one): with False, the
+                text of a turn that calls tools is left out of the request, the history keeping it.
+        """
         super().__init__()
         self.tool_result_images = tool_result_images
+        self.text_with_tool_calls = text_with_tool_calls
 
     # ---- tools -----------------------------------------------------------------------------------
 
@@ -241,7 +251,8 @@ class MistralProvider(Provider):
         content: Any = replayed_content(message, self.name)
         if message.tool_calls:
             entry = self.assistant_message(message.tool_calls, registry=registry, aliases=aliases)
-            entry["content"] = content
+            # v1-v3 validators: "Assistant message must have either content or tool_calls, but not both."
+            entry["content"] = content if self.text_with_tool_calls else ""
             return entry
         return {"role": "assistant", "content": content}
 

@@ -48,7 +48,7 @@ from .._codec import FormatOptions, Provider, StreamDecoder, ToolCallDelta, Tool
 from .._dialect import DialectResult
 from .._messages import args_object, data_url, message_of, token_count
 from .._names import NameMap, NameRule
-from ._dialect import OllamaDialect
+from ._dialect import OllamaDialect, format_schema
 
 __all__ = ["OllamaProvider", "OllamaStreamAccumulator"]
 
@@ -81,8 +81,8 @@ class OllamaProvider(Provider):
         return False
 
     def output_schema(self, definition: ToolDefinition) -> DialectResult:
-        """The canonical schema: ``format`` is turned into a grammar (llama.cpp's converter), not Go structs."""
-        return DialectResult(schema=definition.input_schema, strict=True)
+        """The canonical schema (``format`` becomes a grammar, not Go structs); untyped nodes recorded as rejected."""
+        return format_schema(definition.input_schema)
 
     def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
         return {"format": result.schema}

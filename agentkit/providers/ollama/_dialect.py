@@ -21,7 +21,9 @@ from __future__ import annotations as _annotations
 from ..._json_schema import JsonSchema
 from .._dialect import Dialect, DialectResult, LossLog, drop_keyword, inline_refs, move_to_description, walk_schemas
 
-__all__ = ["PROPERTY_KEYS", "ROOT_KEYS", "OllamaDialect"]
+_SAYS_WHAT_IT_IS = ("type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref", "properties", "items", "prefixItems")
+
+__all__ = ["PROPERTY_KEYS", "ROOT_KEYS", "OllamaDialect", "format_schema"]
 
 ROOT_KEYS = frozenset({"type", "items", "required", "properties"})
 """Root keywords the server keeps (``$defs`` too, but it is inlined here)."""
@@ -63,3 +65,20 @@ class OllamaDialect(Dialect):
             out.setdefault("properties", {})
         walk_schemas(out, lambda node, path: _visit(node, path, log))
         return log.result(out, False)
+
+
+def format_schema(schema: JsonSchema) -> DialectResult:
+    """The output schema as ``format`` sends it: the canonical one, with every node Ollama refuses recorded.
+
+    The server turns ``format`` into a grammar, and its converter refuses a subschema that does not say what
+    it is (``Any``, ``{}``, a lone description): HTTP 500 "invalid JSON schema in format" on every request.
+    Such a schema is recorded as rejected, so the output is asked for with the output tool instead.
+    """
+    log = LossLog()
+
+    def visit(node: JsonSchema, path: str) -> None:
+        if path and not any(key in node for key in _SAYS_WHAT_IT_IS):
+            log.add(path, "type", "an untyped (any value) schema: Ollama's format grammar refuses it", rejected=True)
+
+    walk_schemas(schema, visit)
+    return log.result(schema, True)

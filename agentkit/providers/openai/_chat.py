@@ -159,6 +159,12 @@ class OpenAIChatProvider(Provider):
     name_rule = OPENAI_NAME_RULE
     dialect = OpenAIDialect()
     native_output = "response_format"
+    # "A max of 128 functions are supported" (openai-openapi.yaml, CreateChatCompletionRequest.functions, the
+    # form `tools` replaced); the API answers 400 array_above_max_length past it, allowed_tools or not
+    max_tools = 128
+    max_tools_source = (
+        "api.openai.com answers 400 array_above_max_length; openai-openapi.yaml: 'A max of 128 functions'"
+    )
 
     def _output_fragment(self, definition: ToolDefinition, result: DialectResult) -> dict[str, Any]:
         return {"response_format": {"type": "json_schema", "json_schema": json_schema_format(definition, result)}}

@@ -238,7 +238,11 @@ class _OpenAIModel(SDKModel[P]):
         stream: bool,
         shared: bool = True,
     ) -> dict[str, Any]:
-        body = {"model": self.model_name, **provider_request(self.provider, messages, tools, settings, shared=shared)}
+        # OpenAI's own limits (128 tools on Chat) bind api.openai.com; compatible servers (vLLM, llama.cpp) take more
+        fragment = provider_request(
+            self.provider, messages, tools, settings, shared=shared, count_limit=self._official()
+        )
+        body = {"model": self.model_name, **fragment}
         if stream:
             body.update(self._stream_fields())
         return with_settings(body, settings, self._max_tokens_key())

@@ -230,3 +230,43 @@ async def test_null_restores_the_python_default(provider: OllamaProvider, regist
     assert call.arguments == {"city": "Paris"}
     result = await registry.call(call)
     assert result.output == {"city": "Paris", "unit": "c"}
+
+
+# ---- native structured output: what Ollama's format grammar refuses (issue 17 §5.2) ---------------------
+
+
+def _output_definition(target: Any) -> Any:
+    from agentkit._output import OutputSchema
+
+    return OutputSchema(target).definition
+
+
+def test_an_untyped_node_in_format_goes_to_the_output_tool_reported() -> None:
+    """Ollama's server answers 500 "invalid JSON schema in format" for ``Any`` fields; compatibility said ok."""
+    from pydantic import BaseModel, Field
+
+    from agentkit.exceptions import AgentSetupError
+    from agentkit.providers import compatibility
+
+    class Report(BaseModel):
+        title: str
+        extra: Any = Field(description="anything else")
+
+    class Plain(BaseModel):
+        title: str
+        tags: list[str]
+
+    provider = OllamaProvider()
+    definition = _output_definition(Report)
+    [loss] = provider.output_schema(definition).rejected
+    assert loss.path == "/properties/extra" and "untyped" in loss.change
+    plan = provider.output_plan(definition, mode="auto")
+    assert plan.mode == "tool" and plan.reason is not None and "/properties/extra" in plan.reason
+    with pytest.raises(AgentSetupError, match="cannot ask for this output natively.*properties/extra"):
+        provider.output_plan(definition, mode="native")
+    [row] = compatibility(Registry(), provider, output=Report)
+    assert row.output_mode == "tool" and "untyped" in str(row)
+    # a schema whose every node says what it is stays native, and is sent as it is
+    plain = _output_definition(Plain)
+    assert provider.output_plan(plain, mode="auto").mode == "native"
+    assert provider.format_output(plain) == {"format": plain.input_schema}

@@ -354,3 +354,19 @@ def test_key_of_is_canonical_json() -> None:
     assert rate.cache is not None
     key = rate.cache.key_of('{"quote":"USD","base":"EUR"}')
     assert key == rate.cache.key_of({"base": "EUR"}) and json.loads(str(key)) == {"base": "EUR", "quote": "USD"}
+
+
+async def test_a_durable_engine_keeps_only_run_scoped_entries_without_a_ttl() -> None:
+    from agentkit._agent.hooks import ExecutionHooks, current_hooks
+
+    process, ran_process = rate_tool(ToolCache(scope="process"))
+    plain_run, ran_run = rate_tool(ToolCache(scope="run"))
+    made = (call("rate", {"base": "EUR"}, id="a"), call("rate", {"base": "EUR"}, id="b"))
+    token = current_hooks.set(ExecutionHooks(durable=True))  # a replaying engine (Temporal) is in charge
+    try:
+        await calling(process, *made).generate("1")
+        await calling(plain_run, *made).generate("1")
+    finally:
+        current_hooks.reset(token)
+    assert len(ran_process) == 2  # a replay could see another run's entries: never kept there
+    assert len(ran_run) == 1  # the run's own entries replay the same

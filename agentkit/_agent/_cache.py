@@ -5,6 +5,8 @@ same text always validates to the same key, so a hit skips validation); argument
 run uncached: the registry answers them with its invalid-arguments error). Identical calls running at once
 share the first one's outcome (single flight); a successful result is kept, an error never. The outcome
 (``"hit"`` or ``"miss"``) is noted for the call's `ToolResultEvent` and set on its ``execute_tool`` span.
+On a durable engine (Temporal), which replays a run's code, only run-scoped caches without a TTL apply:
+anything else (a clock, another run's entries) could answer a replay differently from the first time.
 """
 
 from __future__ import annotations as _annotations
@@ -37,6 +39,9 @@ async def through_cache(
     cache = item.cache
     assert cache is not None
     if item.requires_approval is not False:  # approval set on the tool after it was made: decide every call
+        return await run()
+    if config.engine.durable and (cache.scope != "run" or cache.ttl is not None):
+        # a durable engine replays the run: only what the run itself kept (no clock, no other run) replays the same
         return await run()
     raw = call.arguments
     known = cache._keys  # pyright: ignore[reportPrivateUsage]  # argument text -> its key (validation is deterministic)

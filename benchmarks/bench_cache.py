@@ -34,7 +34,8 @@ from typing import Any, cast
 from pydantic import TypeAdapter
 
 from agentkit import ToolCall, tool
-from agentkit._agent._cache import through_cache  # pyright: ignore[reportPrivateUsage]  # the step measured
+from agentkit._agent._cache import through_cache  # the step measured
+from agentkit._agent.hooks import IN_PROCESS
 from agentkit.agent import Agent
 from agentkit.cache import ToolCache
 from agentkit.messages import AssistantMessage, Message, TextPart, ToolResult, ToolResultsMessage
@@ -71,7 +72,9 @@ def cache_step() -> tuple[
     cached = tool(cache=ToolCache(scope="process"))(rate)
     call = ToolCall("call_1", "rate", ARGUMENTS)
     answer = ToolResult("call_0", "rate", [TextPart("1.0842")], 1.0842)
-    config = cast(Any, SimpleNamespace(options=SimpleNamespace(session_id=None), emit=None, tracing=None))
+    config = cast(
+        Any, SimpleNamespace(options=SimpleNamespace(session_id=None), emit=None, tracing=None, engine=IN_PROCESS)
+    )
     state = cast(Any, SimpleNamespace(memo=None))
 
     async def run() -> ToolResult:

@@ -522,6 +522,8 @@ def check_tool_contract(
         ) from exc
     from jsonschema import Draft202012Validator
 
+    from ._raw_schema import linear_validator_class
+
     report = ContractReport(item.id)
     # an object schema: the strategy draws argument objects
     strategy = cast(
@@ -533,7 +535,8 @@ def check_tool_contract(
     )
     output_schema = item.output_schema
     checker = Draft202012Validator.FORMAT_CHECKER
-    validator = Draft202012Validator(output_schema, format_checker=checker) if output_schema else None
+    # patterns matched by the bounded engine, as everywhere a schema is checked (never Python's backtracking `re`)
+    validator = linear_validator_class()(output_schema, format_checker=checker) if output_schema else None
     context = ToolContext(deps=deps) if item.schema.context_params else None
 
     def check_all() -> None:

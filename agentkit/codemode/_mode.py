@@ -27,6 +27,7 @@ from ._host import current_host
 from ._limits import CodeLimits
 from ._outcomes import outcome_of
 from ._program import Failed, Finished, NestedCall, Outcome, Raised, run_program
+from ._segments import current_runner
 from ._stubs import ModuleStubs, build_stubs
 
 __all__ = ["CodeMode", "ProgramReport", "ToolSelection"]
@@ -202,6 +203,7 @@ class _CodeTool:
             to_model_output=lambda report: _report_text(report, mode.limits.max_result),
         )
         made._code_mode = mode  # type: ignore[attr-defined]  # `CodeMode.extend` recognises its own tool
+        made._code_tool = self  # type: ignore[attr-defined]  # a durable engine's segments find the functions
         # its program's calls take the run's concurrency slots; the program itself holds none (no deadlock)
         made._nests_runs = True  # type: ignore[attr-defined]
         return made
@@ -214,7 +216,9 @@ class _CodeTool:
         if state is None and len(code) > limits.max_code:
             raise ToolError(f"The program has {len(code)} characters; the limit is {limits.max_code}.")
         dispatch = host.dispatcher(ctx, self.tools) if host is not None else self._plain(ctx)
-        outcome = await run_program(code, self.module.functions, dispatch, limits, caller, state=state)
+        # a durable engine's run runs the program in segments, each nested call a step of its own
+        runner = (current_runner.get() if host is not None else None) or run_program
+        outcome = await runner(code, self.module.functions, dispatch, limits, caller, state=state)
         if isinstance(outcome, Finished):
             return ProgramReport(result=outcome.value, printed=outcome.printed)
         if isinstance(outcome, Failed):

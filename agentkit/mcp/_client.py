@@ -172,6 +172,11 @@ class MCPServer(ResourcesAndPrompts):
         self.drift: list[ToolDrift] = []
         """How the listed tools differ from `pinned`, found when the session opened (empty without `pinned`)."""
         self._init_extras()
+        if not _is_policy(requires_approval):  # a truthy "no" would mean "needs approval" on every tool
+            raise ValueError(
+                "MCPServer(requires_approval=...) must be True, False or a function of a tool's ToolAnnotations "
+                f"returning one of those (or a function of the call's arguments), got {requires_approval!r}"
+            )
         self.requires_approval = requires_approval
         self._elicitations = Elicitations(lambda: self.name)
         self.name = name
@@ -520,6 +525,12 @@ class MCPServer(ResourcesAndPrompts):
                 continue
             annotations = ToolAnnotations.from_mcp(listed.annotations)
             policy = self.requires_approval
+            approval = policy(annotations) if callable(policy) else policy
+            if not _is_policy(approval):  # said here, not as "its schema is unusable" below
+                raise ValueError(
+                    f"MCP server {self.name!r}: the requires_approval function returned {approval!r} for tool "
+                    f"{listed.name!r}; return True, False or a function of the call's arguments"
+                )
             try:
                 item = MCPTool(
                     self._forwarder(listed.name, listed.output_schema is not None, _task_support(listed) == "required"),
@@ -529,7 +540,7 @@ class MCPServer(ResourcesAndPrompts):
                     output_schema=dict(listed.output_schema) if listed.output_schema is not None else None,
                     timeout=self.timeout,
                     to_model_output=_model_output,
-                    requires_approval=policy(annotations) if callable(policy) else policy,
+                    requires_approval=approval,
                 )
             except ToolDefinitionError as exc:
                 warnings.warn(
@@ -767,3 +778,8 @@ async def _negotiate(session: ClientSession, protocol: str) -> None:
 async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:
     """Every tool, following pagination cursors."""
     return await list_all(lambda params: session.list_tools(params=params), "tools")
+
+
+def _is_policy(value: Any) -> bool:
+    """A bool or a function (a class is not one: `bool` itself would be read as "never")."""
+    return isinstance(value, bool) or (callable(value) and not isinstance(value, type))

@@ -18,6 +18,8 @@ async with durable.worker(client):                       # a worker (in this pro
   activity (a tool's ``timeout`` bounds its attempt; `ActivityOptions` per tool key set the timeouts, the
   retry policy and what a call whose attempts ran out becomes); a background tool's call is its own
   activity, which the run waits for. Activities heartbeat, so a dead worker's calls move on in seconds.
+* With code mode, a program runs in ``agentkit.run_program`` activities (each until it waits on its calls)
+  and each call it makes is an ``agentkit.call_tool`` activity; an approval inside it pauses the run.
 * A model request's messages reach its activity by reference, not as its input: the run's Temporal
   history grows with the conversation, not with its square; a payload over `TemporalLimits` fails the run
   with a `TemporalLimitError` naming the limit (a tool's oversized result becomes an error result).

@@ -1,4 +1,4 @@
-"""The activities every agent's workflow runs: one model request, one tool call, listing MCP tools.
+"""The activities every agent's workflow runs: one model request, one tool call, a program's segment, MCP tools.
 
 They take and return JSON data only (neutral messages and results through `agentkit.runs`' codec),
 find the agent by id in the worker's table, and do the I/O the workflow must not: the vendor request,
@@ -33,7 +33,7 @@ from ._agent import TemporalAgent, lookup
 from ._history import fetch
 from ._options import size_of, too_large
 
-__all__ = ["call_tool", "list_mcp_tools", "model_request"]
+__all__ = ["call_tool", "list_mcp_tools", "model_request", "run_program"]
 
 _PROGRESS_KEPT = 50  # progress events a heartbeat carries (the newest): a reader polling slower misses older ones
 
@@ -178,6 +178,34 @@ def _output_in_content(result: ToolResult, encoded: dict[str, Any]) -> str | Non
         except ValueError:
             return None
     return None
+
+
+@activity.defn(name="agentkit.run_program")
+async def run_program(request: dict[str, Any]) -> dict[str, Any]:
+    """One segment of a code-mode program: ``{"agent", "tool", "call_id", "code", "state", "results"}`` -> outcome.
+
+    The sandbox runs the program (``code``, or the paused ``state`` given ``results`` for calls it waits on)
+    until it ends or waits on calls it has no results for; those the workflow makes, each an activity.
+    """
+    from ..codemode._segments import decode_results, encode_outcome, run_segment
+
+    durable = _durable(request["agent"])
+    _, tools = durable_tools(durable.agent)
+    item = tools.get(request["tool"])
+    code_tool = getattr(item, "_code_tool", None)
+    if code_tool is None:
+        message = f"{request['tool']!r} is not the code tool of agent {request['agent']!r} on this worker"
+        raise ApplicationError(message, type="AgentSetupError", non_retryable=True)
+    async with heartbeating():
+        outcome = await run_segment(
+            request.get("code"),
+            code_tool.module.functions,
+            code_tool.mode.limits,
+            request["call_id"],
+            request.get("state"),
+            decode_results(request.get("results") or {}),
+        )
+    return encode_outcome(outcome)
 
 
 @activity.defn(name="agentkit.list_mcp_tools")

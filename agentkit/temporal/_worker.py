@@ -113,7 +113,7 @@ def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, 
 
     from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-    from ._activities import call_tool, list_mcp_tools, model_request
+    from ._activities import call_tool, list_mcp_tools, model_request, run_program
     from ._workflow import AgentRunWorkflow
 
     for durable in agents:
@@ -123,5 +123,5 @@ def worker(client: Client, agents: Sequence[TemporalAgent], *, task_queue: str, 
     options.setdefault("workflow_runner", SandboxedWorkflowRunner(restrictions=restrictions))
     options.setdefault("sticky_queue_schedule_to_start_timeout", timedelta(seconds=5))
     options.setdefault("workflows", [AgentRunWorkflow])
-    options.setdefault("activities", [model_request, call_tool, list_mcp_tools])
+    options.setdefault("activities", [model_request, call_tool, list_mcp_tools, run_program])
     return AgentWorker(client, agents, task_queue=task_queue, **options)

@@ -2,7 +2,8 @@
 
 The loop is the same code as in-process; only its side effects are routed (`ExecutionHooks`): the model
 is a proxy whose `request` executes the ``agentkit.model_request`` activity, each tool call executes
-``agentkit.call_tool`` (a background call is such an activity started without waiting), pause and run
+``agentkit.call_tool`` (a background call is such an activity started without waiting; the code tool's
+program runs in ``agentkit.run_program`` segments, its calls each a call like the model's), pause and run
 ids come from `workflow.uuid4`, and no run store is claimed (Temporal applies each update once). When the
 run pauses, the workflow waits for a ``resume`` update (validated before it is accepted, so wrong answers
 are refused and leave nothing in the history), then resumes the loop; its result is the run's result.
@@ -20,7 +21,7 @@ from __future__ import annotations as _annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from temporalio import workflow
@@ -36,6 +37,8 @@ with workflow.unsafe.imports_passed_through():
     from .._agent.runs import spec_of
     from .._client_tool import ClientTool
     from .._tool_results import result_of
+    from ..codemode._program import ProgramOutcome, Raised, Returned
+    from ..codemode._segments import current_runner, decode_outcome, encode_results, segmented
     from ..context import ToolContext
     from ..exceptions import (
         AgentkitError,
@@ -172,6 +175,7 @@ class AgentRunWorkflow:
         durable = self._durable = lookup(request["agent"])
         agent = durable.workflow_agent
         reset = current_hooks.set(self._hooks(durable))
+        runner = current_runner.set(segmented(self._program_segment))  # each nested call: an activity
         try:
             if durable.agent.mcp_servers:
                 self._tools = await self._list_mcp_tools(durable)
@@ -197,6 +201,7 @@ class AgentRunWorkflow:
                     options = RunOptions(cancel=self._cancel, tools=self._tools)
                     result = await resume_run(spec_of(agent), result, answers, options=options, emit=self.events)
         finally:
+            current_runner.reset(runner)
             current_hooks.reset(reset)
         self._paused, self._status = None, result.status
         await workflow.wait_condition(workflow.all_handlers_finished)
@@ -244,8 +249,9 @@ class AgentRunWorkflow:
         self, executor: Registry, call: ToolCall, deps: Any, ctx: ToolContext[Any] | None
     ) -> ToolResult:
         item = executor.get(call.name)
-        if item is None or isinstance(item, ClientTool):
-            # nothing to do outside: an unknown name's error, a client tool's check and pause (no I/O)
+        if item is None or isinstance(item, ClientTool) or getattr(item, "_code_tool", None) is not None:
+            # nothing to do outside: an unknown name's error, a client tool's check and pause (no I/O);
+            # the code tool drives its program here: each segment and each nested call is an activity
             return await executor.call(call, deps=deps, context=ctx)
         durable = self._durable
         assert durable is not None
@@ -284,6 +290,38 @@ class AgentRunWorkflow:
         if not result.is_error and result.output is not None:
             result.output = item.schema.validate_output(call.name, result.output)
         return result
+
+    async def _program_segment(
+        self, call_id: str, code: str | None, state: Mapping[str, Any] | None, results: Mapping[str, Returned | Raised]
+    ) -> ProgramOutcome:
+        """One stretch of a code-mode program in the sandbox: the ``agentkit.run_program`` activity."""
+        durable = self._durable
+        assert durable is not None and durable.agent.code_mode is not None
+        key = durable.agent.code_mode.key
+        options = durable.options_for(key)
+        request = {
+            "agent": durable.agent.id,
+            "tool": key,
+            "call_id": call_id,
+            "code": code,
+            "state": state,
+            "results": encode_results(results),
+        }
+        try:
+            data = await workflow.execute_activity(
+                "agentkit.run_program",
+                request,
+                start_to_close_timeout=options.start_to_close_timeout,
+                retry_policy=options.retry_policy,
+                heartbeat_timeout=options.heartbeat_timeout,
+                summary=f"{key} (program)",
+            )
+        except ActivityError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == "AgentSetupError":
+                raise AgentSetupError(cause.message) from None
+            raise ToolError(f"The program could not run: {_reason(error)}.") from None
+        return decode_outcome(data)
 
     def _outcome_unknown(self, call: ToolCall, key: str, options: ActivityOptions, error: ActivityError) -> ToolResult:
         """A call whose attempts ran out: it may or may not have taken effect. An error result, or a pause."""

@@ -9,7 +9,7 @@ import pytest
 
 from agentkit import Agent, RunSnapshot
 from agentkit.agent import PendingSuspension
-from agentkit.exceptions import ResumeError
+from agentkit.exceptions import MCPConnectionError, ResumeError
 from agentkit.mcp import MCPServer, MCPTool, ToolAnnotations
 from agentkit.runs import MemoryRunStore
 
@@ -141,3 +141,17 @@ async def test_a_served_tool_that_suspends_asks_the_client_and_a_client_run_answ
         done = await agent.resume(paused, {"c_book": {"row": 3, "letter": "F"}})
     assert done.status == "complete" and done.tool_results[0].output == {"result": "booked LH1 seat 3F"}
     assert ledger_lines(ledger) == ["book LH1 3F", "note still up"]
+
+
+@pytest.mark.parametrize("given", ["no", "false", 0, None, bool])
+def test_a_requires_approval_that_is_no_policy_is_refused_when_made(given: object, tmp_path: Path) -> None:
+    """Regression (issue 17 §4.9's class): "no" was taken, then every tool was skipped as "its schema is unusable"."""
+    with pytest.raises(ValueError, match=r"MCPServer\(requires_approval=...\) must be True, False or a function"):
+        bistro(str(tmp_path / "ledger.txt"), requires_approval=given)  # type: ignore[arg-type]
+
+
+async def test_a_policy_function_returning_no_policy_is_named_at_connect(tmp_path: Path) -> None:
+    server = bistro(str(tmp_path / "ledger.txt"), requires_approval=lambda a: "no")  # type: ignore[arg-type,return-value]
+    with pytest.raises(MCPConnectionError, match=r"the requires_approval function returned 'no' for tool '\w+'"):
+        async with server:
+            pass

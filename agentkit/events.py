@@ -26,6 +26,7 @@ __all__ = [
     "FinishEvent",
     "OutputDeltaEvent",
     "OutputEvent",
+    "RepeatEvent",
     "RunStatus",
     "StepFinishEvent",
     "SubagentEvent",
@@ -133,6 +134,9 @@ class ToolResultEvent(_Event):
     kind: Literal["tool-result"] = "tool-result"
     caller: str | None = None
     """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
+    cache: Literal["hit", "miss"] | None = None
+    """For a tool with ``cache=``: ``"hit"`` (the result came from its cache, or a concurrent identical call),
+    ``"miss"`` (the tool ran); None for other tools (see `agentkit.cache`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +311,26 @@ class SubagentEvent(_Event):
     kind: Literal["subagent"] = "subagent"
 
 
+@dataclass(frozen=True, slots=True)
+class RepeatEvent(_Event):
+    """The model repeats itself: a call (or a whole turn) it made `count` times, with the same answer each time.
+
+    `action` is what the run's `agentkit.repeats.RepeatPolicy` does: ``"warn"`` (the call runs) or
+    ``"error"`` (the call gets a ``repeated`` error result instead of running). `scope` is ``"call"`` or
+    ``"round"`` (the whole turn repeats the ones before it).
+    """
+
+    call_id: str
+    tool_name: str
+    count: int
+    scope: str
+    action: str
+    step: int
+    kind: Literal["repeat"] = "repeat"
+    caller: str | None = None
+    """Code mode: the id of the program's call (the code tool's) that made this call; None for the model's calls."""
+
+
 AgentEvent = Union[
     TextDeltaEvent,
     ToolCallStartEvent,
@@ -324,5 +348,6 @@ AgentEvent = Union[
     OutputDeltaEvent,
     OutputEvent,
     SubagentEvent,
+    RepeatEvent,
 ]
 """Any event `Agent.stream` yields."""

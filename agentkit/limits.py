@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .exceptions import AgentSetupError
+from .repeats import RepeatPolicy
 
 __all__ = ["ConcurrencyLimit", "RunLimits"]
 
@@ -64,6 +65,9 @@ class RunLimits:
     output type) allowed per tool; the agent's default is 2."""
     max_retries: int | None = None
     """Retryable failures (unknown tool names included) allowed per run; the agent's default is 10."""
+    repeats: RepeatPolicy | None = None
+    """Loop detection: when the model counts as repeating itself, and what happens then (see
+    `agentkit.repeats`); the default is `RepeatPolicy()`."""
 
     def __post_init__(self) -> None:
         _check_count("RunLimits", "max_steps", self.max_steps)
@@ -72,6 +76,8 @@ class RunLimits:
         _check_count("RunLimits", "max_tool_calls", self.max_tool_calls, minimum=0)
         _check_count("RunLimits", "max_concurrency", self.max_concurrency)
         _check_count("RunLimits", "max_turn_concurrency", self.max_turn_concurrency)
+        if self.repeats is not None and not isinstance(self.repeats, RepeatPolicy):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(f"RunLimits(repeats=...) takes RepeatPolicy(...), got {self.repeats!r}")
 
     def over(self, other: RunLimits | None) -> RunLimits:
         """These limits with `other`'s fields filling the ones left `None`."""

@@ -19,6 +19,7 @@ from ._schema import FunctionSchema, SchemaSource
 from ._text import shorten
 from ._threads import ToolThreads, tool_threads
 from ._unicode import escaped, has_surrogate
+from .cache import ToolCache
 from .context import ToolContext
 from .definitions import (
     ToolDefinition,
@@ -108,6 +109,9 @@ class ToolOptions(TypedDict, total=False):
     background: bool
     """In an agent run, return at once (the model is told the call started) and add the result to the
     conversation when it is ready."""
+    cache: ToolCache | bool | float | None
+    """Mark the tool pure and cache its results in agent runs: a `ToolCache`, True (per run) or a TTL in
+    seconds (see `agentkit.cache`); refused with ``requires_approval``."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,29 @@ def _check_count(qualname: str, name: str, value: Any, minimum: int) -> int | No
     return value
 
 
+def _check_cache(qualname: str, cache: Any, requires_approval: Any) -> ToolCache | None:
+    """`@tool(cache=...)` checked: a `ToolCache`, True (a run-scoped one) or a TTL in seconds; never with approval."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        cache = ToolCache()
+    elif isinstance(cache, (int, float)) and not isinstance(cache, bool):
+        cache = ToolCache(ttl=cache)
+    if not isinstance(cache, ToolCache):
+        raise ToolDefinitionError(
+            qualname, [f"cache= takes ToolCache(...), True, or a TTL in seconds; got {type(cache).__name__}"]
+        )
+    if requires_approval is not False:
+        raise ToolDefinitionError(
+            qualname,
+            [
+                "cache= cannot be combined with requires_approval=: every call of a tool that needs approval must "
+                "be decided, and a cached result would skip that. Drop one of the two"
+            ],
+        )
+    return cache
+
+
 def _check_limits(qualname: str, limits: Sequence[ConcurrencyLimit]) -> tuple[ConcurrencyLimit, ...]:
     if isinstance(limits, ConcurrencyLimit):
         limits = [limits]
@@ -178,7 +205,7 @@ class Tool(Generic[P, R_co]):
     * `invoke` / `ainvoke`: validate arguments (a mapping or JSON text) -> call -> validate the result;
     * the options that shape how the agent loop runs it (`strict`, `timeout`, `requires_approval`,
       `to_model_output`, `transform`, `inline`, `deferred`, `max_calls`, `max_concurrency`, `sequential`,
-      `limits`, `ends_run`).
+      `limits`, `ends_run`, `cache`).
 
     Schemas are built on first use and cached; definition mistakes are raised at construction.
     """
@@ -206,6 +233,7 @@ class Tool(Generic[P, R_co]):
         limits: Sequence[ConcurrencyLimit] = (),
         mask_error_details: bool | None = None,
         background: bool = False,
+        cache: ToolCache | bool | float | None = None,
     ) -> None:
         target: Any = fn
         if not callable(target) and not isinstance(target, classmethod):  # a classmethod object gets its reason
@@ -264,6 +292,10 @@ class Tool(Generic[P, R_co]):
         self.background = background
         """In an agent run, the call returns at once (the model is told it started) and keeps running; its
         result joins the conversation before a later model turn (see the pausing guide)."""
+        self.cache: ToolCache | None = _check_cache(self.schema.qualname, cache, self.requires_approval)
+        """How agent runs cache this tool's results (None: never); see `agentkit.cache`."""
+        if self.cache is not None:
+            self.cache._bind(self)  # pyright: ignore[reportPrivateUsage]  # the cache's own bookkeeping
         self.is_async = self.schema.is_async
         # per key, while description and strict stay (one key is the rule: a dict only for a second)
         self._definitions: ToolDefinition | dict[str, ToolDefinition] | None = None
@@ -722,7 +754,7 @@ def tool(
         **options: keyword-only options, see `ToolOptions`: ``id``, ``description``, ``input_schema``,
             ``output_schema``, ``strict``, ``timeout``, ``requires_approval``, ``idempotent``, ``to_model_output``,
             ``transform``, ``inline``, ``background``, ``deferred``, ``max_calls``, ``max_concurrency``,
-            ``sequential``, ``limits``, ``mask_error_details``, ``ends_run``.
+            ``sequential``, ``limits``, ``mask_error_details``, ``ends_run``, ``cache``.
     """
     if fn is not None:
         if isinstance(fn, str):

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from temporal_floor import PAGE, FloorRun, model, tool
 
-from agentkit import Agent, AssistantMessage, ToolCall
+from agentkit import Agent, AssistantMessage, RunLimits, ToolCall
 from agentkit import tool as agentkit_tool
 from agentkit.messages import Message
 from agentkit.runs._codec import encode_messages
@@ -58,7 +58,7 @@ def reader(steps: int) -> TemporalAgent:
             return "done"
         return AssistantMessage(f"Reading page {done}.", [ToolCall(f"c{done}", "fetch", {"page": done})])
 
-    agent = Agent(id=f"reader-{steps}", model=FunctionModel(turn), tools=[fetch], max_steps=steps + 1)
+    agent = Agent(id=f"reader-{steps}", model=FunctionModel(turn), tools=[fetch], limits=RunLimits(max_steps=steps + 1))
     return TemporalAgent(agent, task_queue=QUEUE)
 
 

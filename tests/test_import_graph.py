@@ -192,8 +192,8 @@ AGENT_LAYERS: list[set[str]] = [
     {"hooks", "display", "stream", "_output"},  # the execution engine, display transforms, events, output
     {"_options"},  # what one call asks (RunOptions)
     {"config"},  # what a run was asked (RunConfig)
-    {"observe", "_limits"},  # helpers of (config, state): logs and traces, budgets and caps
-    {"_approvals", "_emit", "_answer"},
+    {"observe", "_limits", "_repeats"},  # helpers of (config, state): logs and traces, budgets and caps, loops
+    {"_approvals", "_emit", "_answer", "_cache"},
     {"_intercept", "_background"},
     {"_effects"},  # the effect journal step of a call
     {"_steps", "_calls"},  # plan a step; the tool-call pipeline

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from ..messages import ToolCall, ToolResult
 from ..registry import Registry
 from ._limits import spent_tools
+from ._repeats import needs_repeat_approval
+from .config import REPEATS
 from .display import display_arguments, shape
 from .results import Approval, PendingApproval
 
@@ -25,12 +27,14 @@ __all__ = ["denied", "needs_approval", "pending_approval"]
 def needs_approval(config: RunConfig, state: RunState, executor: Registry, call: ToolCall) -> bool:
     """Whether `call` must be approved before it runs.
 
-    The tool's own policy, or the run's ``require_approval=True``; never for a call that would not run
-    (an unknown tool, a spent budget, arguments that do not validate).
+    The tool's own policy, the run's ``require_approval=True``, or a repeat under ``RepeatPolicy(on="approve")``;
+    never for a call that would not run (an unknown tool, a spent budget, arguments that do not validate).
     """
     item = executor.get(call.name)
     if item is None:
         return False  # nothing would run: the call becomes an unknown-tool error
+    if config.machinery & REPEATS and needs_repeat_approval(config, state, call):
+        return True  # the model repeats itself and the run's RepeatPolicy asks a human (on="approve")
     require_all = config.request.require_approval
     if not require_all and item.requires_approval is False:
         return False  # never needs it (the common case, decided before anything is validated)

@@ -3,6 +3,8 @@
 One call, in order (`call_tool`):
 
 1. **answer?** a call of the output tool is the run's answer: validated (`RunOutput.tool_result`), never run;
+   **repeat?** a call the model keeps repeating with the same answer trips the run's `RepeatPolicy`
+   (`_repeats.call_trips`: a warning, or a ``repeated`` error result instead of running);
 2. **context**: the `ToolContext` the tool and the hooks see (deps, call id, retry count, cancellation,
    progress sink);
 3. **background?** a background tool's call is answered "started" at once; steps 4-6 run in its own task;
@@ -12,12 +14,15 @@ One call, in order (`call_tool`):
 6. **execute** (`_execute`): nothing starts once the run is cancelled; the engine runs the call (in
    process: `Registry.call` with the run's error policy, which validates the arguments and runs the
    tool, through the effect journal for a journaled tool (`_effects.journaled`: reserve, run, commit);
-   a durable engine: its activity); a suspension or a client call becomes an `Interrupt`;
-7. **record**: what a tool search found is noted, the result is reported to the stream.
+   a durable engine: its activity); a suspension or a client call becomes an `Interrupt`; a tool
+   with ``cache=`` goes through its cache (`_cache.through_cache`: a hit, or run once and kept);
+7. **record**: what a tool search found is noted, the call and its answer are noted for loop detection,
+   the result is reported to the stream.
 
 Before any call runs, the turn is admitted in call order (`run_calls`): approvals were decided (the
 loop pauses the turn when one is needed), denied calls get their ``denied`` result, budgets are counted
-(`_limits.admit`). Then the admitted calls run concurrently, a ``sequential`` tool's alone. What a turn's
+(`_limits.admit`), a turn that repeats the last ones too often is answered (`_repeats.round_trips`). Then
+the admitted calls run concurrently, a ``sequential`` tool's alone. What a turn's
 results do next (the conversation, the retry budgets, an ending tool) is the loop's record step.
 """
 
@@ -37,14 +42,16 @@ from ..registry import Registry
 from ..tools import Tool
 from . import _background
 from ._approvals import denied
+from ._cache import through_cache
 from ._effects import call_key, journaled
 from ._emit import result_event
 from ._intercept import call_with_hooks
 from ._limits import admit, limited, turn_cap
 from ._progress import Forwarded, ProgressSink, SubagentUsage
+from ._repeats import call_trips, memo, note_call, note_round, round_trips
 from ._toolset import found_keys
 from ._usercode import TELLS_APART, own_cancellation, settle
-from .config import CALL_CONTROL, CAPS, HOOKS, cancel_event
+from .config import CACHED, CALL_CONTROL, CAPS, HOOKS, REPEATS, cancel_event
 from .display import progress_data
 from .interrupts import Interrupt
 from .results import Approval
@@ -73,14 +80,21 @@ async def run_calls(
     A ``sequential`` tool's call runs alone: the calls before it finish first, the ones after wait. A
     suspended call running again with its answer (in `answers`) was counted when it first ran.
     """
-    if len(calls) == 1 and not refused and not config.machinery & CALL_CONTROL:
-        return [await call_tool(config, state, executor, calls[0], index, answers, None)]
+    machinery = config.machinery
+    repeated = round_trips(config, state, calls, index) if machinery & REPEATS else {}
+    if len(calls) == 1 and not refused and not repeated and not machinery & CALL_CONTROL:
+        outcome = await call_tool(config, state, executor, calls[0], index, answers, None)
+        if machinery & REPEATS and not isinstance(outcome, Interrupt):
+            note_round(state, calls, [outcome])
+        return [outcome]
     results: list[Outcome | None] = [None] * len(calls)
     admitted: list[tuple[int, ToolCall]] = []
     for position, call in enumerate(calls):
         decision = refused.get(call.id)
         if decision is not None:
             result = denied(call, decision)
+        elif call.id in repeated:
+            result = repeated[call.id]
         else:
             error = None if call.id in answers else await admit(config, state, executor, call)
             if error is None:
@@ -113,6 +127,8 @@ async def run_calls(
             batch.append((position, call))
     await flush()
     assert all(r is not None for r in results)
+    if machinery & REPEATS and not any(isinstance(r, Interrupt) for r in results):
+        note_round(state, calls, results)  # type: ignore[arg-type]  # every outcome a result
     return results  # type: ignore[return-value]
 
 
@@ -134,6 +150,12 @@ async def call_tool(
     output = config.output
     if output is not None and call.name == output.key and not nested:
         return await output.tool_result(call)  # 1. an answer, checked: never run as a tool
+    if config.machinery & REPEATS:
+        tripped = call_trips(config, state, call, index)
+        if tripped is not None:  # 1. the model repeats itself: answered, not run
+            if config.emit is not None:
+                result_event(config, tripped, index, state.callers.get(call.id))
+            return tripped
     item = executor.get(call.name)
     ctx = _context(config, state, item, call, answers)  # 2.
     if item is not None and item.background and call.id not in answers:  # 3.
@@ -155,7 +177,7 @@ async def call_tool(
             return Interrupt(call, "program", [waiting.record for _, waiting in signal.paused.waiting])
         if state.programs:
             state.programs.pop(call.id, None)  # a resumed program that ran to its end
-    _record(config, state, result, index)  # 7.
+    _record(config, state, call, result, index)  # 7.
     return result
 
 
@@ -202,6 +224,21 @@ async def _execute(
         return ToolResult.error(
             call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
         )
+    if config.machinery & CACHED and item is not None and item.cache is not None:
+        run = partial(_run, config, state, executor, item, call, ctx)
+        return await through_cache(config, state, item, call, run)
+    return await _run(config, state, executor, item, call, ctx)
+
+
+async def _run(
+    config: RunConfig,
+    state: RunState,
+    executor: Registry,
+    item: Tool[..., Any] | None,
+    call: ToolCall,
+    ctx: ToolContext[Any] | None,
+) -> ToolResult:
+    """Step 6 itself: the engine runs the call; the tool's own cancellation is its failure."""
     errors = config.errors
     engine = config.engine.call_tool
     sent: Awaitable[ToolResult]
@@ -242,14 +279,18 @@ async def _execute(
     return failure(call, "exception", own, mask=mask, redacted=redacted)
 
 
-def _record(config: RunConfig, state: RunState, result: ToolResult, index: int) -> None:
-    """Step 7: what a tool search found becomes the run's (sent from the next step on); the stream hears."""
+def _record(config: RunConfig, state: RunState, call: ToolCall, result: ToolResult, index: int) -> None:
+    """Step 7: a search's finds join the run, loop detection notes the call, the stream hears the result."""
     search = config.tools.search
     if search is not None and result.name == search.key and not result.is_error:
         found = state.found
         found.extend(key for key in found_keys(config.tools, result.output) if key not in found)
+    machinery = config.machinery
+    if machinery & REPEATS:
+        note_call(state, call, result)
     if config.emit is not None:
-        result_event(config, result, index, state.callers.get(result.call_id))
+        cache = memo(state).outcomes.pop(result.call_id, None) if machinery & CACHED else None
+        result_event(config, result, index, state.callers.get(result.call_id), cache)
 
 
 def _context(

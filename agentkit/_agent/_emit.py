@@ -9,7 +9,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .._jsonish import is_mapping
 from ..events import (
@@ -93,8 +93,17 @@ def approvals_requested(
             config.emit(ApprovalRequestedEvent(item.call_id, item.tool_name, payload, index, error, caller=caller))
 
 
-def result_event(config: RunConfig, result: ToolResult, index: int, caller: str | None = None) -> None:
-    """Report a call's result to the stream, shaped by the tool's transforms (`caller`: a program's call)."""
+def result_event(
+    config: RunConfig,
+    result: ToolResult,
+    index: int,
+    caller: str | None = None,
+    cache: Literal["hit", "miss"] | None = None,
+) -> None:
+    """Report a call's result to the stream, shaped by the tool's transforms.
+
+    `caller`: a program's call (code mode); `cache`: a cached tool's ``"hit"`` or ``"miss"``.
+    """
     emit = config.emit
     if emit is None:
         return
@@ -105,7 +114,7 @@ def result_event(config: RunConfig, result: ToolResult, index: int, caller: str 
         emit(ToolErrorEvent(result.call_id, result.name, shaped, kind, index, error, caller=caller))
     else:
         shaped, error = shape(rules.output, result.output, "output")
-        emit(ToolResultEvent(result.call_id, result.name, shaped, index, error, caller=caller))
+        emit(ToolResultEvent(result.call_id, result.name, shaped, index, error, caller=caller, cache=cache))
 
 
 def step_finished(config: RunConfig, index: int, response: ModelResponse, calls: int) -> None:

@@ -74,6 +74,7 @@ class ResumeKwargs(TypedDict, Generic[DepsT], total=False):
     prepare_step: PrepareStep | None
     hooks: Sequence[RunHooks[Any]]
     code_mode: CodeMode | None
+    session_id: str | None
     on_step_finish: StepCallback | None
     on_finish: FinishCallback | None
 
@@ -120,6 +121,7 @@ class RunOptions:
     stop_at_tools: Sequence[str] | None = None
     cancel: asyncio.Event | None = dataclasses.field(default=None, metadata=_RESUME)
     code_mode: CodeMode | None = dataclasses.field(default=None, metadata=_RESUME)
+    session_id: str | None = dataclasses.field(default=None, metadata=_RESUME)
     on_step_finish: StepCallback | None = dataclasses.field(default=None, metadata=_RESUME)
     on_finish: FinishCallback | None = dataclasses.field(default=None, metadata=_RESUME)
 
@@ -148,6 +150,10 @@ class RunOptions:
             raise AgentSetupError(f"generate(cancel=...) takes an asyncio.Event, got {type_name(self.cancel)}")
         if self.code_mode is not None and not isinstance(self.code_mode, CodeMode):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise AgentSetupError(f"generate(code_mode=...) takes CodeMode(...), got {type_name(self.code_mode)}")
+        if self.session_id is not None and not isinstance(self.session_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AgentSetupError(
+                f"generate(session_id=...) takes a str (the conversation's id), got {type_name(self.session_id)}"
+            )
         for name in ("on_step_finish", "on_finish"):
             callback = getattr(self, name)
             if callback is not None and not callable(callback):

@@ -33,6 +33,7 @@ from ._intercept import prepare_functions
 from ._limits import enclosing
 from ._options import DEFAULT_OPTIONS, RunOptions, check_hooks
 from ._output import OutputConfig, OutputValidatorFn, RunOutput, output_config
+from ._repeats import repeat_policy
 from ._toolset import RunTools, check_deferred, open_run_tools
 from .config import AgentSpec, RunConfig, machinery
 from .display import merge_transforms
@@ -223,6 +224,8 @@ def new_config(
         traced=tracing is not None,
         tracing_off=spec.instrument is False,
         programs=code_mode_of(spec, options) is not None and not coded.programmatic,
+        repeats=repeat_policy(request).active,
+        cached=any(item.cache is not None for _, item in run_registry.items()),
     )
     return RunConfig(
         agent=spec,

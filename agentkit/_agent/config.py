@@ -42,12 +42,14 @@ if TYPE_CHECKING:
     from ..runs import RunStore
 
 __all__ = [
+    "CACHED",
     "CALL_CONTROL",
     "CANCEL",
     "CAPS",
     "HOOKS",
     "OBSERVED",
     "PROGRAMS",
+    "REPEATS",
     "REQUEST_WATCH",
     "STEP_PLANNING",
     "AgentSpec",
@@ -81,6 +83,10 @@ SCOPED = 1 << 9
 host of its code tool's programs."""
 PROGRAMS = 1 << 10
 """Code mode runs programs here: the code tool's calls find the run through `codemode._host.current_host`."""
+REPEATS = 1 << 11
+"""Loop detection is on (`agentkit.repeats`): each call and each turn is checked and noted."""
+CACHED = 1 << 12
+"""A tool of the run caches its results (`agentkit.cache`): its calls go through the cache (step 6)."""
 
 STEP_PLANNING = PREPARE | HOOKS | DYNAMIC_INSTRUCTIONS | DEFERRED | BUDGETS
 """What can change a step's plan: without these, a plan made once per settings is reused."""
@@ -104,6 +110,8 @@ def machinery(
     traced: bool,
     tracing_off: bool,
     programs: bool = False,
+    repeats: bool = False,
+    cached: bool = False,
 ) -> int:
     """The run's machinery bits (see the module docstring), computed once per run."""
     bits = 0
@@ -128,6 +136,10 @@ def machinery(
         bits |= OBSERVED
     if programs:
         bits |= PROGRAMS
+    if repeats:
+        bits |= REPEATS
+    if cached:
+        bits |= CACHED
     if limits.max_concurrency is not None or limits.max_tool_calls is not None or traced or tracing_off or programs:
         bits |= SCOPED
     return bits

@@ -110,6 +110,9 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
             output_validators: validators for this run's answer (with a per-call `output_type`, instead
                 of the agent's; else in addition to them).
             stop_at_tools: keys of tools that end this run (besides the agent's).
+            session_id: the conversation (thread) this run belongs to: tools cached with
+                ``scope="session"`` share their entries across the runs given the same id (see
+                `agentkit.cache`).
             on_step_finish: called with each `Step` once it is recorded (a turn's answer, or its calls with
                 their results), before the next turn; a plain or an async function. A step that pauses is
                 reported when the resumed run finishes it.

@@ -99,6 +99,7 @@ class RunState:
         "executor",
         "failures",
         "found",
+        "memo",
         "messages",
         "pause_token",
         "programs",
@@ -180,6 +181,9 @@ class RunState:
         """The run's result once a turn's tools ended it (an answer, a stop-at tool): returned before the next turn."""
         self.cancel: asyncio.Event | None = None
         """The run's cancellation event when the caller gave none (made on first use)."""
+        self.memo: Any = None
+        """What the run remembers of its calls for loop detection and its run-scoped caches
+        (`agentkit._agent._repeats.Memo`, made on first use; kept by an in-process resume)."""
 
     def __repr__(self) -> str:
         return (
@@ -194,7 +198,7 @@ class RunState:
 
     def resumed(self) -> RunState:
         """A fresh state continuing this one (its counters copied, its pause used up), for `resume`."""
-        return RunState(
+        fresh = RunState(
             self.request,
             list(self.messages),
             list(self.steps),
@@ -212,6 +216,8 @@ class RunState:
             approved=self.approved,
             programs={call_id: dict(entry) for call_id, entry in self.programs.items()},
         )
+        fresh.memo = self.memo  # the repeat counters and run-scoped cache entries go on with the run
+        return fresh
 
     _PERSISTED: ClassVar[tuple[str, ...]] = (
         "request",

@@ -69,8 +69,8 @@ def event_to_dict(event: AgentEvent) -> dict[str, Any]:
         value = getattr(event, spec.name)
         if spec.name == "event" and isinstance(event, SubagentEvent):
             out["event"] = event_to_dict(value)
-        elif spec.name == "caller" and value is None:
-            continue  # only calls made inside a program (code mode) have one
+        elif spec.name in ("caller", "cache") and value is None:
+            continue  # only calls made inside a program (code mode) have a caller, cached tools' a cache
         elif spec.name in _PAYLOAD_FIELDS or spec.name == "usage":
             try:
                 out[spec.name] = _dump(value)

@@ -27,7 +27,8 @@ Mapping (AG-UI 1.0):
   is the data / the output;
 * progress: ``CUSTOM`` named ``agentkit.tool_progress``; a background call's result: ``CUSTOM`` named
   ``agentkit.background_result``; a structured answer: ``CUSTOM`` named ``agentkit.output`` (``partial``
-  while it streams, then ``output``);
+  while it streams, then ``output``); the model repeating itself (`RepeatEvent`): ``CUSTOM`` named
+  ``agentkit.repeat``;
 * subagents: ``SUBAGENT_STARTED`` (``parentToolCallId`` = the call running it), the subagent's own
   steps, texts and tool calls attributed with its ``subagentRunId``, then ``SUBAGENT_FINISHED``
   (``result`` = its answer) or ``SUBAGENT_ERROR``.
@@ -96,6 +97,7 @@ from ..events import (
     FinishEvent,
     OutputDeltaEvent,
     OutputEvent,
+    RepeatEvent,
     StepFinishEvent,
     SubagentEvent,
     SuspendedEvent,
@@ -307,6 +309,10 @@ class _Scope:
             out.append(
                 CustomEvent(name="agentkit.background_result", value=_background(event), subagent_run_id=self.sub)
             )
+        elif isinstance(event, RepeatEvent):
+            repeat = {"toolCallId": event.call_id, "toolName": event.tool_name, "count": event.count}
+            repeat.update(scope=event.scope, action=event.action)
+            out.append(CustomEvent(name="agentkit.repeat", value=repeat, subagent_run_id=self.sub))
         elif isinstance(event, (OutputDeltaEvent, OutputEvent)):  # pyright: ignore[reportUnnecessaryIsInstance]  # the last kinds: assert_never checks the chain is whole
             if isinstance(event, OutputDeltaEvent):  # in output-tool mode it is the step's only event
                 out += self.enter_step(event.step)

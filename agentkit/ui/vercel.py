@@ -27,6 +27,7 @@ Mapping (each agentkit event -> chunks of the ``ai`` package's ``uiMessageChunkS
 * progress (`ToolContext.emit`): a ``data-agentkit-progress`` part per call, updated in place;
 * a suspension: a ``data-agentkit-suspension`` part (its question shaped by the ``suspension`` transform);
 * a background call's result: a ``data-agentkit-background`` part per call;
+* the model repeating itself (`RepeatEvent`): a ``data-agentkit-repeat`` part per call;
 * a structured answer: a ``data-agentkit-output`` part, updated in place (``partial`` while it streams,
   then ``output``), in every output mode (in ``tool`` mode the output tool's call is not shown as a call);
 * not sent (`IGNORED_EVENTS`): a client tool's call (its ``tool-input-available`` already asks the UI to run
@@ -61,6 +62,7 @@ from ..events import (
     FinishEvent,
     OutputDeltaEvent,
     OutputEvent,
+    RepeatEvent,
     StepFinishEvent,
     SubagentEvent,
     SuspendedEvent,
@@ -178,6 +180,7 @@ class _SubagentView:
                 StepFinishEvent,
                 OutputDeltaEvent,
                 OutputEvent,
+                RepeatEvent,
             ),
         ):
             return None  # starts, deltas, progress, pauses and step ends change nothing shown in a summary
@@ -375,6 +378,10 @@ class _Translator:
             out.append({"type": "data-agentkit-progress", "id": f"progress_{event.call_id}", "data": progress})
         elif isinstance(event, BackgroundResultEvent):
             out.append(_background(event))
+        elif isinstance(event, RepeatEvent):
+            repeat = {"toolCallId": event.call_id, "toolName": event.tool_name, "count": event.count}
+            repeat.update(scope=event.scope, action=event.action)
+            out.append({"type": "data-agentkit-repeat", "id": f"repeat_{event.call_id}", "data": repeat})
         elif isinstance(event, (OutputDeltaEvent, OutputEvent)):
             if isinstance(event, OutputDeltaEvent):  # in output-tool mode it is the step's only event
                 out += self.enter_step(event.step)

@@ -107,6 +107,17 @@ async def test_agent_stream_reports_the_call_and_goes_on(arguments: Any) -> None
     assert generated.text == "done"
 
 
+async def test_two_deep_calls_of_one_tool_in_a_turn_go_on() -> None:
+    """Regression: loop detection compared the turn's calls by decoding their text, and 5,000 nested arrays
+    raised RecursionError out of the run (`agentkit run` on tests.cli_fixtures:deep failed with it)."""
+    text = '{"tree": ' + "[" * DEPTH + "1" + "]" * DEPTH + "}"
+    turn = calls(ToolCall("c1", "take_any", text), ToolCall("c2", "take_any", {"tree": _deep_list()}))
+    model, _ = scripted(turn, "done")
+    result = await Agent(model=model, tools=[take_any]).generate("go")
+    assert result.text == "done"
+    assert [r.error_kind for r in result.tool_results] == ["invalid_arguments", "invalid_arguments"]
+
+
 VENDORS = provider_names()
 
 

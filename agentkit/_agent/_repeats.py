@@ -127,12 +127,13 @@ def call_identity(call: ToolCall) -> Hashable:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes: the text as sent
             return (call.name, arguments)
     try:
         return (call.name, _canonical(arguments))
-    except (TypeError, ValueError):  # keys of mixed types, or a value too deep: the text as sent
-        return (call.name, repr(arguments))
+    except (TypeError, ValueError, RecursionError):
+        # keys of mixed types, or a value too deep to write (validation refuses it): this call only
+        return (call.name, "", call.id)
 
 
 def _answer(result: ToolResult) -> int:

@@ -199,3 +199,16 @@ def test_the_default_policy() -> None:
 def test_bad_policies_are_refused_by_name(make: Any, message: str) -> None:
     with pytest.raises(AgentSetupError, match=message):
         make()
+
+
+async def test_arguments_too_deep_to_read_are_answered_not_a_crash() -> None:
+    """Regression: loop detection read a second call's 5,000-deep JSON text with json.loads (RecursionError).
+
+    Vendors' parsers hand arguments that deep to the run as text (`checked_call`), as here.
+    """
+    lookup, ran = lookup_tool()
+    deep = '{"city": ' + "[" * 5000 + "]" * 5000 + "}"
+    agent = Agent(model=looping([ToolCall("c", "lookup", deep)], times=5), tools=[lookup], store=MemoryRunStore())
+    events, result = await events_of(agent)
+    errors = [e for e in events if isinstance(e, ToolErrorEvent)]
+    assert ran == [] and len(errors) == 5 and result.status == "complete"

@@ -14,7 +14,6 @@ the next identical call would run again.
 from __future__ import annotations as _annotations
 
 import json
-import reprlib
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -124,22 +123,17 @@ _canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=rep
 
 def call_identity(call: ToolCall) -> Hashable:
     """The key and canonical arguments of `call` (key order ignored; text that is not JSON kept as it is)."""
-    raw = call.arguments
-    arguments: Any = raw
-    if isinstance(raw, str):
+    arguments: Any = call.arguments
+    if isinstance(arguments, str):
         try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack: the text as sent
-            return (call.name, raw)
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes: the text as sent
+            return (call.name, arguments)
     try:
         return (call.name, _canonical(arguments))
-    except (TypeError, ValueError, RecursionError):  # keys of mixed types, or a value too deep to encode
-        if isinstance(raw, str):
-            return (call.name, raw)
-        try:
-            return (call.name, repr(arguments))
-        except RecursionError:  # a mapping nested deeper than repr goes: its bounded repr
-            return (call.name, reprlib.repr(arguments))
+    except (TypeError, ValueError, RecursionError):
+        # keys of mixed types, or a value too deep to write (validation refuses it): this call only
+        return (call.name, "", call.id)
 
 
 def _answer(result: ToolResult) -> int:

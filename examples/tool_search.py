@@ -11,7 +11,9 @@ import json
 from typing import Any
 
 from agentkit import Agent, Registry, Tool, tool
+from agentkit.exceptions import PayloadRejectedError
 from agentkit.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage
+from agentkit.providers.openai import OpenAIChatModel
 from agentkit.search import ToolIndex, ToolSearch
 from agentkit.testing import FunctionInfo, FunctionModel, request_payload
 
@@ -64,7 +66,13 @@ def scripted_llm(messages: list[Message], info: FunctionInfo) -> Any:
 async def main() -> None:
     """Compare the first request with every tool sent and with them deferred, then run the search."""
     tools = library()
-    sent = request_payload(Agent(model="openai:gpt-4.1", tools=tools), "100 USD in EUR?")
+    try:  # api.openai.com takes at most 128 tools per request: agentkit refuses before sending
+        request_payload(Agent(model="openai:gpt-4.1", tools=tools), "100 USD in EUR?")
+    except PayloadRejectedError as exc:
+        print("every tool to api.openai.com:", exc.problems[0])
+    # an OpenAI-compatible server (llama.cpp, vLLM) takes them all: what that first request would weigh
+    local = OpenAIChatModel("gpt-4.1", base_url="http://127.0.0.1:8080/v1", api_key="unused")
+    sent = request_payload(Agent(model=local, tools=tools), "100 USD in EUR?")
     deferred_agent = Agent(model="openai:gpt-4.1", tools=tools, tool_search=ToolSearch(deferred=True))
     deferred = request_payload(deferred_agent, "100 USD in EUR?")
     size = len(json.dumps(sent)), len(json.dumps(deferred))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import Agent, tool
+from agentkit import Agent, RunLimits, tool
 from agentkit.codemode import CodeMode
 from agentkit.events import ToolCallEvent, ToolResultEvent
 from agentkit.models import ModelSettings
@@ -45,7 +45,7 @@ async def test_a_forced_program_calls_two_tools(openai_model: Any) -> None:
         model=openai_model,
         tools=[add, double],
         code_mode=CodeMode(),
-        max_steps=2,
+        limits=RunLimits(max_steps=2),
         model_settings=ModelSettings(temperature=0, max_tokens=200),
     )
     # "required", not the tool's name: llama-server ignores a named tool_choice (E2E.md) and then may answer in text

@@ -13,7 +13,7 @@ from typing import Any
 
 from temporalio.common import RetryPolicy
 
-from agentkit import Agent, AssistantMessage, ToolCall, ToolResultsMessage, UserMessage, tool
+from agentkit import Agent, AssistantMessage, RunLimits, ToolCall, ToolResultsMessage, UserMessage, tool
 from agentkit.messages import Message
 from agentkit.temporal import ActivityOptions, TemporalAgent
 from agentkit.testing import FunctionInfo, FunctionModel
@@ -81,7 +81,9 @@ def durable_pages(limits: Any = None) -> TemporalAgent:
         """Read one page."""
         return f"page {page}: " + "x" * 3000
 
-    agent = Agent(id="pages-t", model=FunctionModel(pages_script), tools=[read_page], max_steps=PAGES + 2)
+    agent = Agent(
+        id="pages-t", model=FunctionModel(pages_script), tools=[read_page], limits=RunLimits(max_steps=PAGES + 2)
+    )
     return TemporalAgent(agent, task_queue="pages-t", limits=limits)
 
 

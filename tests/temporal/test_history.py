@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agentkit import Agent, AssistantMessage, ToolCall, ToolResultsMessage, tool
+from agentkit import Agent, AssistantMessage, RunLimits, ToolCall, ToolResultsMessage, tool
 from agentkit.messages import Message
 from agentkit.runs._codec import encode_messages
 from agentkit.temporal import DevServer, TemporalAgent, TemporalLimitError, TemporalLimits
@@ -45,7 +45,9 @@ def _reader(steps: int, size: int) -> Agent:
             return "done"
         return AssistantMessage(f"Reading page {done}.", [ToolCall(f"c{done}", "fetch", {"page": done})])
 
-    return Agent(id=f"reader-{steps}-{size}", model=FunctionModel(turn), tools=[fetch], max_steps=steps + 2)
+    return Agent(
+        id=f"reader-{steps}-{size}", model=FunctionModel(turn), tools=[fetch], limits=RunLimits(max_steps=steps + 2)
+    )
 
 
 async def test_the_history_grows_with_the_conversation_not_its_square(client: Any) -> None:

@@ -77,7 +77,8 @@ async def test_the_runs_recorded_once_in_the_repository_replay(
 def test_the_committed_recordings_hold_no_key() -> None:
     folder = Path(__file__).parent / "cassettes" / "test_vendors"
     files = sorted(folder.glob("*.json"))
-    assert len(files) == len(CASES)
+    names = {file.stem.rsplit("_", 1)[1] for file in files}
+    assert {case.name for case in CASES} <= names <= {case.name for case in CASES} | {"gemini", "gemini-genai2"}
     for file in files:
         written = file.read_text()
         assert KEY not in written, file.name

@@ -234,6 +234,18 @@ def _bedrock(service: Any) -> Model:
 
 BEDROCK_MODEL = "anthropic.claude-3-5-sonnet-20241022-v2:0"
 REPLAY_KEY = KEY + "-replay"
+
+
+def _gemini_case_name() -> str:
+    """``gemini``, or ``gemini-genai2`` where Python 3.10 gets google-genai 2.x (its requests go to another
+    path, ``/v1beta/...``): a recording is of one SDK's requests, so each generation has its own."""
+    from importlib.metadata import version
+
+    major = int(version("google-genai").split(".")[0])
+    return "gemini" if major >= 3 else f"gemini-genai{major}"
+
+
+GEMINI = _gemini_case_name()
 AWS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": REPLAY_KEY, "AWS_REGION": "us-east-1"}
 
 CASES = [
@@ -243,7 +255,7 @@ CASES = [
          {"OPENAI_API_KEY": REPLAY_KEY}, _openai_responses),
     Case("anthropic", "anthropic:claude-sonnet-4-5", ("parallel_calls.json", "text.json"),
          {"ANTHROPIC_API_KEY": REPLAY_KEY}, _anthropic),
-    Case("gemini", "gemini:gemini-2.5-flash", ("parallel_calls.json", "text.json"), {"GEMINI_API_KEY": REPLAY_KEY},
+    Case(GEMINI, "gemini:gemini-2.5-flash", ("parallel_calls.json", "text.json"), {"GEMINI_API_KEY": REPLAY_KEY},
          _gemini),
     Case("mistral", "mistral:mistral-large-latest", ("parallel_tool_calls.json", "text.json"),
          {"MISTRAL_API_KEY": REPLAY_KEY}, _mistral),

@@ -114,7 +114,8 @@ async def test_an_invalid_suspension_schema_is_refused_before_the_claim(ledger: 
 @pytest.mark.parametrize("depth", [2_000, 100_000])
 def test_a_document_nested_too_deeply_is_a_snapshot_error(depth: int) -> None:
     text = '{"format": "agentkit.run-snapshot", "version": 1, "messages": ' + "[" * depth + "]" * depth + "}"
-    with pytest.raises(SnapshotError, match="nested too deeply"):  # was RecursionError
+    # was RecursionError; Python 3.13's json reads 2,000 levels (then the document is judged by its parts)
+    with pytest.raises(SnapshotError, match="nested too deeply|the snapshot lacks"):
         RunSnapshot.from_json(text)
 
 

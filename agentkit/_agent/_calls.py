@@ -243,17 +243,15 @@ async def _run(
     engine = config.engine.call_tool
     sent: Awaitable[ToolResult]
     if engine is None:  # in process: the registry validates and runs it under the run's error policy
+        run = partial(
+            executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
+            redact_input=errors.redact_input,
+        )  # fmt: skip
         if item is not None and item.journaled:
             key = ctx.effect_key if ctx is not None and ctx.effect_key is not None else call_key(config, state, call)
-            run = partial(
-                executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
-                redact_input=errors.redact_input,
-            )  # fmt: skip
             sent = journaled(config, state, item, call, key, run)
         else:
-            sent = executor.call(
-                call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
-            )
+            sent = run()
     else:
         sent = engine(executor, call, config.deps, ctx)
     own: BaseException

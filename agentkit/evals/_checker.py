@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from .._jsonish import is_array, is_mapping, is_object
 
@@ -61,18 +61,7 @@ ErrorClass = Literal[
 number of calls, a missing or extra argument, an argument of the wrong type or value, arguments that are
 not a JSON object, or a request that failed (the model's server answered with an error)."""
 
-ERROR_CLASSES: tuple[ErrorClass, ...] = (
-    "no_call",
-    "unexpected_call",
-    "wrong_tool",
-    "wrong_count",
-    "missing_argument",
-    "extra_argument",
-    "wrong_type",
-    "wrong_value",
-    "malformed_arguments",
-    "model_error",
-)
+ERROR_CLASSES: tuple[ErrorClass, ...] = get_args(ErrorClass)
 """Every `ErrorClass`, in report order."""
 
 CheckMode = Literal["simple", "multiple", "parallel", "irrelevance"]

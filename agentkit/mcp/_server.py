@@ -251,9 +251,11 @@ async def serve_async(
 
         # stdio_server points fd 1 at stderr while serving; sys.stdout goes there too, so a tool's
         # print() (buffered, flushed whenever) can never reach the wire.
+        from ._stdio_server import answering_bad_lines
+
         async with stdio_server() as (read, write):
             with contextlib.redirect_stdout(sys.stderr):
-                await server.run(read, write, server.create_initialization_options())
+                await server.run(answering_bad_lines(read, write), write, server.create_initialization_options())
     elif transport == "http":
         async with serving_http(
             registry,

@@ -14,7 +14,10 @@
   with a schema, stateless): valid requests (``initialize``, ``tools/list``, ``tools/call``, ``ping`` ...)
   with odd params, ids and versions, batches, other JSON, garbage bytes, deep nesting. Documented: a 2xx
   answer (a JSON-RPC result or error) or a 4xx; the server then still answers a ``ping``. A 5xx, an
-  exception or a dead server is a finding.
+  exception or a dead server is a finding. The same bodies go to a **stateful** HTTP server inside one
+  session (`stateful_case`: a ping in that session must still be answered), and, as lines, to the
+  **stdio** server of ``python -m agentkit.mcp serve`` (`StdioServer`, `stdio_case`): the process must
+  live on, write nothing but JSON-RPC to stdout, and answer a ``ping`` after each line.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ import asyncio
 import contextlib
 import copy
 import json
+import os
 import random
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,7 +44,17 @@ from agentkit.mcp._stdio import _Reader  # pyright: ignore[reportPrivateUsage]  
 from .. import fuzzing
 from ..fuzzing import Findings
 
-__all__ = ["HANG", "Findings", "client_case", "server_case", "serving"]
+__all__ = [
+    "HANG",
+    "Findings",
+    "StdioServer",
+    "client_case",
+    "server_case",
+    "serving",
+    "session",
+    "stateful_case",
+    "stdio_case",
+]
 
 HANG = 20.0
 """Seconds a case may take before it counts as hung."""
@@ -278,6 +294,13 @@ REQUESTS: list[dict[str, Any]] = [
     {"method": "unknown/method", "params": {}},
 ]
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+SERVED = Registry([book])
+"""What the fuzzed stdio server serves (``python -m agentkit.mcp serve tests.mcp.mcp_fuzz:SERVED``)."""
+ROOT = Path(__file__).resolve().parents[2]
+HANDSHAKE: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "id": "hello", **REQUESTS[0]},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
 
 
 def request_body(rng: random.Random) -> bytes:
@@ -332,3 +355,106 @@ def _rpc_kind(answer: httpx.Response) -> str:
     if isinstance(data, dict):
         return " error" if "error" in data else " result" if "result" in data else ""
     return " batch" if isinstance(data, list) else ""
+
+
+# ---- the stateful HTTP server: bodies inside one session ------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def session(http: httpx.AsyncClient) -> AsyncIterator[tuple[str, dict[str, str]]]:
+    """A stateful `serving_http` server and one initialized session on it: its URL and headers."""
+    async with serving_http(Registry([book])) as url:
+        hello = await http.post(url, content=json_text(HANDSHAKE[0]).encode(), headers=HEADERS)
+        headers = {**HEADERS, "mcp-session-id": hello.headers["mcp-session-id"]}
+        await http.post(url, content=json_text(HANDSHAKE[1]).encode(), headers=headers)
+        yield url, headers
+
+
+async def stateful_case(
+    rng: random.Random, findings: Findings, url: str, headers: dict[str, str], http: httpx.AsyncClient
+) -> None:
+    """POST one fuzzed body in the session; then a ping in the same session must still be answered."""
+    findings.cases += 1
+    body = request_body(rng)
+    try:
+        answer = await asyncio.wait_for(http.post(url, content=body, headers=headers), HANG)
+        if not 200 <= answer.status_code < 500:
+            findings.found("server", f"HTTP {answer.status_code} for {body[:200]!r}: {answer.text[:200]}")
+            return
+        findings.outcomes[f"HTTP {answer.status_code}{_rpc_kind(answer)}"] += 1
+        ping = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}).encode()
+        after = await asyncio.wait_for(http.post(url, content=ping, headers=headers), HANG)
+        if after.status_code != 200 or _rpc_kind(after) != " result":
+            findings.found("server", f"the session's ping after {body[:200]!r} got HTTP {after.status_code}")
+    except asyncio.TimeoutError:
+        findings.found("server", f"no answer within {HANG:g} s to {body[:200]!r}")
+    except Exception as error:  # a finding
+        findings.found("server", error)
+
+
+# ---- the stdio server: lines on its stdin ---------------------------------------------------------------
+
+
+class StdioServer:
+    """``python -m agentkit.mcp serve tests.mcp.mcp_fuzz:SERVED`` (stdio) in a child process, initialized."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.probes = 0
+
+    async def __aenter__(self) -> StdioServer:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "agentkit.mcp", "serve", "tests.mcp.mcp_fuzz:SERVED",
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=2**24,
+        )  # fmt: skip
+        for message in HANDSHAKE:
+            await self.send(json_text(message).encode())
+        await asyncio.wait_for(self.ping(), HANG)  # the handshake's answer read: each ping sees only its case's
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        process = self.process
+        if process is not None and process.returncode is None:
+            process.kill()
+            await process.wait()
+
+    async def send(self, line: bytes) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(line.replace(b"\n", b" ") + b"\n")
+        await self.process.stdin.drain()
+
+    async def ping(self) -> list[Any]:
+        """Send a ping; the messages written up to its answer (a line that is not JSON raises ValueError)."""
+        assert self.process is not None and self.process.stdout is not None
+        self.probes += 1
+        probe = f"probe-{self.probes}"
+        await self.send(json.dumps({"jsonrpc": "2.0", "id": probe, "method": "ping"}).encode())
+        seen: list[Any] = []
+        while True:
+            line = await self.process.stdout.readline()
+            if not line:
+                raise ConnectionError(f"the server closed its stdout (exit status {await self.process.wait()})")
+            message = json.loads(line)
+            seen.append(message)
+            if isinstance(message, dict) and message.get("id") == probe:
+                return seen
+
+
+async def stdio_case(rng: random.Random, findings: Findings, server: StdioServer) -> None:
+    """Write one fuzzed line; the server must answer a ping after it, with JSON-RPC only on its stdout."""
+    findings.cases += 1
+    body = request_body(rng)
+    try:
+        await server.send(body)
+        seen = await asyncio.wait_for(server.ping(), HANG)
+        kinds = {"error" if "error" in m else "result" if "result" in m else "other" for m in seen[:-1]}
+        findings.outcomes[f"stdio {'+'.join(sorted(kinds)) or 'nothing'}"] += 1
+    except asyncio.TimeoutError:
+        findings.found("stdio server", f"no ping answer within {HANG:g} s after {body[:200]!r}")
+    except Exception as error:  # a finding: a dead server, or a line on stdout that is not JSON
+        findings.found("stdio server", f"{error!r} after {body[:200]!r}")

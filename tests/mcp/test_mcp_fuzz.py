@@ -13,7 +13,17 @@ import httpx
 from agentkit import ToolCall
 from agentkit.mcp import MCPServer
 
-from .mcp_fuzz import Findings, ScriptedServer, client_case, server_case, serving
+from .mcp_fuzz import (
+    Findings,
+    ScriptedServer,
+    StdioServer,
+    client_case,
+    server_case,
+    serving,
+    session,
+    stateful_case,
+    stdio_case,
+)
 
 
 async def test_odd_server_messages_give_a_connection_error_a_result_or_a_pause() -> None:
@@ -31,6 +41,36 @@ async def test_odd_client_requests_get_a_json_rpc_answer_or_a_4xx_and_the_server
             await server_case(random.Random(seed), findings, url, http)
     assert findings.undocumented == []
     assert findings.outcomes["HTTP 200 result"] > 0 and findings.outcomes["HTTP 400 error"] > 0
+
+
+async def test_odd_requests_inside_a_session_leave_the_session_answering() -> None:
+    findings = Findings()
+    async with httpx.AsyncClient() as http, session(http) as (url, headers):
+        for seed in range(150):
+            await stateful_case(random.Random(seed), findings, url, headers, http)
+    assert findings.undocumented == []
+    assert findings.outcomes["HTTP 200 result"] > 0 and findings.outcomes["HTTP 400 error"] > 0
+
+
+async def test_odd_lines_on_stdin_leave_the_stdio_server_answering_in_json_rpc_only() -> None:
+    findings = Findings()
+    async with StdioServer() as server:
+        for seed in range(150):
+            await stdio_case(random.Random(seed), findings, server)
+    assert findings.undocumented == []
+    assert findings.cases == 150 and findings.outcomes["stdio result"] > 0 and findings.outcomes["stdio error"] > 0
+
+
+async def test_the_stdio_server_answers_a_line_that_is_no_message_as_json_rpc_says() -> None:
+    """Found by the stdio fuzzer: such lines got no answer (a client waited for its timeout)."""
+    async with StdioServer() as server:
+        await server.send(b'{"jsonrpc": "2.0", "id": 5, "method": "tools/list"')  # cut short: not JSON
+        await server.send(b'{"jsonrpc": "2.0", "id": 6, "method": 3}')  # JSON, no valid request
+        await server.send(b'{"jsonrpc": "2.0", "id": "r1", "result": 3}')  # a malformed response: no answer
+        await server.send(b'{"jsonrpc": "1.0", "id": true, "method": "ping"}')  # an id JSON-RPC does not allow
+        *answers, _ = await server.ping()
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [(None, -32700), (6, -32600), (None, -32600)]
+    assert all(a["jsonrpc"] == "2.0" and a["error"]["message"] for a in answers)
 
 
 class _Answering(ScriptedServer):

@@ -99,7 +99,7 @@ class Tracing:
         # per agent spec (a new one when the agent changes): the run span's model, name and start attributes
         self._agents: weakref.WeakKeyDictionary[Any, tuple[Model, str, dict[str, Any]]] = weakref.WeakKeyDictionary()
 
-    def _chat_basis(self, model: Model, streaming: bool) -> tuple[str, dict[str, Any]]:
+    def _chat_basis(self, model: Model, streaming: bool = False) -> tuple[str, dict[str, Any]]:
         """The chat span's name and its attributes that depend on the model and streaming only (shared)."""
         found = self._chat.get(model)
         if found is None:

@@ -92,7 +92,7 @@ class _OutputSchemaField:
 setattr(ToolDefinition, "output_schema", _OutputSchemaField())  # noqa: B010 - after @dataclass read the default
 
 
-def _deferred_definition(
+def _deferred_definition(  # pyright: ignore[reportUnusedFunction]  # used by Tool.definition
     key: str,
     description: str,
     input_schema: JsonSchema,

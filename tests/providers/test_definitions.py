@@ -232,7 +232,8 @@ def test_per_definition_entries_go_with_their_definition() -> None:
     cache.put(first, "a", 1)
     cache.put(first, "b", 2)  # a second variant of one definition
     cache.put(second, "a", 3)
-    assert (cache.get(first, "a"), cache.get(first, "b"), cache.get(first, "c"), cache.get(second, "a")) == (1, 2, None, 3)
+    found = (cache.get(first, "a"), cache.get(first, "b"), cache.get(first, "c"), cache.get(second, "a"))
+    assert found == (1, 2, None, 3)
     del first
     gc.collect()
     assert len(cache._data) == 1 and cache.get(second, "a") == 3  # pyright: ignore[reportPrivateUsage]

@@ -13,7 +13,7 @@ import traceback
 import weakref
 from collections.abc import Awaitable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlparse
 
 from opentelemetry import trace
@@ -67,8 +67,6 @@ class TracedRun(Protocol):
     def rules(self, key: str) -> ToolTransform: ...
 
 
-_T = TypeVar("_T")
-
 PROVIDER_NAMES: Mapping[str, str] = MappingProxyType(
     {name: row.telemetry_name for name, row in VENDORS.items() if row.telemetry_name is not None}
 )
@@ -94,11 +92,15 @@ class Tracing:
         self.settings = settings
         self.content = settings.include_content
         self.tracer = trace.get_tracer("agentkit", __version__, tracer_provider=settings.tracer_provider)
-        # per model object: the chat span's name and the attributes that depend on the model only (made
-        # once, not per request; a model's name and base URL do not change)
-        self._chat: weakref.WeakKeyDictionary[Model, tuple[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+        # per model object: the chat span's name and the attributes that depend on the model only, not
+        # streamed and streamed (made once, not per request; a model's name and base URL do not change)
+        self._chat: weakref.WeakKeyDictionary[Model, tuple[str, dict[str, Any], dict[str, Any]]]
+        self._chat = weakref.WeakKeyDictionary()
+        # per agent spec (a new one when the agent changes): the run span's model, name and start attributes
+        self._agents: weakref.WeakKeyDictionary[Any, tuple[Model, str, dict[str, Any]]] = weakref.WeakKeyDictionary()
 
-    def _chat_basis(self, model: Model) -> tuple[str, dict[str, Any]]:
+    def _chat_basis(self, model: Model, streaming: bool = False) -> tuple[str, dict[str, Any]]:
+        """The chat span's name and its attributes that depend on the model and streaming only (shared)."""
         found = self._chat.get(model)
         if found is None:
             provider, name = _provider_and_model(model)
@@ -108,38 +110,57 @@ class Tracing:
                 "gen_ai.request.model": name,
                 **_server(getattr(model, "base_url", None)),
             }
-            found = (f"chat {name}", attributes)
+            found = (
+                f"chat {name}",
+                {**attributes, "gen_ai.request.stream": False},
+                {**attributes, "gen_ai.request.stream": True},
+            )
             with contextlib.suppress(TypeError):  # a model that cannot be weakly referenced: made per request
                 self._chat[model] = found
-        return found
+        return found[0], found[2] if streaming else found[1]
+
+    def _agent_basis(self, loop: TracedRun) -> tuple[str, dict[str, Any]]:
+        """The run span's name and start attributes: made once per (agent spec, model), never changed."""
+        agent, model = loop.agent, loop.model
+        found = self._agents.get(agent)
+        if found is None or found[0] is not model:
+            provider, model_name = _provider_and_model(model)
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": agent.name,
+                "gen_ai.agent.id": agent.id,
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": model_name,
+            }
+            if agent.description:
+                attributes["gen_ai.agent.description"] = agent.description
+            if self.content and agent.instructions:
+                attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": agent.instructions}])
+            found = (model, f"invoke_agent {agent.name}", attributes)
+            with contextlib.suppress(TypeError):  # a spec that cannot be weakly referenced: made per run
+                self._agents[agent] = found
+        return found[1], found[2]
 
     # ---- a run -----------------------------------------------------------------------------------------
 
     async def agent(self, loop: TracedRun, body: Awaitable[RunResult]) -> RunResult:
         """Run `body` (the loop) inside an ``invoke_agent`` span."""
-        agent = loop.agent
-        provider, model = _provider_and_model(loop.model)
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.agent.name": agent.name,
-            "gen_ai.agent.id": agent.id,
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": model,
-        }
-        if agent.description:
-            attributes["gen_ai.agent.description"] = agent.description
-        if self.content and agent.instructions:
-            attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": agent.instructions}])
+        name, attributes = self._agent_basis(loop)  # shared: the SDK copies what it keeps
         with self.tracer.start_as_current_span(
-            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS
+            name, kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS
         ) as span:
-            result = await self._watched(span, body)
-            ended = _usage(result.usage)
-            ended["agentkit.run.status"] = result.status
-            ended["agentkit.run.steps"] = len(result.steps)
-            span.set_attributes(ended)
-            if self.content:
-                span.set_attribute("gen_ai.output.messages", _json([_text_message("assistant", result.text)]))
+            try:
+                result = await body
+            except BaseException as exc:
+                self._failed(span, exc)
+                raise
+            if span.is_recording():  # a span the sampler dropped gets nothing: build nothing for it
+                ended = _usage(result.usage)
+                ended["agentkit.run.status"] = result.status
+                ended["agentkit.run.steps"] = len(result.steps)
+                if self.content:
+                    ended["gen_ai.output.messages"] = _json([_text_message("assistant", result.text)])
+                span.set_attributes(ended)
             return result
 
     # ---- a model request -------------------------------------------------------------------------------
@@ -147,28 +168,38 @@ class Tracing:
     async def chat(self, loop: TracedRun, request: ModelRequest, turn: Awaitable[ModelResponse]) -> ModelResponse:
         """Await `turn` (the model request `request`, streamed or not) inside a ``chat`` span."""
         settings = request.settings
-        name, basis = self._chat_basis(request.model)
-        attributes = {**basis, "gen_ai.request.stream": loop.streaming}
-        if settings.max_tokens is not None:
-            attributes["gen_ai.request.max_tokens"] = settings.max_tokens
-        if settings.temperature is not None:
-            attributes["gen_ai.request.temperature"] = settings.temperature
-        if settings.output is not None:  # a structured answer asked for (native, prompted or the output tool)
-            attributes["gen_ai.output.type"] = "json"
-        if self.content:
-            self._request_content(loop, request, attributes)
+        name, attributes = self._chat_basis(request.model, loop.streaming)
+        if settings.max_tokens is not None or settings.temperature is not None or settings.output is not None:
+            attributes = dict(attributes)  # the cached basis is shared: add to a copy
+            if settings.max_tokens is not None:
+                attributes["gen_ai.request.max_tokens"] = settings.max_tokens
+            if settings.temperature is not None:
+                attributes["gen_ai.request.temperature"] = settings.temperature
+            if settings.output is not None:  # a structured answer asked for (native, prompted or the output tool)
+                attributes["gen_ai.output.type"] = "json"
         with self.tracer.start_as_current_span(
             name, kind=SpanKind.CLIENT, attributes=attributes, **_OWN_ERRORS
         ) as span:
-            response = await self._watched(span, turn)
-            span.set_attributes(_response(response))
-            if self.content:
-                message = _assistant(loop, response.message)
-                message["finish_reason"] = response.finish_reason or "stop"
-                span.set_attribute("gen_ai.output.messages", _json([message]))
+            # the content is serialized only for a span that records it (never for one a sampler dropped)
+            recording = span.is_recording()
+            if recording and self.content:
+                span.set_attributes(self._request_content(loop, request))
+            try:
+                response = await turn
+            except BaseException as exc:
+                self._failed(span, exc)
+                raise
+            if recording:
+                ended = _response(response)
+                if self.content:
+                    message = _assistant(loop, response.message)
+                    message["finish_reason"] = response.finish_reason or "stop"
+                    ended["gen_ai.output.messages"] = _json([message])
+                span.set_attributes(ended)
             return response
 
-    def _request_content(self, loop: TracedRun, request: ModelRequest, attributes: dict[str, Any]) -> None:
+    def _request_content(self, loop: TracedRun, request: ModelRequest) -> dict[str, Any]:
+        attributes: dict[str, Any] = {}
         system = [m.text for m in request.messages if isinstance(m, SystemMessage)]
         if system:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
@@ -177,6 +208,7 @@ class Tracing:
         attributes["gen_ai.tool.definitions"] = _json(
             [{"type": "function", "name": d.key, "description": d.description} for d in request.tools.definitions()]
         )
+        return attributes
 
     # ---- a tool call -----------------------------------------------------------------------------------
 
@@ -188,16 +220,16 @@ class Tracing:
             "gen_ai.tool.call.id": call.id,
             "gen_ai.tool.type": "function",
         }
-        # not `get`: a Registry's miss looks for close names, for its error message
-        item = loop.registry[call.name] if call.name in loop.registry else None  # noqa: SIM401
+        item = loop.registry.get(call.name)  # one dict lookup
         if item is not None and item.description:
             attributes["gen_ai.tool.description"] = item.description
-        if self.content:
-            shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
-            attributes["gen_ai.tool.call.arguments"] = _json(shown)
         with self.tracer.start_as_current_span(
             f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS
         ) as span:
+            recording = span.is_recording()
+            if recording and self.content:
+                shown, _ = shape(loop.rules(call.name).input, display_arguments(call), "input")
+                span.set_attribute("gen_ai.tool.call.arguments", _json(shown))
             try:
                 result = await run
             except (ToolSuspended, ClientCallRequested) as signal:  # a pause, not a failure
@@ -210,17 +242,9 @@ class Tracing:
                 span.set_attribute("error.type", result.exception_type or result.error_kind or "error")
                 span.set_attribute("agentkit.tool.error_kind", result.error_kind or "error")
                 span.set_status(Status(StatusCode.ERROR, result.error_kind))
-            if self.content:
+            if recording and self.content:
                 span.set_attribute("gen_ai.tool.call.result", _json(_shown_result(loop, result)))
             return result
-
-    async def _watched(self, span: Any, work: Awaitable[_T]) -> _T:
-        """`work`, awaited; an exception it raises marks `span` failed (`_failed`) and goes on."""
-        try:
-            return await work
-        except BaseException as exc:
-            self._failed(span, exc)
-            raise
 
     def _failed(self, span: Any, exc: BaseException) -> None:
         """Mark `span` failed by `exc`: in full with content, else only its summary.

@@ -92,6 +92,33 @@ class _OutputSchemaField:
 setattr(ToolDefinition, "output_schema", _OutputSchemaField())  # noqa: B010 - after @dataclass read the default
 
 
+def _deferred_definition(  # pyright: ignore[reportUnusedFunction]  # used by Tool.definition
+    key: str,
+    description: str,
+    input_schema: JsonSchema,
+    output_schema: Callable[[], JsonSchema | None],
+    strict: bool | None,
+    output_json: bool,
+) -> ToolDefinition:
+    """``ToolDefinition(...)`` with its output schema built on first read (`_Deferred`), made without ``__init__``.
+
+    What `Tool.definition` makes for every tool of a first payload: a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__`` (and the output schema through its descriptor), a third of a
+    1,000-tool ``strict=False`` build. The fields land in the instance's ``__dict__`` exactly as ``__init__``
+    would put them (a test compares the two).
+    """
+    made = object.__new__(ToolDefinition)
+    vars(made).update(
+        key=key,
+        description=description,
+        input_schema=input_schema,
+        output_schema=_Deferred(output_schema),
+        strict=strict,
+        output_json=output_json,
+    )
+    return made
+
+
 def _getstate(self: ToolDefinition) -> dict[str, Any]:
     return {**self.__dict__, "output_schema": self.output_schema}
 

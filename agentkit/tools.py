@@ -23,7 +23,7 @@ from .cache import ToolCache
 from .context import ToolContext
 from .definitions import (
     ToolDefinition,
-    _Deferred,  # pyright: ignore[reportPrivateUsage]
+    _deferred_definition,  # pyright: ignore[reportPrivateUsage]
 )
 from .exceptions import (
     ErrorDetail,
@@ -438,13 +438,13 @@ class Tool(Generic[P, R_co]):
         elif cached is not None and name in cached:
             return cached[name]
         schema = self.schema
-        found = ToolDefinition(
-            key=name,
-            description=self.description,
-            input_schema=self.input_schema,
-            output_schema=cast(Any, _Deferred(lambda: schema.output_schema)),  # built when read: most payloads never do
-            strict=self._strict,
-            output_json=self.to_model_output is None,
+        found = _deferred_definition(
+            name,
+            self.description,  # resolved first, as `input_schema` wants it
+            schema.input_schema,
+            lambda: schema.output_schema,  # built when read: most payloads never do
+            self._strict,
+            self.to_model_output is None,
         )
         if cached is None:
             self._definitions = found

@@ -314,3 +314,49 @@ async def test_a_failed_request_records_the_vendors_body_only_with_content(inclu
             assert SECRET not in text and "4111" not in text and "Incorrect API key" not in text
             summary = "ModelHTTPError from model 'openai:gpt-4o': HTTP 401 (auth)"
             assert span.status.description == summary and (event.attributes or {})["exception.message"] == summary
+
+
+async def test_spans_a_sampler_drops_cost_no_content_and_the_run_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    from agentkit import _otel
+
+    serialized: list[Any] = []
+    real = _otel._json  # pyright: ignore[reportPrivateUsage]
+
+    def recording(value: Any) -> str:
+        serialized.append(value)
+        return real(value)
+
+    monkeypatch.setattr(_otel, "_json", recording)
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    result = await agents(instrument=settings).generate("What is 1 + 2?")
+    assert result.text == "It is 3."
+    assert memory.get_finished_spans() == ()
+    # only the agent's instructions (a start attribute, which samplers may read); no message, argument or
+    # result is serialized for a span nobody records
+    assert serialized == [[{"type": "text", "content": "Be brief."}]]
+
+
+async def test_attributes_made_once_follow_the_model_and_the_settings_of_each_run(
+    exporter: InMemorySpanExporter,
+) -> None:
+    from agentkit.models import ModelSettings
+
+    agent = agents()
+    await agent.generate("What is 1 + 2?", model_settings=ModelSettings(max_tokens=50))
+    with agent.override(model=FunctionModel(boss_turn, name="anthropic:claude-y")):
+        await agent.generate("What is 1 + 2?")
+    await agent.generate("What is 1 + 2?")
+    runs = sorted(
+        (s for s in exporter.get_finished_spans() if s.name == "invoke_agent Boss"), key=lambda s: s.start_time or 0
+    )
+    models = [(s.attributes or {})["gen_ai.request.model"] for s in runs]
+    assert models == ["gpt-4o", "claude-y", "gpt-4o"]
+    chats = sorted(
+        (s for s in exporter.get_finished_spans() if s.name == "chat gpt-4o"), key=lambda s: s.start_time or 0
+    )
+    assert [(s.attributes or {}).get("gen_ai.request.max_tokens") for s in chats] == [50, 50, None, None]

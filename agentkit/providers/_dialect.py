@@ -119,18 +119,27 @@ class PerDefinition(Generic[_K, _V]):
     """Values per (tool definition, variant), kept while the definition lives.
 
     Most definitions only ever have one variant, so that one is stored as a pair and a dict is made only
-    for a second: per tool, a cache entry is one weak reference and one small tuple.
+    for a second: per tool, a cache entry is one weak reference and one small tuple. A plain dict keyed by
+    weak references (what ``WeakKeyDictionary`` keeps, without its Python-level layers): a first payload
+    of 1,000 tools misses and fills two of these per tool.
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("__weakref__", "_data", "_remove")
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[ToolDefinition, tuple[_K, _V] | dict[_K, _V]]
-        self._data = weakref.WeakKeyDictionary()
+        self._data: dict[weakref.ref[ToolDefinition], tuple[_K, _V] | dict[_K, _V]] = {}
+        owner = weakref.ref(self)
+
+        def remove(key: weakref.ref[ToolDefinition]) -> None:  # the definition is gone: so is its entry
+            this = owner()
+            if this is not None:
+                this._data.pop(key, None)
+
+        self._remove = remove
 
     def get(self, definition: ToolDefinition, variant: _K) -> _V | None:
         """The value for (`definition`, `variant`), or None."""
-        found = self._data.get(definition)
+        found = self._data.get(weakref.ref(definition))
         if found is None:
             return None
         if isinstance(found, tuple):
@@ -139,11 +148,12 @@ class PerDefinition(Generic[_K, _V]):
 
     def put(self, definition: ToolDefinition, variant: _K, value: _V) -> _V:
         """Store `value` for (`definition`, `variant`) and return it."""
-        found = self._data.get(definition)
+        data = self._data
+        found = data.get(weakref.ref(definition))
         if found is None:
-            self._data[definition] = (variant, value)
+            data[weakref.ref(definition, self._remove)] = (variant, value)
         elif isinstance(found, tuple):
-            self._data[definition] = {found[0]: found[1], variant: value}
+            data[weakref.ref(definition, self._remove)] = {found[0]: found[1], variant: value}
         else:
             found[variant] = value
         return value

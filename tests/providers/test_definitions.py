@@ -204,3 +204,36 @@ def test_a_definition_is_plain_data_once_its_output_schema_is_read() -> None:
     assert repr(definition).endswith("output_json=True)") and built == ["Answer"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         definition.output_schema = None  # type: ignore[misc]
+
+
+def test_a_tools_definition_is_what_the_dataclass_would_make() -> None:
+    """`Tool.definition` skips the frozen dataclass's ``__init__`` (a third of a first strict=False payload)."""
+    made = lookup.definition("find")
+    by_init = ToolDefinition(
+        key="find",
+        description=lookup.description,
+        input_schema=lookup.input_schema,
+        output_schema=lookup.output_schema,
+        strict=None,
+        output_json=True,
+    )
+    assert type(made) is ToolDefinition and made == by_init and repr(made) == repr(by_init)
+    assert list(vars(made)) == list(vars(by_init))  # the same fields, in the same order
+    assert made.input_schema is lookup.input_schema
+
+
+def test_per_definition_entries_go_with_their_definition() -> None:
+    import gc
+
+    from agentkit.providers._dialect import PerDefinition
+
+    cache: PerDefinition[str, int] = PerDefinition()
+    first, second = fresh_registry().definitions()[0], lookup.definition("other")
+    cache.put(first, "a", 1)
+    cache.put(first, "b", 2)  # a second variant of one definition
+    cache.put(second, "a", 3)
+    found = (cache.get(first, "a"), cache.get(first, "b"), cache.get(first, "c"), cache.get(second, "a"))
+    assert found == (1, 2, None, 3)
+    del first
+    gc.collect()
+    assert len(cache._data) == 1 and cache.get(second, "a") == 3  # pyright: ignore[reportPrivateUsage]

@@ -20,7 +20,7 @@ the reasons are recorded as ordinary losses; ``strict=True`` keeps the strict sc
 
 from __future__ import annotations as _annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._json_schema import JsonSchema
 from ..._jsonish import is_array, is_object
@@ -35,6 +35,9 @@ from .._dialect import (
 )
 from .._regex import GRAMMAR_UNSUPPORTED
 from .._strict import StrictRules, make_strict
+
+if TYPE_CHECKING:
+    from ...definitions import ToolDefinition
 
 __all__ = ["OPENAI_STRICT_RULES", "OpenAIDialect", "check_limits", "nesting_depth"]
 
@@ -91,6 +94,12 @@ class OpenAIDialect(Dialect):
     """OpenAI function parameters, strict (structured outputs) or not. Pure; see the module docstring."""
 
     name = "openai"
+
+    def result(self, definition: ToolDefinition, strict: bool | None) -> DialectResult:
+        """`rewrite`, cached per definition where it does work: a non-strict schema is the canonical one."""
+        if strict is False:  # made cheaper than a cache is looked up and filled (a first strict=False payload)
+            return DialectResult(schema=inline_root_ref(definition.input_schema), strict=False)
+        return super().result(definition, strict)
 
     def rewrite(self, schema: JsonSchema, *, strict: bool | None) -> DialectResult:
         """The OpenAI schema for canonical `schema` (`strict` as in `Dialect.rewrite`)."""

@@ -82,6 +82,23 @@ class FunctionInfo:
     tools: list[ToolDefinition]
     settings: ModelSettings
 
+    @classmethod
+    def _of(cls, registry: Registry, settings: ModelSettings) -> FunctionInfo:
+        """The info of a request, its `tools` made when first read (most functions never read them)."""
+        info = object.__new__(cls)
+        info.__dict__.update(settings=settings, _registry=registry)  # frozen: set as dataclasses' __init__ does
+        return info
+
+    if not TYPE_CHECKING:  # for the type checkers `tools` is a plain field
+
+        def __getattr__(self, name: str) -> Any:
+            # only for what an instance lacks: the `tools` of an info made by `_of`, built on first read
+            registry = self.__dict__.get("_registry")
+            if name != "tools" or registry is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            tools = self.__dict__["tools"] = _definitions(registry, self.settings.active_tools)
+            return tools
+
     @property
     def tool_keys(self) -> list[str]:
         """The keys of `tools`."""
@@ -182,7 +199,7 @@ class FunctionModel(Model):
 
     def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
         """The `FunctionInfo` for a request with these tools and settings."""
-        return FunctionInfo(_definitions(tools, settings.active_tools), settings)
+        return FunctionInfo._of(tools, settings)  # pyright: ignore[reportPrivateUsage]  # the class's own lazy constructor
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The next turn, decided offline (no network, no API key)."""

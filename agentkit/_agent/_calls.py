@@ -210,24 +210,33 @@ async def _guarded(
     return await limited(item, call, turn, partial(_execute, config, state, executor, item, call, ctx), config.errors)
 
 
-async def _execute(
+def _execute(
     config: RunConfig,
     state: RunState,
     executor: Registry,
     item: Tool[..., Any] | None,
     call: ToolCall,
     ctx: ToolContext[Any] | None,
-) -> ToolResult:
-    """Step 6: run the call (raising `ToolSuspended` / `ClientCallRequested` to pause), unless cancelled."""
+) -> Awaitable[ToolResult]:
+    """Step 6: run the call (raising `ToolSuspended` / `ClientCallRequested` to pause), unless cancelled.
+
+    A plain function returning the awaitable: the call's own coroutine is awaited by the caller directly.
+    """
     cancel = config.cancel if config.cancel is not None else state.cancel
     if cancel is not None and cancel.is_set():  # set while the hooks or the limits held the call
-        return ToolResult.error(
-            call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
+        return _ready(
+            ToolResult.error(
+                call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
+            )
         )
     if config.machinery & CACHED and item is not None and item.cache is not None:
         run = partial(_run, config, state, executor, item, call, ctx)
-        return await through_cache(config, state, item, call, run)
-    return await _run(config, state, executor, item, call, ctx)
+        return through_cache(config, state, item, call, run)
+    return _run(config, state, executor, item, call, ctx)
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    return result
 
 
 async def _run(
@@ -243,15 +252,17 @@ async def _run(
     engine = config.engine.call_tool
     sent: Awaitable[ToolResult]
     if engine is None:  # in process: the registry validates and runs it under the run's error policy
-        run = partial(
-            executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
-            redact_input=errors.redact_input,
-        )  # fmt: skip
         if item is not None and item.journaled:
+            run = partial(
+                executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
+                redact_input=errors.redact_input,
+            )  # fmt: skip
             key = ctx.effect_key if ctx is not None and ctx.effect_key is not None else call_key(config, state, call)
             sent = journaled(config, state, item, call, key, run)
         else:
-            sent = run()
+            sent = executor.call(
+                call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
+            )
     else:
         sent = engine(executor, call, config.deps, ctx)
     own: BaseException

@@ -156,7 +156,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         and lets the model go on with their results, instead of ending ``"awaiting_background"``.
         """
         spec, checked, output = self._run_setup("generate_sync", output_type, options)
-        return asyncio.run(_ending(checked, start(spec, prompt, checked, None, output=output, settles_background=True)))
+        return asyncio.run(_ending(checked, _started(spec, prompt, checked, output)))
 
     @overload
     def stream(
@@ -312,6 +312,11 @@ async def _finishing(callback: FinishCallback, run: Coroutine[Any, Any, RunResul
     if inspect.isawaitable(done):
         await done
     return result
+
+
+async def _started(spec: AgentSpec, prompt: Prompt, options: RunOptions, output: OutputConfig) -> RunResult[Any]:
+    """`generate_sync`'s run: set up inside its event loop (`start` sets a plain run up when called)."""
+    return await start(spec, prompt, options, None, output=output, settles_background=True)
 
 
 def spec_of(agent: AgentRuns[Any, Any]) -> AgentSpec:

@@ -210,10 +210,15 @@ class FunctionModel(Model):
                     response = event.response
             assert response is not None
             return response
-        value = self.fn(list(messages), self.info(tools, settings))
+        value = self.fn(list(messages), FunctionInfo._of(tools, settings))  # pyright: ignore[reportPrivateUsage]
         # the usual turns first: `isawaitable` on anything else is an ABC check
-        if not isinstance(value, (str, AssistantMessage, ModelResponse)) and inspect.isawaitable(value):
+        if isinstance(value, str):
+            value = AssistantMessage(text=value)
+        elif not isinstance(value, (AssistantMessage, ModelResponse)) and inspect.isawaitable(value):
             value = await value
+        if isinstance(value, AssistantMessage):  # as `_response` makes it, without the call
+            reason = "tool_calls" if value.tool_calls else "stop"
+            return ModelResponse(value, Usage(requests=1), reason, self._name)
         return _response(value, self._name)
 
     async def stream(

@@ -81,7 +81,8 @@ async def run_calls(
     suspended call running again with its answer (in `answers`) was counted when it first ran.
     """
     machinery = config.machinery
-    repeated = round_trips(config, state, calls, index) if machinery & REPEATS else {}
+    # loop detection has nothing to compare before the run's first call is noted
+    repeated = round_trips(config, state, calls, index) if machinery & REPEATS and state.memo is not None else {}
     if len(calls) == 1 and not refused and not repeated and not machinery & CALL_CONTROL:
         outcome = await call_tool(config, state, executor, calls[0], index, answers, None)
         if machinery & REPEATS and not isinstance(outcome, Interrupt):
@@ -150,7 +151,7 @@ async def call_tool(
     output = config.output
     if output is not None and call.name == output.key and not nested:
         return await output.tool_result(call)  # 1. an answer, checked: never run as a tool
-    if config.machinery & REPEATS:
+    if config.machinery & REPEATS and state.memo is not None:  # none before the run's first call is noted
         tripped = call_trips(config, state, call, index)
         if tripped is not None:  # 1. the model repeats itself: answered, not run
             if config.emit is not None:

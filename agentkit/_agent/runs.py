@@ -19,6 +19,7 @@ from typing_extensions import TypeVar, Unpack
 from ..messages import Message, UserMessage
 from ..output import OutputSpec
 from ._options import (
+    DEFAULT_OPTIONS,
     RESUME_KEYWORDS,
     RUN_KEYWORDS,
     DepsT,
@@ -132,6 +133,8 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
                 where the vendor cannot serve it, ...).
             HookError: a model-request hook failed (tool-call hooks never raise).
         """
+        if not options and output_type is None:  # most calls: the agent's own run, nothing to check
+            return await start(self._spec(), prompt, DEFAULT_OPTIONS, None)
         spec, checked, output = self._run_setup("generate", output_type, options)
         return await _ending(checked, start(spec, prompt, checked, None, output=output))
 

@@ -21,6 +21,7 @@ from __future__ import annotations as _annotations
 
 import inspect
 from collections.abc import Awaitable, Coroutine, Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 from ..codemode._host import LoopHost, current_host
@@ -44,6 +45,8 @@ from .state import RunState, Step
 __all__ = ["RunLoop"]
 
 _T = TypeVar("_T")
+_NONE: Mapping[str, Any] = MappingProxyType({})
+"""No results done, no refusals, no answers: a new turn's (read only, made once)."""
 
 
 class RunLoop:
@@ -132,7 +135,7 @@ class RunLoop:
                 continue  # asked again (an invalid answer), or background calls were awaited
             # calls, then record
             steps.append(Step(index, response, calls, []))
-            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, _NONE, _NONE, _NONE)
             if paused is not None:
                 return paused
         return await self._out_of_steps()

@@ -84,19 +84,26 @@ class FunctionInfo:
 
     @classmethod
     def _of(cls, registry: Registry, settings: ModelSettings) -> FunctionInfo:
-        """The info of a request, its `tools` made when first read (most functions never read them)."""
+        """The info of a request; with every tool active, its `tools` list made when first read.
+
+        The registry's definitions are taken now (a tuple, the same while the registry is unchanged), so a
+        function that keeps the info reads what this request was sent, whatever the registry becomes.
+        """
+        if settings.active_tools is not None:
+            return cls(_definitions(registry, settings.active_tools), settings)
         info = object.__new__(cls)
-        info.__dict__.update(settings=settings, _registry=registry)  # frozen: set as dataclasses' __init__ does
+        fields = info.__dict__  # frozen: set in the instance's dict, as the dataclass's __init__ does
+        fields["settings"], fields["_sent"] = settings, registry.definitions()
         return info
 
     if not TYPE_CHECKING:  # for the type checkers `tools` is a plain field
 
         def __getattr__(self, name: str) -> Any:
-            # only for what an instance lacks: the `tools` of an info made by `_of`, built on first read
-            registry = self.__dict__.get("_registry")
-            if name != "tools" or registry is None:
+            # only for what an instance lacks: the `tools` of an info made by `_of`, listed on first read
+            sent = self.__dict__.get("_sent")
+            if name != "tools" or sent is None:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            tools = self.__dict__["tools"] = _definitions(registry, self.settings.active_tools)
+            tools = self.__dict__["tools"] = list(sent)
             return tools
 
     @property

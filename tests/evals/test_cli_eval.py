@@ -111,6 +111,8 @@ def test_a_cassette_records_an_eval_once_and_replays_it_offline(
     capsys: pytest.CaptureFixture[str], cases: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-written")
+    for name in ("CI", "AGENTKIT_CASSETTES"):  # the default outside CI records a missing file (CI's replays only)
+        monkeypatch.delenv(name, raising=False)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -139,6 +141,19 @@ def test_a_cassette_records_an_eval_once_and_replays_it_offline(
     cases_file.write_text(cases_file.read_text().replace("Say hello.", "Say hi."))  # a question changed
     status, _, err = run(capsys, *argv, "--cassette-mode", "replay")
     assert status == 1 and "--cassette" in err and "record it again" in err
+
+
+def test_under_ci_a_missing_cassette_fails_instead_of_reaching_the_vendor(
+    capsys: pytest.CaptureFixture[str], cases: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("AGENTKIT_CASSETTES", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-written")
+    cassette = tmp_path / "eval.json"
+    url = "http://127.0.0.1:9/v1"  # nothing listens: a request sent would fail differently
+    argv = [TARGET, "-d", cases, "-m", "openai:local", "--base-url", url, "--cassette", str(cassette)]
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and "does not exist and the mode is replay" in err and not cassette.exists()
 
 
 def test_cassette_mode_without_a_cassette_is_a_usage_error(capsys: pytest.CaptureFixture[str], cases: str) -> None:

@@ -43,7 +43,7 @@ from ..tools import Tool
 from . import _background
 from ._approvals import denied
 from ._cache import through_cache
-from ._effects import call_key, journaled
+from ._effects import UNKNOWN_ANSWERED, call_key, journaled
 from ._emit import result_event
 from ._intercept import call_with_hooks
 from ._limits import admit, limited, turn_cap
@@ -319,7 +319,7 @@ def _context(
         on_progress=_progress(config, state, call),
         cancelled=cancel_event(config, state),
     )
-    if call.id in answers:
+    if call.id in answers and answers[call.id] is not UNKNOWN_ANSWERED:
         ctx.resume_data = answers[call.id]
     return ctx
 

@@ -1,5 +1,8 @@
 """The journal step of a call (step 6 of `agentkit._agent._calls`): reserve, run, commit.
 
+A call that started and recorded no result (a crash) becomes an ``outcome_unknown`` error result, or, in a
+run `Agent.recover` continues with ``on_unknown="pause"``, a pause a person answers (`UNKNOWN_ANSWER`).
+
 Only calls of journaled tools (`Tool.journaled`: they require approval or declare ``idempotent=``) run
 through it, in process, when the agent's store is an `EffectJournal`; a durable engine's own history is
 its journal. See `agentkit.runs._journal` for what a run continued after a crash makes of each record.
@@ -11,9 +14,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from .._tool_results import result_of
 from ..exceptions import ClientCallRequested, ProgramPaused, ToolSuspended
 from ..messages import ToolCall, ToolResult
-from ..runs._journal import EffectJournal, JournalEntry, effect_key
+from ..runs._journal import UNKNOWN_ANSWER, EffectJournal, JournalEntry, effect_key, unknown_request
 from ._background import run_id
 
 if TYPE_CHECKING:
@@ -21,7 +25,11 @@ if TYPE_CHECKING:
     from .config import RunConfig
     from .state import RunState
 
-__all__ = ["call_key", "journal_of", "journaled"]
+__all__ = ["UNKNOWN_ANSWERED", "call_key", "journal_of", "journaled"]
+
+UNKNOWN_ANSWERED: Any = object()
+"""A resume's data for a call a person answered after its outcome was unknown: the answer itself is in
+`RunState.unknown`, and the tool, if it runs again, gets no resume data."""
 
 
 def call_key(config: RunConfig, state: RunState, call: ToolCall) -> str:
@@ -52,26 +60,41 @@ async def journaled(
         if found.state == "committed":
             return _recorded(item, call, found)
         if not item.reruns_unknown:
-            return unknown_outcome(call, key)
-        # idempotent: the call runs again under the same key (its reservation stands)
+            unknown = state.unknown
+            answer = unknown.answers.pop(call.id, None) if unknown is not None else None
+            if answer is None:
+                if unknown is not None and unknown.pause:  # a person decides: it ran (and returned...), or again
+                    raise ToolSuspended(unknown_request(call.name, key, _INTERRUPTED), UNKNOWN_ANSWER)
+                return unknown_outcome(call, key)
+            if "output" in answer:  # a person says it ran, and what it returned: recorded, never run
+                result = await result_of(item, call, answer["output"])
+                await _commit(journal, key, item, result)
+                return result
+        # idempotent, or a person said run it again: the call runs again under the same key (its reservation stands)
     try:
         result = await run()
     except (ToolSuspended, ClientCallRequested, ProgramPaused):
         # a pause before any effect (side effects belong after `suspend`): answered, the call runs afresh
         await _finish(journal.release(key))
         raise
+    await _commit(journal, key, item, result)
+    return result
+
+
+async def _commit(journal: EffectJournal, key: str, item: Tool[..., Any], result: ToolResult) -> None:
     from ..runs._codec import encode_results
 
-    await _finish(journal.commit(key, encode_results([result], {call.name: item})[0]))
-    return result
+    await _finish(journal.commit(key, encode_results([result], {result.name: item})[0]))
+
+
+_INTERRUPTED = "it started before the run was interrupted and recorded no result"
 
 
 def unknown_outcome(call: ToolCall, key: str) -> ToolResult:
     """The error result of a call that started, recorded no result, and may not run twice."""
     message = (
-        f"The outcome of this call to {call.name!r} is unknown: it started before the run was interrupted and "
-        f"recorded no result, so it may or may not have taken effect (effect key {key}). Do not assume "
-        "either; check before calling it again."
+        f"The outcome of this call to {call.name!r} is unknown: {_INTERRUPTED}, so it may or may not have "
+        f"taken effect (effect key {key}). Do not assume either; check before calling it again."
     )
     return ToolResult.error(call, message, "outcome_unknown")
 

@@ -22,13 +22,15 @@ from __future__ import annotations as _annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._text import shorten
 from ..exceptions import AlreadyResumedError, ApprovalError, ResumeError, SnapshotError, ToolError, ToolOutputError
 from ..messages import AssistantMessage, ToolCall, ToolResult
+from ..runs._journal import is_unknown_request
 from . import _background
 from ._approvals import needs_approval
+from ._effects import UNKNOWN_ANSWERED, journal_of
 from ._emit import result_event
 from ._options import DEFAULT_OPTIONS, RunOptions
 from ._setup import new_config, run_tools_of
@@ -38,12 +40,14 @@ from .hooks import current_hooks
 from .loop import RunLoop
 from .pending import PendingClientCall, PendingSuspension
 from .results import PAUSED_STATUSES, Approval, RunResult
+from .state import UnknownOutcomes
 from .stream import Emit
 
 if TYPE_CHECKING:
     from ..registry import Registry
     from ..runs import RunSnapshot
     from ..runs._stores import ResumeRecords
+    from ..tools import Tool
 
 __all__ = ["check_resume", "check_resume_async", "resume_run"]
 
@@ -143,14 +147,19 @@ async def resume_run(
     options: RunOptions,
     emit: Emit | None,
     recover: bool = False,
+    on_unknown: Literal["error", "pause"] = "error",
 ) -> RunResult[Any]:
     """Continue `paused` with `answers` (see the module docstring); returns the run's next result.
 
     The run's own tools and MCP servers (`options`) are opened for the resumed run, as `generate` opens them.
-    `recover`: take over a resume of this pause that was lost mid-way (`Agent.recover`).
+    `recover`: take over a resume of this pause that was lost mid-way (`Agent.recover`); `on_unknown`: what a
+    call whose outcome the journal cannot tell becomes (an error result the model sees, or a pause).
     """
     async with open_run_tools(spec.tools(), options.tools, options.mcp_servers) as (registry, extra_keys):
         plan = _prepare(spec, paused, answers, options=options, registry=registry, extra_keys=extra_keys, emit=emit)
+        if on_unknown == "pause":
+            unknown = plan.run.state.unknown = plan.run.state.unknown or UnknownOutcomes()
+            unknown.pause = True
         await _check_data(plan)
         records = await _claim(spec, plan.token, plan.run.state.run_id, recover=recover)
         if records is None or plan.token is None:
@@ -318,8 +327,11 @@ def _check_interrupt(
     executor = run.state.executor
     tool = executor.get(call.name) if executor is not None else None
     if item.kind == "suspension":
-        # a durable engine pauses a call itself when its outcome is unknown (agentkit.temporal, on_unknown="pause")
-        able = tool is not None and (bool(tool.schema.context_params) or run.config.engine.durable)
+        # a durable engine pauses a call itself when its outcome is unknown (agentkit.temporal, on_unknown="pause");
+        # in process, the effect journal does (`Agent.recover(..., on_unknown="pause")`) for a tool it journals
+        able = tool is not None and (
+            bool(tool.schema.context_params) or run.config.engine.durable or _journal_pause(run, tool, item)
+        )
         why = "takes no ToolContext, so it cannot suspend"
     else:
         able = tool is not None and bool(getattr(tool, "executed_by_client", False))
@@ -339,6 +351,13 @@ def _interrupt_answer(plan: _Plan, call: ToolCall, item: PendingSuspension | Pen
         plan.done[call_id] = ToolResult.error(call, answer.message, "tool_error")
         return
     if isinstance(item, PendingSuspension):
+        run = plan.run
+        tool = run.state.executor.get(call.name) if run.state.executor is not None else None
+        if tool is not None and _journal_pause(run, tool, item):
+            unknown = run.state.unknown = run.state.unknown or UnknownOutcomes()
+            unknown.answers[call_id] = _unknown_answer(call, tool, answer)
+            plan.data[call_id] = UNKNOWN_ANSWERED  # counted when it first ran; the tool gets no resume data
+            return
         plan.checks.append((item, answer))
         plan.data[call_id] = answer
         return
@@ -350,6 +369,35 @@ def _interrupt_answer(plan: _Plan, call: ToolCall, item: PendingSuspension | Pen
     except ToolOutputError as exc:
         raise ResumeError(f"the client's output for call {call_id!r} ({call.name!r}) does not fit: {exc}") from None
     plan.done[call_id] = ToolResult(call_id=call.id, name=call.name, content=tool.model_content(value), output=value)
+
+
+def _journal_pause(run: RunLoop, tool: Tool[..., Any], item: PendingSuspension) -> bool:
+    """Whether `item` is an in-process pause for a call whose outcome the effect journal cannot tell."""
+    return (
+        is_unknown_request(item.request)
+        and not run.config.engine.durable
+        and tool.journaled
+        and not tool.reruns_unknown
+        and journal_of(run.config) is not None
+    )
+
+
+def _unknown_answer(call: ToolCall, tool: Tool[..., Any], answer: Any) -> dict[str, Any]:
+    """A person's answer to an unknown outcome (`UNKNOWN_ANSWER`), its output validated as the tool's own."""
+    fields = cast("dict[str, Any]", answer) if isinstance(answer, dict) else {}
+    if set(fields) == {"retry"} and fields["retry"] is True:
+        return {"retry": True}
+    if set(fields) != {"output"}:
+        raise ResumeError(
+            f"the call {call.id!r} ({call.name!r}) paused because its outcome is unknown: answer "
+            '{"retry": True} to run it again under the same effect key, {"output": value} if it did run '
+            f"(its result), or a ToolError to fail it; got {shorten(repr(cast(object, answer)), 80)}"
+        )
+    try:
+        value = tool.schema.validate_output(call.name, fields["output"])
+    except ToolOutputError as exc:
+        raise ResumeError(f"the output given for call {call.id!r} ({call.name!r}) does not fit: {exc}") from None
+    return {"output": value}
 
 
 async def _check_data(plan: _Plan) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Union, overload
 
 from typing_extensions import TypeVar, Unpack
 
@@ -248,6 +248,8 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         self,
         paused: RunResult[Any] | RunSnapshot,
         answers: Mapping[str, Any] | None = None,
+        *,
+        on_unknown: Literal["error", "pause"] = "error",
         **options: Unpack[ResumeKwargs[Any]],
     ) -> RunResult[Any]:
         """Continue a resume of `paused` whose process was lost after it claimed the pause (a crash).
@@ -259,6 +261,11 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         model gets an ``outcome_unknown`` error result; one that never started runs. A pause never resumed is
         simply resumed. See the "Side effects" guide.
 
+        `on_unknown="pause"`: a call whose outcome is unknown pauses the run instead (status ``suspended``, a
+        `PendingSuspension` whose request names the tool, its effect key and why), for a person to look the
+        effect up and `resume` with ``{"output": value}`` (it ran: its result, recorded and never run),
+        ``{"retry": True}`` (run it again under the same effect key) or a `ToolError` (it failed).
+
         Raises:
             AlreadyResumedError: the pause's resume ended (paused again or finished): continue from its result.
             ResumeError: the agent's store keeps no resume records or effect journal, or as `resume`.
@@ -267,8 +274,12 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
 
         spec = self._spec()
         checked = run_options("recover", options, RESUME_KEYWORDS)
+        if on_unknown not in ("error", "pause"):  # untyped callers
+            raise ValueError(f'recover(on_unknown=...) takes "error" or "pause", got {on_unknown!r}')
         async with spec.session():
-            return await resume_run(spec, paused, answers, options=checked, emit=None, recover=True)
+            return await resume_run(
+                spec, paused, answers, options=checked, emit=None, recover=True, on_unknown=on_unknown
+            )
 
     @overload
     def resume_stream(

@@ -86,6 +86,19 @@ class RunRequest:
         return later
 
 
+@dataclass
+class UnknownOutcomes:
+    """How a resume treats calls that started, recorded no result and may not run twice (`agentkit._agent._effects`).
+
+    `pause`: pause each for a person (``Agent.recover(..., on_unknown="pause")``) instead of telling the model
+    its outcome is unknown. `answers`: what a person answered to such a pause, by call id (`UNKNOWN_ANSWER`:
+    ``{"retry": True}``, or ``{"output": value}`` already validated against the tool's output schema).
+    """
+
+    pause: bool = False
+    answers: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+
+
 class RunState:
     """What has happened in a run so far (see the module docstring)."""
 
@@ -113,6 +126,7 @@ class RunState:
         "subagent_responses",
         "tool_calls",
         "total_calls",
+        "unknown",
         "usage",
     )
 
@@ -184,6 +198,9 @@ class RunState:
         self.memo: Any = None
         """What the run remembers of its calls for loop detection and its run-scoped caches
         (`agentkit._agent._repeats.Memo`, made on first use; kept by an in-process resume)."""
+        self.unknown: UnknownOutcomes | None = None
+        """A resume's way with calls whose outcome the journal cannot tell (`Agent.recover`); None: the model
+        gets an ``outcome_unknown`` error result."""
 
     def __repr__(self) -> str:
         return (

@@ -7,7 +7,8 @@ continued after a crash (`Agent.recover`) reads them back:
 * committed: the recorded result is used, the function does not run again;
 * reserved, not committed (the process died while the call ran, or just before or after): the call runs
   again under the same effect key when the tool is idempotent, else it becomes an ``outcome_unknown``
-  error result the model (or a person) decides on;
+  error result the model decides on, or (``Agent.recover(..., on_unknown="pause")``) a pause a person
+  answers with `UNKNOWN_ANSWER`: it did run (and returned this), or run it again under the same key;
 * nothing: the call never started, and runs.
 
 `effect_key` names one logical call: a run id and a call id (unique in its run), hashed. The same
@@ -20,11 +21,40 @@ from __future__ import annotations as _annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
-__all__ = ["EffectJournal", "JournalEntry", "effect_key"]
+__all__ = ["UNKNOWN_ANSWER", "EffectJournal", "JournalEntry", "effect_key", "is_unknown_request", "unknown_request"]
 
 EffectState = Literal["reserved", "committed"]
+
+UNKNOWN_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "retry": {"const": True, "description": "run the call again, with the same effect key"},
+        "output": {"description": "the call did run: this is its result"},
+    },
+    "minProperties": 1,
+    "maxProperties": 1,
+    "additionalProperties": False,
+}
+"""What a person answers to a call paused because its outcome is unknown (``on_unknown="pause"``, in
+process and on Temporal); a `ToolError` instead fails the call with its message."""
+
+
+def unknown_request(tool: str, key: str, reason: str) -> dict[str, Any]:
+    """What a call paused for its unknown outcome asks.
+
+    The tool, its effect key (to look the effect up in the service's records) and why it is unknown.
+    """
+    return {"outcome": "unknown", "tool": tool, "effect_key": key, "reason": reason}
+
+
+def is_unknown_request(request: Any) -> bool:
+    """Whether a suspension's request is the pause of a call whose outcome is unknown (`unknown_request`)."""
+    if not isinstance(request, dict):
+        return False
+    fields = cast("dict[str, Any]", request)
+    return fields.get("outcome") == "unknown" and "effect_key" in fields
 
 
 def effect_key(run_id: str, call_id: str) -> str:

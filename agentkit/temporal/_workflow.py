@@ -54,6 +54,7 @@ with workflow.unsafe.imports_passed_through():
     from ..models import Model, ModelSettings
     from ..registry import Registry
     from ..runs._codec import decode_messages, decode_response, decode_results, encode_pending, encode_settings
+    from ..runs._journal import UNKNOWN_ANSWER, unknown_request
     from ..runs._snapshot import result_document
     from ._agent import TemporalAgent, decode_answers, lookup
     from ._events import EVENTS_QUERY, EventLog
@@ -62,18 +63,6 @@ with workflow.unsafe.imports_passed_through():
     from ._options import ActivityOptions, TemporalLimitError, effect_key, size_of, too_large
 
 __all__ = ["AgentRunWorkflow"]
-
-UNKNOWN_ANSWER = {
-    "type": "object",
-    "properties": {
-        "retry": {"const": True, "description": "run the call again, with the same effect key"},
-        "output": {"description": "the call did run: this is its result"},
-    },
-    "minProperties": 1,
-    "maxProperties": 1,
-    "additionalProperties": False,
-}
-"""What a person answers to a call whose outcome is unknown (`ActivityOptions(on_unknown="pause")`)."""
 
 _NO_ANSWER: Any = object()
 
@@ -333,8 +322,7 @@ class AgentRunWorkflow:
         reason = _reason(error)
         if options.on_unknown == "pause":
             self.unknown[call.id] = key
-            payload = {"outcome": "unknown", "tool": call.name, "effect_key": key, "reason": reason}
-            raise ToolSuspended(payload, UNKNOWN_ANSWER)
+            raise ToolSuspended(unknown_request(call.name, key, reason), UNKNOWN_ANSWER)
         message = (
             f"The outcome of this call to {call.name!r} is unknown: {reason}, so it may or may not have taken "
             f"effect (effect key {key}). Do not assume either; check before calling it again."

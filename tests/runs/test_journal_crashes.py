@@ -18,7 +18,11 @@ from typing import Any
 
 import pytest
 
-from agentkit.runs import SQLiteRunStore, effect_key
+from agentkit import ToolError
+from agentkit.agent import PendingSuspension, RunResult
+from agentkit.exceptions import ResumeError
+from agentkit.runs import RunSnapshot, SQLiteRunStore, effect_key
+from agentkit.runs._journal import UNKNOWN_ANSWER
 
 from .journal_helpers import refund_agent
 
@@ -126,3 +130,84 @@ async def test_an_idempotent_tools_committed_call_is_not_run_again(crash: Crash)
     after_crash, result = await crash.crash_then_recover("after_commit", idempotent=True)
     assert after_crash == [crash.line] and crash.effects() == [crash.line]
     assert result["text"] == "done: refunded o-1"
+
+
+# ---- on_unknown="pause": a person decides what an unknown outcome was -----------------------------------
+
+
+async def _crash_then_pause(crash: Crash, point: str, *, idempotent: bool = False) -> RunResult[Any]:
+    """Kill a resume at `point`, then recover it in this process with ``on_unknown="pause"``."""
+    await crash.pause()
+    killed = crash.worker("resume", point, idempotent)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    snapshot = RunSnapshot.from_json(crash.snapshot.read_text())
+    with SQLiteRunStore(crash.store) as store:
+        agent = refund_agent(str(crash.ledger), store, idempotent=idempotent or None)
+        return await agent.recover(snapshot, {"c_refund": True}, on_unknown="pause")
+
+
+async def _answer(crash: Crash, paused: RunResult[Any], answer: Any) -> RunResult[Any]:
+    """Resume the unknown-outcome pause from its snapshot (as another process would), with `answer`."""
+    snapshot = RunSnapshot.from_json(paused.snapshot().to_json())
+    with SQLiteRunStore(crash.store) as store:
+        return await refund_agent(str(crash.ledger), store).resume(snapshot, {"c_refund": answer})
+
+
+async def test_an_unknown_outcome_can_pause_for_a_person_who_says_it_ran(crash: Crash) -> None:
+    paused = await _crash_then_pause(crash, "before_commit")
+    assert paused.status == "suspended" and crash.effects() == [crash.line]  # nothing ran in the recovery
+    [pending] = paused.pending
+    assert isinstance(pending, PendingSuspension) and pending.tool_name == "refund"
+    key = effect_key(crash.run_id, "c_refund")
+    assert pending.request["outcome"] == "unknown" and pending.request["effect_key"] == key
+    assert pending.schema == UNKNOWN_ANSWER
+
+    done = await _answer(crash, paused, {"output": "refunded o-1 (found in the ledger)"})
+    assert done.status == "complete" and done.text == "done: refunded o-1 (found in the ledger)"
+    assert crash.effects() == [crash.line]  # the person's answer stands for the call: never run again
+    with SQLiteRunStore(crash.store) as store:
+        entry = await store.reserve(key, run_id=crash.run_id, call_id="c_refund", tool="refund")
+    assert entry is not None and entry.state == "committed"  # a later recovery uses the answer, too
+
+
+async def test_an_unknown_outcome_a_person_retries_runs_once_under_the_same_key(crash: Crash) -> None:
+    paused = await _crash_then_pause(crash, "after_reserve")
+    assert paused.status == "suspended" and crash.effects() == []
+    done = await _answer(crash, paused, {"retry": True})
+    assert done.status == "complete" and done.text == "done: refunded o-1"
+    assert crash.effects() == [crash.line]  # once, keyed as the lost attempt was
+
+
+async def test_an_unknown_outcome_a_person_fails_never_runs(crash: Crash) -> None:
+    paused = await _crash_then_pause(crash, "inside")
+    done = await _answer(crash, paused, ToolError("checked the ledger: no refund was made"))
+    [result] = done.tool_results
+    assert result.error_kind == "tool_error" and "no refund was made" in result.text
+    assert crash.effects() == []
+
+
+@pytest.mark.parametrize(
+    "answer", [{"retry": 1}, {"retry": False}, {"retry": True, "output": "x"}, {"output": 5}, "yes", {}, None]
+)
+async def test_a_wrong_answer_to_an_unknown_outcome_runs_nothing_and_keeps_the_pause(crash: Crash, answer: Any) -> None:
+    paused = await _crash_then_pause(crash, "after_reserve")
+    with pytest.raises(ResumeError, match="outcome is unknown|does not fit"):
+        await _answer(crash, paused, answer)
+    assert crash.effects() == []
+    done = await _answer(crash, paused, {"retry": True})  # the pause was not spent
+    assert done.status == "complete" and crash.effects() == [crash.line]
+
+
+async def test_an_idempotent_tool_never_pauses_for_its_unknown_outcome(crash: Crash) -> None:
+    result = await _crash_then_pause(crash, "after_reserve", idempotent=True)
+    assert result.status == "complete" and crash.effects() == [crash.line]
+
+
+async def test_recover_refuses_an_unknown_on_unknown_policy(crash: Crash) -> None:
+    await crash.pause()
+    snapshot = RunSnapshot.from_json(crash.snapshot.read_text())
+    with SQLiteRunStore(crash.store) as store:
+        agent = refund_agent(str(crash.ledger), store)
+        with pytest.raises(ValueError, match='"error" or "pause"'):
+            await agent.recover(snapshot, {"c_refund": True}, on_unknown="ask")  # type: ignore[arg-type]
+    assert crash.effects() == []

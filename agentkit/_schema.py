@@ -524,7 +524,8 @@ class FunctionSchema:
             return {self.params[0].name: self._validate_explicit(tool_name, explicit, args)}
         if isinstance(args, str) and args[:1] == "{":  # the common case, in one call into pydantic-core
             try:
-                return cast("dict[str, Any]", self._validate_json(args, strict=True))
+                kwargs: dict[str, Any] = self._validate_json(args, strict=True)  # no cast(): a call per call
+                return kwargs
             except validation_error_type():
                 pass  # the slow path below says why (and accepts integral floats as integers)
         return cast(

@@ -12,7 +12,7 @@ from . import _tool_errors as failures
 from ._choice import require_keys
 from ._jsonish import is_mapping
 from ._text import closest, shorten
-from ._tool_results import result_of
+from ._tool_results import result_now, result_of
 from .context import ToolContext
 from .definitions import ToolDefinition
 from .exceptions import (
@@ -243,8 +243,8 @@ class Registry(Mapping[str, Tool[..., Any]]):
             available = ", ".join(self._tools) or "none"
             text = f"Unknown tool {shorten(call.name, 100)}.{suggestion} Available tools: {available}."
             return failures.unknown_tool(call, text)
-        schema = item.schema
-        redacted = bool(redact_input) or (item.transform is not None and item.transform.input is not None)
+        schema, transform = item.schema, item.transform
+        redacted = bool(redact_input) or (transform is not None and transform.input is not None)
         try:
             if schema.needs_thread:  # a backtracking pattern: off the event loop, within the tool's timeout
                 kwargs = await item.avalidate_arguments(call.arguments, name=call.name)
@@ -268,7 +268,10 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        return await result_of(item, call, value, mask=self._masks(item, mask_error_details), redacted=redacted)
+        mask = self._masks(item, mask_error_details)
+        if schema.needs_thread:
+            return await result_of(item, call, value, mask=mask, redacted=redacted)
+        return result_now(item, call, value, mask, redacted)  # no await: nothing here can suspend
 
     def _malformed(self, call: ToolCall) -> ToolResult:
         """The error result of a call whose name or id is not a string (a caller without a type checker)."""
@@ -283,10 +286,12 @@ class Registry(Mapping[str, Tool[..., Any]]):
 
     def _masks(self, item: Tool[..., Any], default: bool | None) -> bool:
         """Whether `item`'s exceptions are masked: its own setting, else this registry's, else `default`."""
-        for setting in (item.mask_error_details, self.mask_error_details, default):
-            if setting is not None:
-                return setting
-        return False
+        setting = item.mask_error_details
+        if setting is None:
+            setting = self.mask_error_details
+            if setting is None:
+                return bool(default)
+        return setting
 
     async def call_many(
         self, calls: Sequence[ToolCall], *, deps: Any = None, context: ToolContext[Any] | None = None

@@ -82,6 +82,30 @@ class FunctionInfo:
     tools: list[ToolDefinition]
     settings: ModelSettings
 
+    @classmethod
+    def _of(cls, registry: Registry, settings: ModelSettings) -> FunctionInfo:
+        """The info of a request; with every tool active, its `tools` list made when first read.
+
+        The registry's definitions are taken now (a tuple, the same while the registry is unchanged), so a
+        function that keeps the info reads what this request was sent, whatever the registry becomes.
+        """
+        if settings.active_tools is not None:
+            return cls(_definitions(registry, settings.active_tools), settings)
+        info = object.__new__(cls)
+        fields = info.__dict__  # frozen: set in the instance's dict, as the dataclass's __init__ does
+        fields["settings"], fields["_sent"] = settings, registry.definitions()
+        return info
+
+    if not TYPE_CHECKING:  # for the type checkers `tools` is a plain field
+
+        def __getattr__(self, name: str) -> Any:
+            # only for what an instance lacks: the `tools` of an info made by `_of`, listed on first read
+            sent = self.__dict__.get("_sent")
+            if name != "tools" or sent is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            tools = self.__dict__["tools"] = list(sent)
+            return tools
+
     @property
     def tool_keys(self) -> list[str]:
         """The keys of `tools`."""
@@ -182,7 +206,7 @@ class FunctionModel(Model):
 
     def info(self, tools: Registry, settings: ModelSettings) -> FunctionInfo:
         """The `FunctionInfo` for a request with these tools and settings."""
-        return FunctionInfo(_definitions(tools, settings.active_tools), settings)
+        return FunctionInfo._of(tools, settings)  # pyright: ignore[reportPrivateUsage]  # the class's own lazy constructor
 
     async def request(self, messages: Sequence[Message], tools: Registry, settings: ModelSettings) -> ModelResponse:
         """The next turn, decided offline (no network, no API key)."""
@@ -193,10 +217,15 @@ class FunctionModel(Model):
                     response = event.response
             assert response is not None
             return response
-        value = self.fn(list(messages), self.info(tools, settings))
+        value = self.fn(list(messages), FunctionInfo._of(tools, settings))  # pyright: ignore[reportPrivateUsage]
         # the usual turns first: `isawaitable` on anything else is an ABC check
-        if not isinstance(value, (str, AssistantMessage, ModelResponse)) and inspect.isawaitable(value):
+        if isinstance(value, str):
+            value = AssistantMessage(text=value)
+        elif not isinstance(value, (AssistantMessage, ModelResponse)) and inspect.isawaitable(value):
             value = await value
+        if isinstance(value, AssistantMessage):  # as `_response` makes it, without the call
+            reason = "tool_calls" if value.tool_calls else "stop"
+            return ModelResponse(value, Usage(requests=1), reason, self._name)
         return _response(value, self._name)
 
     async def stream(

@@ -715,7 +715,8 @@ class Tool(Generic[P, R_co]):
         elif isinstance(value, _MAYBE_CONTENT) and is_content(value):  # one isinstance for plain data
             parts = as_parts(value)
         else:
-            return [TextPart(escaped(self.schema.dump_output_json(value)))]
+            text = self.schema.dump_output_json(value)
+            return [TextPart(text if text.isascii() else escaped(text))]  # ASCII, the usual JSON: nothing to escape
         # a lone surrogate (a file name read with surrogateescape, say) would fail the next request
         return [TextPart(escaped(p.text)) if isinstance(p, TextPart) and has_surrogate(p.text) else p for p in parts]
 

@@ -10,9 +10,10 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel, Field
 
-from agentkit import Tool, ToolCall, ToolError, UnknownToolError, tool
+from agentkit import Registry, Tool, ToolCall, ToolError, UnknownToolError, tool
 from agentkit.agent import Agent
 from agentkit.messages import AssistantMessage, Message, ModelResponse, ToolResultsMessage, Usage
+from agentkit.models import ModelSettings
 from agentkit.testing import (
     FunctionInfo,
     FunctionModel,
@@ -323,3 +324,26 @@ async def test_testmodel_call_tools_with_an_unknown_key_is_an_error_naming_it() 
         TestModel(call_tools="search")
     with pytest.raises(TypeError, match="registry keys"):
         TestModel(call_tools=[1])  # type: ignore[list-item]
+
+
+async def test_function_model_info_lists_the_tools_sent_with_its_request_even_when_read_later() -> None:
+    """`FunctionInfo.tools` is listed on first read: what it lists is still what that request was sent."""
+    kept: list[FunctionInfo] = []
+
+    def fn(messages: list[Message], info: FunctionInfo) -> str:
+        kept.append(info)  # read after the registry has changed
+        return "done"
+
+    def one(x: int) -> int:
+        return x
+
+    registry = Registry({"one": tool(one)})
+    model = FunctionModel(fn)
+    await model.request([], registry, ModelSettings())
+    await model.request([], registry, ModelSettings(active_tools=("one",)))
+    registry.add("two", tool(one))
+    assert [info.tool_keys for info in kept] == [["one"], ["one"]]
+    assert kept[0] == FunctionInfo([registry["one"].definition("one")], ModelSettings())
+    assert kept[0].tools is kept[0].tools  # one list, as a field: a function may change it
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = kept[0].nothing  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue]

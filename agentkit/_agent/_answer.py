@@ -112,7 +112,7 @@ def spend_retries(config: RunConfig, state: RunState, results: list[ToolResult])
                 )
         elif kind == "unknown_tool":
             state.run_retries += 1
-    if over is None and state.run_retries > config.max_retries:
+    if over is None and state.run_retries and state.run_retries > config.max_retries:  # max_retries >= 0
         over = (
             f"The run used {state.run_retries} retries; the agent allows {config.max_retries} per run "
             "(RunLimits(max_retries=...))."

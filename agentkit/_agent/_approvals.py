@@ -33,7 +33,7 @@ def needs_approval(config: RunConfig, state: RunState, executor: Registry, call:
     item = executor.get(call.name)
     if item is None:
         return False  # nothing would run: the call becomes an unknown-tool error
-    if config.machinery & REPEATS and needs_repeat_approval(config, state, call):
+    if config.machinery & REPEATS and state.memo is not None and needs_repeat_approval(config, state, call):
         return True  # the model repeats itself and the run's RepeatPolicy asks a human (on="approve")
     require_all = config.request.require_approval
     if not require_all and item.requires_approval is False:

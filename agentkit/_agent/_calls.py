@@ -81,7 +81,8 @@ async def run_calls(
     suspended call running again with its answer (in `answers`) was counted when it first ran.
     """
     machinery = config.machinery
-    repeated = round_trips(config, state, calls, index) if machinery & REPEATS else {}
+    # loop detection has nothing to compare before the run's first call is noted
+    repeated = round_trips(config, state, calls, index) if machinery & REPEATS and state.memo is not None else {}
     if len(calls) == 1 and not refused and not repeated and not machinery & CALL_CONTROL:
         outcome = await call_tool(config, state, executor, calls[0], index, answers, None)
         if machinery & REPEATS and not isinstance(outcome, Interrupt):
@@ -150,7 +151,7 @@ async def call_tool(
     output = config.output
     if output is not None and call.name == output.key and not nested:
         return await output.tool_result(call)  # 1. an answer, checked: never run as a tool
-    if config.machinery & REPEATS:
+    if config.machinery & REPEATS and state.memo is not None:  # none before the run's first call is noted
         tripped = call_trips(config, state, call, index)
         if tripped is not None:  # 1. the model repeats itself: answered, not run
             if config.emit is not None:
@@ -210,24 +211,33 @@ async def _guarded(
     return await limited(item, call, turn, partial(_execute, config, state, executor, item, call, ctx), config.errors)
 
 
-async def _execute(
+def _execute(
     config: RunConfig,
     state: RunState,
     executor: Registry,
     item: Tool[..., Any] | None,
     call: ToolCall,
     ctx: ToolContext[Any] | None,
-) -> ToolResult:
-    """Step 6: run the call (raising `ToolSuspended` / `ClientCallRequested` to pause), unless cancelled."""
+) -> Awaitable[ToolResult]:
+    """Step 6: run the call (raising `ToolSuspended` / `ClientCallRequested` to pause), unless cancelled.
+
+    A plain function returning the awaitable: the call's own coroutine is awaited by the caller directly.
+    """
     cancel = config.cancel if config.cancel is not None else state.cancel
     if cancel is not None and cancel.is_set():  # set while the hooks or the limits held the call
-        return ToolResult.error(
-            call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
+        return _ready(
+            ToolResult.error(
+                call, f"The call to {call.name!r} did not run: the run was cancelled before it started.", "cancelled"
+            )
         )
     if config.machinery & CACHED and item is not None and item.cache is not None:
         run = partial(_run, config, state, executor, item, call, ctx)
-        return await through_cache(config, state, item, call, run)
-    return await _run(config, state, executor, item, call, ctx)
+        return through_cache(config, state, item, call, run)
+    return _run(config, state, executor, item, call, ctx)
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    return result
 
 
 async def _run(
@@ -243,15 +253,17 @@ async def _run(
     engine = config.engine.call_tool
     sent: Awaitable[ToolResult]
     if engine is None:  # in process: the registry validates and runs it under the run's error policy
-        run = partial(
-            executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
-            redact_input=errors.redact_input,
-        )  # fmt: skip
         if item is not None and item.journaled:
+            run = partial(
+                executor.call, call, deps=config.deps, context=ctx, mask_error_details=errors.mask,
+                redact_input=errors.redact_input,
+            )  # fmt: skip
             key = ctx.effect_key if ctx is not None and ctx.effect_key is not None else call_key(config, state, call)
             sent = journaled(config, state, item, call, key, run)
         else:
-            sent = run()
+            sent = executor.call(
+                call, deps=config.deps, context=ctx, mask_error_details=errors.mask, redact_input=errors.redact_input
+            )
     else:
         sent = engine(executor, call, config.deps, ctx)
     own: BaseException

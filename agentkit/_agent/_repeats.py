@@ -222,16 +222,29 @@ def _ordinal(n: int) -> str:
 
 def note_call(state: RunState, call: ToolCall, result: ToolResult) -> None:
     """Step 7: remember `call`'s answer (an identical call with the same answer extends the streak)."""
-    if result.error_kind != REPEATED:
-        memo(state).note(call, result)
+    if result.error_kind == REPEATED:
+        return
+    remembered: Memo | None = state.memo
+    if remembered is None:
+        remembered = state.memo = Memo()
+    raw = remembered.raw
+    if call.name not in raw:  # the tool's first call (the common case): one dict op, kept as it is
+        raw[call.name] = [(call, result)]
+    else:
+        remembered.note(call, result)
 
 
 def note_round(state: RunState, calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> None:
     """After a turn: remember its calls and answers (the same as the last turn's extends the streak)."""
-    if not calls or any(result.error_kind == REPEATED for result in results):
+    if len(calls) == 1:  # the usual turn, without the generator expressions
+        if results[0].error_kind == REPEATED:
+            return
+        names: tuple[str, ...] = (calls[0].name,)
+    elif not calls or any(result.error_kind == REPEATED for result in results):
         return
+    else:
+        names = tuple(call.name for call in calls)
     remembered = memo(state)
-    names = tuple(call.name for call in calls)
     if names == remembered.round_names:
         last = remembered.last_round()
         now = (tuple(map(call_identity, calls)), tuple(map(_answer, results)))

@@ -9,7 +9,7 @@ a resumed leg with `new_config` too.
 from __future__ import annotations as _annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any
 
 from .._choice import check_tool_choice
@@ -256,7 +256,7 @@ def new_config(
     )
 
 
-async def start(
+def start(
     spec: AgentSpec,
     prompt: str | UserMessage | Sequence[Message],
     options: RunOptions,
@@ -265,9 +265,12 @@ async def start(
     inherited: ToolTransform | None = None,
     output: OutputConfig | None = None,
     settles_background: bool = False,
-) -> RunResult[Any]:
-    """Run `prompt` to its end (or pause) with `options`; see `Agent.generate`."""
-    messages = as_messages(prompt)
+) -> Coroutine[Any, Any, RunResult[Any]]:
+    """Run `prompt` to its end (or pause) with `options`; see `Agent.generate`.
+
+    Call it where the run is awaited (the plain run is set up in the call): it returns the loop's own
+    coroutine, with none of its own around it.
+    """
     if (
         options is DEFAULT_OPTIONS
         and inherited is None
@@ -275,7 +278,21 @@ async def start(
         and (output is None or output is spec.output)
     ):
         # most runs: nothing of their own, so what they were asked is the agent's, the same every time
-        return await _planned(spec, messages, emit, settles_background).run()
+        return _planned(spec, as_messages(prompt), emit, settles_background).run()
+    return _start(spec, prompt, options, emit, inherited, output, settles_background)
+
+
+async def _start(
+    spec: AgentSpec,
+    prompt: str | UserMessage | Sequence[Message],
+    options: RunOptions,
+    emit: Emit | None,
+    inherited: ToolTransform | None,
+    output: OutputConfig | None,
+    settles_background: bool,
+) -> RunResult[Any]:
+    """`start` of a run with options of its own (or MCP sessions, or an inherited policy): set up here."""
+    messages = as_messages(prompt)
     limits = _limits(spec, options)
     async with spec.session(), open_run_tools(spec.tools(), options.tools, options.mcp_servers) as opened:
         registry, extra_keys = opened

@@ -20,8 +20,9 @@ still run (``"awaiting_background"``). Retry budgets end it by raising `RetryLim
 from __future__ import annotations as _annotations
 
 import inspect
-from collections.abc import Awaitable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Coroutine, Mapping
+from types import MappingProxyType
+from typing import Any, TypeVar, cast
 
 from ..codemode._host import LoopHost, current_host
 from ..events import OutputEvent, RunStatus
@@ -44,6 +45,8 @@ from .state import RunState, Step
 __all__ = ["RunLoop"]
 
 _T = TypeVar("_T")
+_NONE: Mapping[str, Any] = MappingProxyType({})
+"""No results done, no refusals, no answers: a new turn's (read only, made once)."""
 
 
 class RunLoop:
@@ -59,8 +62,8 @@ class RunLoop:
 
     # ---- the loop --------------------------------------------------------------------------------
 
-    def run(self) -> Awaitable[RunResult[Any]]:
-        """Take model turns until the run ends or pauses; return (an awaitable of) its result."""
+    def run(self) -> Coroutine[Any, Any, RunResult[Any]]:
+        """Take model turns until the run ends or pauses; return (a coroutine of) its result."""
         if not self.config.machinery & SCOPED:
             return self._run()  # nothing to install around the run: no coroutine around the loop's own
         return self._traced()
@@ -132,7 +135,7 @@ class RunLoop:
                 continue  # asked again (an invalid answer), or background calls were awaited
             # calls, then record
             steps.append(Step(index, response, calls, []))
-            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, {}, {}, {})
+            paused = self._ask_approval(index, response, calls) or await self.run_turn(index, _NONE, _NONE, _NONE)
             if paused is not None:
                 return paused
         return await self._out_of_steps()
@@ -156,7 +159,8 @@ class RunLoop:
         state.steps.append(Step(index, response, [], []))
         if config.emit is not None:
             step_finished(config, index, response, 0)
-        await self._step_done()
+        if config.options.on_step_finish is not None:
+            await self._step_done()
         output = config.output
         if output is not None and output.schema is not None and not state.background:
             outcome = await text_answer(config, state, response)
@@ -216,8 +220,8 @@ class RunLoop:
             results = dict(done)
             results.update((o.call_id, o) for o in outcomes if not isinstance(o, Interrupt))
             ordered = [results[call.id] for call in calls if call.id in results]
-        else:  # every call answered, in call order
-            ordered = [o for o in outcomes if not isinstance(o, Interrupt)]
+        else:  # every call answered, in call order: the outcomes are the results
+            ordered = cast("list[ToolResult]", outcomes)  # no Interrupt among them
         # a new Step: a resumed turn's old one still belongs to the paused result
         step = state.steps[-1] = Step(step.index, step.response, calls, ordered)
         if interrupts:
@@ -225,7 +229,8 @@ class RunLoop:
             step_finished(config, index, step.response, len(calls))
             return self._pause(pause_status(pending), step.text, pending)
         self._record(index, step.response, calls, ordered)
-        await self._step_done()
+        if config.options.on_step_finish is not None:
+            await self._step_done()
         return None
 
     async def _step_done(self) -> None:

@@ -19,6 +19,7 @@ from typing_extensions import TypeVar, Unpack
 from ..messages import Message, UserMessage
 from ..output import OutputSpec
 from ._options import (
+    DEFAULT_OPTIONS,
     RESUME_KEYWORDS,
     RUN_KEYWORDS,
     DepsT,
@@ -132,6 +133,8 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
                 where the vendor cannot serve it, ...).
             HookError: a model-request hook failed (tool-call hooks never raise).
         """
+        if not options and output_type is None:  # most calls: the agent's own run, nothing to check
+            return await start(self._spec(), prompt, DEFAULT_OPTIONS, None)
         spec, checked, output = self._run_setup("generate", output_type, options)
         return await _ending(checked, start(spec, prompt, checked, None, output=output))
 
@@ -156,7 +159,7 @@ class AgentRuns(ABC, Generic[DepsT, OutputT]):
         and lets the model go on with their results, instead of ending ``"awaiting_background"``.
         """
         spec, checked, output = self._run_setup("generate_sync", output_type, options)
-        return asyncio.run(_ending(checked, start(spec, prompt, checked, None, output=output, settles_background=True)))
+        return asyncio.run(_ending(checked, _started(spec, prompt, checked, output)))
 
     @overload
     def stream(
@@ -323,6 +326,11 @@ async def _finishing(callback: FinishCallback, run: Coroutine[Any, Any, RunResul
     if inspect.isawaitable(done):
         await done
     return result
+
+
+async def _started(spec: AgentSpec, prompt: Prompt, options: RunOptions, output: OutputConfig) -> RunResult[Any]:
+    """`generate_sync`'s run: set up inside its event loop (`start` sets a plain run up when called)."""
+    return await start(spec, prompt, options, None, output=output, settles_background=True)
 
 
 def spec_of(agent: AgentRuns[Any, Any]) -> AgentSpec:

@@ -7,9 +7,9 @@
 The fuzzers are those of ``tests/mcp/mcp_fuzz.py``: `MCPServer` against a scripted server whose handshake,
 tool list, call results, notifications and requests are fuzzed; and fuzzed JSON-RPC bodies POSTed to
 `serving_http`, inside one session of a stateful server, and as lines to the stdio server of
-``python -m agentkit.mcp serve``. The script prints the outcomes by kind and fails (exit status 1) on any undocumented one.
-Floors, in the same run: for the client, the same number of sessions against the unfuzzed script (connect,
-list, call each tool); for the server, a ``ping`` POSTed as many times.
+``python -m agentkit.mcp serve``. The script prints the outcomes by kind and fails (exit status 1) on any
+undocumented one. Floors, in the same run: for the client, the same number of sessions against the unfuzzed
+script (connect, list, call each tool); for the server, a ``ping`` POSTed as many times (stdio: written).
 """
 
 from __future__ import annotations

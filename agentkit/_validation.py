@@ -54,6 +54,14 @@ def pydantic_to_json() -> Callable[..., bytes]:
     return to_json
 
 
+@functools.lru_cache(maxsize=1)
+def _pydantic_from_json() -> Callable[..., Any]:
+    # looked up once: an import statement per parse cost more than the parse of a small object
+    from pydantic_core import from_json
+
+    return from_json
+
+
 def json_of(tool_name: str, args: Mapping[str, Any]) -> bytes:
     """Python arguments as JSON, or a `ToolInputError` for values JSON cannot hold."""
     try:
@@ -72,10 +80,8 @@ def parse_json(text: str | bytes | bytearray) -> Any:
     Raises:
         ValueError: not JSON, or nested more than `MAX_DEPTH` levels.
     """
-    from pydantic_core import from_json
-
     try:
-        return from_json(text)
+        return _pydantic_from_json()(text)
     except TypeError:  # pydantic-core reads only text it can encode as UTF-8
         raise ValueError("not valid Unicode text (it holds a lone surrogate)") from None
 

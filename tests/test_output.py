@@ -448,3 +448,38 @@ async def test_an_output_type_with_unhashable_metadata_works() -> None:
     model, _ = scripted('{"response": 3}')
     result = await Agent(model=model, output_type=Output(Annotated[int, {"unit": "cm"}], mode="tool")).generate("go")
     assert result.output == 3
+
+
+async def test_runs_of_one_typed_agent_share_its_plan_but_never_its_answers() -> None:
+    """A run's answer reader starts empty although the plan (made once per agent and model) is shared."""
+    answers = iter(['{"city": 1}', '{"city": "Paris", "temp": "warm"}', '{"city": "Rome", "temp": 21.0}'])
+    seen: list[tuple[Any, Any]] = []
+
+    def turn(messages: list[Any], info: FunctionInfo) -> str:
+        seen.append((info.settings.output, [d.key for d in info.tools]))
+        return next(answers)
+
+    agent = Agent(model=FunctionModel(turn), output_type=Weather, limits=RunLimits(retries=0))
+    with pytest.raises(OutputValidationError) as first:
+        await agent.generate("go")
+    assert first.value.raw == '{"city": 1}'
+    with pytest.raises(OutputValidationError) as second:
+        await agent.generate("go")
+    assert second.value.raw == '{"city": "Paris", "temp": "warm"}'  # the first run's answer is not kept
+    assert [e.path for e in second.value.errors] == ["$.temp"]
+    result = await agent.generate("go")
+    assert result.output == Weather(city="Rome", temp=21.0)
+    assert seen[0] == seen[1] == seen[2] and seen[0][0] is not None  # every run asked for the output the same way
+
+
+async def test_runs_of_one_output_tool_agent_each_send_the_output_tool() -> None:
+    sent: list[tuple[list[str], str]] = []
+
+    def turn(messages: list[Any], info: FunctionInfo) -> Any:
+        sent.append(([d.key for d in info.tools], info.settings.tool_choice))
+        return calls(call("final_result", {"city": "Oslo", "temp": 3.0}, f"c{len(sent)}"))
+
+    agent = Agent(model=FunctionModel(turn), tools=[get_temp], output_type=Output(Weather, mode="tool"))
+    outputs = [(await agent.generate("go")).output for _ in range(3)]
+    assert outputs == [Weather(city="Oslo", temp=3.0)] * 3
+    assert sent == [(["get_temp", "final_result"], "required")] * 3

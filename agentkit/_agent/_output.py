@@ -130,12 +130,16 @@ class RunOutput:
         prompt = self.schema.prompt() if mode == "prompted" else None
         self.request = OutputRequest(definition, mode, prompt)
 
+    def settled(self, model: Model | Any, tools: Registry) -> bool:
+        """Whether the output is planned for `model` beside `tools` already (`prepared` would not plan again)."""
+        planned = self._planned
+        return planned is not None and planned[0] is model and planned[1] == (len(tools) > 0)
+
     def prepared(self, request: ModelRequest) -> ModelRequest:
         """One step's request asking for the output: planned for its model (``prepare_step`` may change it)."""
         if self.schema is None:
             return request
-        planned = self._planned
-        if planned is None or planned[0] is not request.model or planned[1] != (len(request.tools) > 0):
+        if not self.settled(request.model, request.tools):
             self._plan_for(request.model, request.tools)
         # the request is this step's own (made by prepare_request): changed in place, as hooks may
         request.tools = self.registry(request.tools)
@@ -153,6 +157,13 @@ class RunOutput:
         if not config.structured and not config.stop_at:
             return None
         return cls(config, model, registry)
+
+    def fresh(self) -> RunOutput:
+        """This reader for another run: the plan (made once per agent and model) shared, no answer seen yet."""
+        copied = object.__new__(RunOutput)
+        copied.__dict__.update(self.__dict__)
+        copied.raw, copied.errors, copied._streamed, copied._shown = None, [], "", None
+        return copied
 
     @property
     def streams_text(self) -> bool:
@@ -266,6 +277,8 @@ class RunOutput:
     def ended(self, calls: list[ToolCall], results: list[ToolResult]) -> tuple[str, Any] | None:
         """After a turn's tools ran: ``(text, output)`` when an answer or a stop-at tool ends the run."""
         stop_at = self.config.stop_at
+        if self.key is None and not stop_at:  # a text answer ends this run: no call can
+            return None
         for call, result in zip(calls, results, strict=False):
             if result.is_error:
                 continue

@@ -376,7 +376,7 @@ def _planned(spec: AgentSpec, messages: list[Message], emit: Emit | None, settle
     state.registry, state.signing_key = planned.tools.registry, spec.snapshot_key
     config = planned
     if emit is not None or planned.output is not None:  # a stream's sink, and a typed answer's reader, are the run's
-        config = planned.for_run(emit, RunOutput.of(planned.request.output, planned.model, planned.tools.registry))
+        config = planned.for_run(emit, planned.output.fresh() if planned.output is not None else None)
     return RunLoop(config=config, state=state)
 
 

@@ -92,6 +92,9 @@ class _Plan:
     """`tools.version` when planned: a tool added or removed meanwhile plans again."""
     system: SystemMessage | None
     """The instructions, the same every step (messages are never changed in place)."""
+    prepared: tuple[Any, Registry, ModelSettings, Registry] | None = None
+    """A typed run's tools, settings and executor for this plan: ``(output request, ...)``, reused by the
+    runs whose output was planned the same way (`RunOutput.fresh` shares the plan)."""
 
 
 @dataclass
@@ -164,15 +167,22 @@ def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> S
         plan = plans[id(settings)] = _plain_plan(config, settings)
     system = plan.system
     messages = [system, *state.messages] if system is not None else list(state.messages)
-    request = ModelRequest(config.model, messages, plan.tools, plan.settings)
     output = config.output
     if output is None:
-        return StepRequest(request, plan.executor, None)
+        return StepRequest(ModelRequest(config.model, messages, plan.tools, plan.settings), plan.executor, None)
+    hit = plan.prepared
+    if hit is not None and hit[0] is output.request and output.settled(config.model, plan.tools):
+        return StepRequest(ModelRequest(config.model, messages, hit[1], hit[2]), hit[3], None)
+    request = ModelRequest(config.model, messages, plan.tools, plan.settings)
     request = output.prepared(request)  # the output tool, or the native field, as on the planned path
     tools, chosen = request.tools, request.settings.active_tools
     if tools is plan.tools and chosen == plan.settings.active_tools:
-        return StepRequest(request, plan.executor, None)
-    return StepRequest(request, tools.select(k for k in chosen if k in tools) if chosen is not None else tools, None)
+        executor = plan.executor
+    else:
+        executor = tools.select(k for k in chosen if k in tools) if chosen is not None else tools
+    if output.request is not None:
+        plan.prepared = (output.request, tools, request.settings, executor)
+    return StepRequest(request, executor, None)
 
 
 def _plain_plan(config: RunConfig, settings: ModelSettings) -> _Plan:

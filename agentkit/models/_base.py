@@ -152,7 +152,8 @@ class Model(ABC):
         tool). The default, for models without a vendor (test doubles), is the `mode` asked, ``auto``
         meaning ``native``: the model's text answer is read as the JSON value.
         """
-        return OutputPlan("native" if mode == "auto" else mode)
+        plan = _PLANS.get(mode)
+        return plan if plan is not None else OutputPlan("native" if mode == "auto" else mode)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release what the model opened itself (never a client the caller passed in)."""
@@ -162,6 +163,15 @@ class Model(ABC):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+_PLANS: dict[str, OutputPlan] = {
+    "auto": OutputPlan("native"),
+    "native": OutputPlan("native"),
+    "tool": OutputPlan("tool"),
+    "prompted": OutputPlan("prompted"),
+}
+"""The default plans, made once (frozen: shared by every run of every model without a vendor)."""
 
 
 def _json(value: Any) -> str:

@@ -14,9 +14,6 @@ from typing import Any, cast
 
 __all__ = ["answering_bad_lines"]
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-
 
 class _Answering:
     """The session's read stream, answering each unparsable line on the write stream before passing it on."""
@@ -63,7 +60,7 @@ def answering_bad_lines(read: Any, write: Any) -> Any:
 def error_for(problem: Exception) -> Any:
     """The JSON-RPC error answering the line `problem` was raised for, or None (a response, or not a parse)."""
     from mcp.shared.message import SessionMessage
-    from mcp_types import ErrorData, JSONRPCError
+    from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
     from pydantic import ValidationError
 
     if not isinstance(problem, ValidationError):

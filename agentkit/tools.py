@@ -639,18 +639,21 @@ class Tool(Generic[P, R_co]):
         Only agentkit's deadline is a `ToolTimeoutError` here: a `TimeoutError` the tool raises itself
         (an upstream service timing out, another tool's timeout) is passed on as the tool's exception.
         """
-        try:
-            if self._direct and self.timeout is None:
-                return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
-            if self.timeout is None:
+        if self.timeout is None:  # no deadline of ours: whatever the tool raises (a TimeoutError too) is its own
+            try:
+                if self._direct:
+                    return await self.fn(**kwargs)  # type: ignore[call-arg,misc]
                 return await self._run_unbounded(kwargs, context)
+            except ToolDeadlineError as exc:  # another tool's deadline, inside this one: this tool's exception
+                raise ToolTimeoutError(exc.tool, exc.timeout) from exc
+        try:
             return await asyncio.wait_for(self._run_guarded(kwargs, context), self.timeout)
         except _OwnTimeout as raised:
             own = raised.error
         except ToolDeadlineError as exc:
             own = exc  # another tool's deadline, inside this one (ours is raised below, outside this `try`)
         except asyncio.TimeoutError:
-            raise ToolDeadlineError(name, self.timeout or 0) from None
+            raise ToolDeadlineError(name, self.timeout) from None
         if isinstance(own, ToolDeadlineError):  # seen from here it is an exception of this tool
             raise ToolTimeoutError(own.tool, own.timeout) from own
         raise own  # outside the except block: the tool's exception keeps its own context

@@ -26,6 +26,18 @@ def slow_upstream_sync() -> str:
     raise TimeoutError("upstream did not answer")
 
 
+@tool
+async def failing_upstream() -> str:
+    """The same, from a tool without a timeout of its own (no deadline of agentkit's to mistake it for)."""
+    raise TimeoutError("upstream did not answer")
+
+
+@tool
+def failing_upstream_sync() -> str:
+    """The same, sync, without a timeout."""
+    raise TimeoutError("upstream did not answer")
+
+
 @tool(timeout=0.01)
 async def inner() -> None:
     """Never finishes in time."""
@@ -38,7 +50,9 @@ async def outer() -> None:
     await inner.ainvoke({})
 
 
-@pytest.mark.parametrize("item", [slow_upstream, slow_upstream_sync], ids=lambda t: t.id)
+@pytest.mark.parametrize(
+    "item", [slow_upstream, slow_upstream_sync, failing_upstream, failing_upstream_sync], ids=lambda t: t.id
+)
 async def test_a_tools_own_timeout_error_is_reported_as_its_exception(item: Tool[..., str]) -> None:
     result = await Registry([item]).call(ToolCall("1", item.id, {}))
     assert result.error_kind == "exception"

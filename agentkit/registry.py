@@ -72,6 +72,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
         """A `ToolTransform` policy for every tool's display payloads (events, transcripts, traces) in an
         agent's runs; a tool's own transform wins field by field."""
         self._definitions: tuple[int, tuple[ToolDefinition, ...]] | None = None
+        self._asks: tuple[int, bool] | None = None
         if tools is None:
             return
         if is_mapping(tools):
@@ -203,6 +204,19 @@ class Registry(Mapping[str, Tool[..., Any]]):
         self._definitions = (self.version, found)
         return found
 
+    def asks_approval(self) -> bool:
+        """Whether any tool here may need approval (its `requires_approval` is not False).
+
+        Decided once while the registry is unchanged: an agent run asks it before every turn with calls,
+        and skips the per-call decisions when no tool can ask.
+        """
+        cached = self._asks
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        asks = any(item.requires_approval is not False for item in self._tools.values())
+        self._asks = (self.version, asks)
+        return asks
+
     # ---- calling ---------------------------------------------------------------------------------
 
     async def call(
@@ -268,7 +282,9 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        mask = self._masks(item, mask_error_details)
+        mask = item.mask_error_details  # `_masks`, inline: every call that succeeds reads it
+        if mask is None:
+            mask = self.mask_error_details if self.mask_error_details is not None else bool(mask_error_details)
         if schema.needs_thread:
             return await result_of(item, call, value, mask=mask, redacted=redacted)
         return result_now(item, call, value, mask, redacted)  # no await: nothing here can suspend

@@ -83,17 +83,24 @@ class FunctionInfo:
     settings: ModelSettings
 
     @classmethod
-    def _of(cls, registry: Registry, settings: ModelSettings) -> FunctionInfo:
+    def _of(cls, registry: Registry, settings: ModelSettings, previous: FunctionInfo | None = None) -> FunctionInfo:
         """The info of a request; with every tool active, its `tools` list made when first read.
 
         The registry's definitions are taken now (a tuple, the same while the registry is unchanged), so a
         function that keeps the info reads what this request was sent, whatever the registry becomes.
+        `previous` (the model's last info) is given again when it says the same and nobody read its
+        `tools` yet (a list read is the reader's own).
         """
         if settings.active_tools is not None:
             return cls(_definitions(registry, settings.active_tools), settings)
+        sent = registry.definitions()
+        if previous is not None:
+            kept = previous.__dict__
+            if kept.get("_sent") is sent and kept["settings"] is settings and "tools" not in kept:
+                return previous
         info = object.__new__(cls)
         fields = info.__dict__  # frozen: set in the instance's dict, as the dataclass's __init__ does
-        fields["settings"], fields["_sent"] = settings, registry.definitions()
+        fields["settings"], fields["_sent"] = settings, sent
         return info
 
     if not TYPE_CHECKING:  # for the type checkers `tools` is a plain field
@@ -198,6 +205,8 @@ class FunctionModel(Model):
         self.stream_fn = stream_fn
         label = getattr(fn if fn is not None else stream_fn, "__name__", "fn")
         self._name = name or f"function:{label}"
+        self._info: FunctionInfo | None = None
+        """The last request's info, given again while it says the same (`FunctionInfo._of`)."""
 
     @property
     def name(self) -> str:
@@ -217,7 +226,8 @@ class FunctionModel(Model):
                     response = event.response
             assert response is not None
             return response
-        value = self.fn(list(messages), FunctionInfo._of(tools, settings))  # pyright: ignore[reportPrivateUsage]
+        info = self._info = FunctionInfo._of(tools, settings, self._info)  # pyright: ignore[reportPrivateUsage]
+        value = self.fn(list(messages), info)
         # the usual turns first: `isawaitable` on anything else is an ABC check
         if isinstance(value, str):
             value = AssistantMessage(text=value)
@@ -225,7 +235,7 @@ class FunctionModel(Model):
             value = await value
         if isinstance(value, AssistantMessage):  # as `_response` makes it, without the call
             reason = "tool_calls" if value.tool_calls else "stop"
-            return ModelResponse(value, Usage(requests=1), reason, self._name)
+            return ModelResponse(value, Usage(0, 0, 1), reason, self._name)  # one request
         return _response(value, self._name)
 
     async def stream(

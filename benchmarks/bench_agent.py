@@ -8,10 +8,14 @@ other processes do not inflate it), best of the repeats:
 
 * agentkit: `Agent.generate` on `FunctionModel` (no hooks, limits, deferred tools, instrumentation).
 * the floor: a hand-written dict loop doing the same two steps with nothing of agentkit's: the same script
-  as a plain function over dict messages (the scripted turns, the tool call), the tool's JSON arguments
-  validated and the function awaited through one pydantic `TypeAdapter`, its result serialized with
-  `to_json`, the messages appended to the history. agentkit's `FunctionModel` (what it builds per turn:
-  the tool definitions it hands the function, the response and its usage) counts on agentkit's side.
+  over dict messages (the scripted turns, the tool call), awaited as a loop awaits its model client (as
+  agentkit awaits `Model.request`), the tool's JSON arguments validated and the function awaited through
+  one pydantic `TypeAdapter`, its result checked against its return annotation (as agentkit checks every
+  result against the tool's output schema) and serialized with `to_json`, the messages appended to the
+  history. agentkit's `FunctionModel` (what it builds per turn: the tool definitions it hands the
+  function, the response and its usage) counts on agentkit's side.
+* the minimal floor of earlier figures, printed beside it: the same loop with the model a plain function
+  and the result unchecked (less work than the run is asked to do).
 * for continuity with earlier figures: the floor that made the same `FunctionModel.request` calls (which
   flattered agentkit: half of the model's work was in both).
 * peers, each running the same two steps with its own scripted model, where installed (`pip install -e
@@ -73,16 +77,26 @@ def turn(messages: list[Message], info: FunctionInfo) -> AssistantMessage | str:
     return CALL
 
 
-def dict_floor() -> Callable[[], Awaitable[str]]:
-    """The least a loop can do for the same two steps, by hand, over dicts (see the module docstring)."""
+def dict_floor(*, same_work: bool = True) -> Callable[[], Awaitable[str]]:
+    """The least a loop can do for the same two steps, by hand, over dicts (see the module docstring).
+
+    `same_work`: the model is awaited (a loop awaits its model client, as agentkit awaits `Model.request`)
+    and the tool's result is checked against its return annotation (as agentkit checks every result
+    against the tool's output schema). Without it, the minimal floor of earlier figures: a plain function
+    for the model, the result unchecked.
+    """
     tools = {"add": TypeAdapter(add)}
+    returns = {"add": TypeAdapter(int)}  # `add`'s return annotation
     call = {"id": "call_1", "name": "add", "arguments": '{"a": 2, "b": 3}'}
 
-    def model(messages: list[dict[str, Any]]) -> dict[str, Any]:  # `turn`, over dicts
+    def turn_over_dicts(messages: list[dict[str, Any]]) -> dict[str, Any]:  # `turn`, over dicts
         last = messages[-1]
         if last["role"] == "tool":
             return {"role": "assistant", "content": f"The sum is {last['content']}."}
         return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+    async def model(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        return turn_over_dicts(messages)
 
     async def run() -> str:
         messages: list[dict[str, Any]] = [
@@ -90,7 +104,23 @@ def dict_floor() -> Callable[[], Awaitable[str]]:
             {"role": "user", "content": PROMPT},
         ]
         while True:
-            message = model(messages)
+            message = await model(messages)
+            messages.append(message)
+            calls = message.get("tool_calls")
+            if not calls:
+                return str(message["content"])
+            for made in calls:
+                name = made["name"]
+                output = returns[name].validate_python(await tools[name].validate_json(made["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": made["id"], "content": to_json(output).decode()})
+
+    async def minimal() -> str:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "Add numbers."},
+            {"role": "user", "content": PROMPT},
+        ]
+        while True:
+            message = turn_over_dicts(messages)
             messages.append(message)
             calls = message.get("tool_calls")
             if not calls:
@@ -99,7 +129,7 @@ def dict_floor() -> Callable[[], Awaitable[str]]:
                 output = await tools[made["name"]].validate_json(made["arguments"])
                 messages.append({"role": "tool", "tool_call_id": made["id"], "content": to_json(output).decode()})
 
-    return run
+    return run if same_work else minimal
 
 
 def floor_for(model: FunctionModel, registry: Registry) -> Callable[[], Awaitable[str]]:
@@ -283,6 +313,7 @@ async def main(quick: bool) -> None:
     contenders: dict[str, Callable[[], Awaitable[Any]]] = {
         "floor": dict_floor(),
         "agentkit": lambda: agent.generate(PROMPT),
+        "minimal floor": dict_floor(same_work=False),
         "floor with FunctionModel": floor_for(model, registry),
     }
     missing: dict[str, str] = {}
@@ -318,11 +349,16 @@ async def main(quick: bool) -> None:
         f"   ratio {ours / floor:5.2f}x   target <= {TARGET_RATIO:g}x  [{ok}]"
     )
     print(f"{'  floor: a dict loop, pydantic validate+call+to_json':<52} {floor * 1e6:9.1f} us")
+    minimal = best["minimal floor"]
+    print(
+        f"{'  minimal floor: model not awaited, result unchecked':<52} {minimal * 1e6:9.1f} us   "
+        f"agentkit {ours / minimal:5.2f}x it (earlier figures' floor)"
+    )
     print(
         f"{'  earlier floor: the same FunctionModel calls':<52} {earlier * 1e6:9.1f} us   "
         f"agentkit {ours / earlier:5.2f}x it"
     )
-    for name in [n for n in contenders if n not in ("floor", "agentkit", "floor with FunctionModel")]:
+    for name in [n for n in contenders if n not in ("floor", "agentkit", "minimal floor", "floor with FunctionModel")]:
         peer = best[name]
         print(
             f"{'  peer ' + name + ' (same run)':<52} {peer * 1e6:9.1f} us   ratio {peer / floor:5.1f}x   "

@@ -181,3 +181,26 @@ async def test_approval_payloads_are_shaped_and_fail_closed() -> None:
     result: RunResult = stream.result
     assert result.pending[0].payload == {"path": "***"}
     assert result.pending[0].arguments == {"path": "/secret"}  # the app still sees what it decides on
+
+
+async def test_a_tool_that_needs_approval_is_asked_after_runs_whose_tools_never_asked() -> None:
+    """Whether any tool can ask is decided once per registry version: a tool added later is asked all the same."""
+
+    @tool
+    def look(x: int) -> int:
+        """Look."""
+        return x
+
+    @tool(requires_approval=True)
+    def delete(x: int) -> int:
+        """Delete."""
+        return x
+
+    model, _ = scripted(calls(call("look", {"x": 1})), "done", calls(call("delete", {"x": 2})), "done")
+    agent = Agent(model=model, tools=[look])
+    first = await agent.generate("go")
+    assert first.status == "complete" and first.steps[0].results[0].output == 1
+    agent.tools.add("delete", delete)
+    second = await agent.generate("go")
+    assert second.status == "awaiting_approval"
+    assert [item.tool_name for item in second.pending] == ["delete"]

@@ -347,3 +347,30 @@ async def test_function_model_info_lists_the_tools_sent_with_its_request_even_wh
     assert kept[0].tools is kept[0].tools  # one list, as a field: a function may change it
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = kept[0].nothing  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue]
+
+
+async def test_function_model_gives_an_unread_info_again_but_never_a_list_someone_read() -> None:
+    """The last info is reused while it says the same and nobody read its `tools` (a read list is the reader's)."""
+    seen: list[FunctionInfo] = []
+
+    def fn(messages: list[Message], info: FunctionInfo) -> str:
+        seen.append(info)
+        return "done"
+
+    def one(x: int) -> int:
+        return x
+
+    registry = Registry({"one": tool(one)})
+    model = FunctionModel(fn)
+    settings = ModelSettings()
+    await model.request([], registry, settings)
+    await model.request([], registry, settings)
+    assert seen[1] is seen[0]  # unread, the same tools and settings: the same info
+    seen[1].tools.append(seen[1].tools[0])  # a function reads (and changes) its list
+    await model.request([], registry, settings)
+    assert seen[2] is not seen[1] and seen[2].tool_keys == ["one"]  # a fresh one, with its own list
+    await model.request([], registry, ModelSettings())
+    assert seen[3] is not seen[2]  # other settings: another info
+    registry.add("two", tool(one))
+    await model.request([], registry, ModelSettings())
+    assert seen[4].tool_keys == ["one", "two"]  # the registry changed: what this request was sent

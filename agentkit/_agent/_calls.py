@@ -158,7 +158,9 @@ async def call_tool(
                 result_event(config, tripped, index, state.callers.get(call.id))
             return tripped
     item = executor.get(call.name)
-    ctx = _context(config, state, item, call, answers)  # 2.
+    # 2. the run's hooks see the context the tool gets, so they get one whatever the tool takes
+    needs_context = config.machinery & HOOKS or (item is not None and item.schema.context_params)
+    ctx = _context(config, state, call, answers) if needs_context else None
     if item is not None and item.background and call.id not in answers:  # 3.
         result = _background.start(config, state, call, partial(_guarded, config, state, executor, ctx, turn))
     else:
@@ -303,12 +305,7 @@ def _record(config: RunConfig, state: RunState, call: ToolCall, result: ToolResu
         result_event(config, result, index, state.callers.get(result.call_id), cache)
 
 
-def _context(
-    config: RunConfig, state: RunState, item: Tool[..., Any] | None, call: ToolCall, answers: Mapping[str, Any]
-) -> ToolContext[Any] | None:
-    # the run's hooks see the context the tool gets, so they get one whatever the tool takes
-    if not config.machinery & HOOKS and (item is None or not item.schema.context_params):
-        return None
+def _context(config: RunConfig, state: RunState, call: ToolCall, answers: Mapping[str, Any]) -> ToolContext[Any]:
     ctx: ToolContext[Any] = ToolContext(
         deps=config.deps,
         call_id=call.id,

@@ -244,7 +244,7 @@ def note_round(state: RunState, calls: Sequence[ToolCall], results: Sequence[Too
         return
     else:
         names = tuple(call.name for call in calls)
-    remembered = memo(state)
+    remembered = state.memo or memo(state)  # noted by the turn's calls already (unless each was "repeated")
     if names == remembered.round_names:
         last = remembered.last_round()
         now = (tuple(map(call_identity, calls)), tuple(map(_answer, results)))

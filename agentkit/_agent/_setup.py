@@ -10,6 +10,7 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Coroutine, Iterable, Sequence
+from logging import DEBUG
 from typing import Any
 
 from .._choice import check_tool_choice
@@ -211,6 +212,7 @@ def new_config(
     policy = merge_transforms(spec.transform, inherited)
     tracing = _tracing_for(spec.instrument)
     engine = current_hooks.get()
+    repeats = repeat_policy(request)
     bits = machinery(
         prepare=prepare,
         hooks=hooks,
@@ -224,8 +226,9 @@ def new_config(
         traced=tracing is not None,
         tracing_off=spec.instrument is False,
         programs=code_mode_of(spec, options) is not None and not coded.programmatic,
-        repeats=repeat_policy(request).active,
+        repeats=repeats.active,
         cached=any(item.cache is not None for _, item in run_registry.items()),
+        asks=request.require_approval or (repeats.active and repeats.on == "approve"),
     )
     return RunConfig(
         agent=spec,
@@ -355,7 +358,7 @@ def _planned(spec: AgentSpec, messages: list[Message], emit: Emit | None, settle
         id(spec.model()),
         id(current_hooks.get()),
         id(_tracing_for(spec.instrument)),
-        observe.debugging(),
+        observe.logger.isEnabledFor(DEBUG),  # `observe.debugging()`, without its call
         enclosing(),
         emit is not None,
         settles_background,

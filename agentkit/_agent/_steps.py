@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .config import RunConfig
     from .state import RunState
 
-__all__ = ["StepRequest", "check_changes", "plain_step", "plan_step", "run_context"]
+__all__ = ["StepPlan", "StepRequest", "check_changes", "plain_plan", "plain_step", "plan_step", "run_context"]
 
 _CHANGE_KEYS = tuple(StepChanges.__annotations__)
 
@@ -81,7 +81,7 @@ def check_changes(value: Any, fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 @dataclass
-class _Plan:
+class StepPlan:
     """What a plain step sends and may run, for one settings object (`RunTools.plans`)."""
 
     given: ModelSettings
@@ -157,14 +157,24 @@ async def plan_step(config: RunConfig, state: RunState, index: int, settings: Mo
     return StepRequest(request, executor, ctx)
 
 
-def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> StepRequest:
-    """A plain step's request: its plan made once per settings object (and tools version), then reused."""
+def plain_plan(config: RunConfig, settings: ModelSettings) -> StepPlan:
+    """A plain step's plan: made once per settings object (and tools version), then reused.
+
+    A run without an output type sends `plan.tools` with `plan.settings` and the messages after
+    `plan.system` as they are, and may run `plan.executor` (`plain_step` is the same, as a `StepRequest`).
+    """
     plans = config.tools.plans
-    plan = plans.get(id(settings))
+    plan: StepPlan | None = plans.get(id(settings))
     if plan is None or plan.given is not settings or plan.version != plan.tools.version:
         if len(plans) > 16:
             plans.clear()
         plan = plans[id(settings)] = _plain_plan(config, settings)
+    return plan
+
+
+def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> StepRequest:
+    """A plain step's request, from its plan (`plain_plan`) and, in a typed run, its output's request."""
+    plan = plain_plan(config, settings)
     system = plan.system
     messages = [system, *state.messages] if system is not None else list(state.messages)
     output = config.output
@@ -185,7 +195,7 @@ def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> S
     return StepRequest(request, executor, None)
 
 
-def _plain_plan(config: RunConfig, settings: ModelSettings) -> _Plan:
+def _plain_plan(config: RunConfig, settings: ModelSettings) -> StepPlan:
     """The plan of a step that nothing changes: the planned path's checks and results, made once."""
     tools = config.tools.sent((), None)  # what the planned path sends when no tool is deferred
     active = settings.active_tools
@@ -197,7 +207,7 @@ def _plain_plan(config: RunConfig, settings: ModelSettings) -> _Plan:
         step_settings = dataclasses.replace(settings, tool_choice=choice, active_tools=active, deferred_tools=())
     executor = tools.select(k for k in active if k in tools) if active is not None else tools
     text = config.agent.instruction_parts.static
-    return _Plan(settings, step_settings, tools, executor, tools.version, SystemMessage(text) if text else None)
+    return StepPlan(settings, step_settings, tools, executor, tools.version, SystemMessage(text) if text else None)
 
 
 def _budgeted(

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..runs import RunStore
 
 __all__ = [
+    "ASKS",
     "CACHED",
     "CALL_CONTROL",
     "CANCEL",
@@ -87,6 +88,9 @@ REPEATS = 1 << 11
 """Loop detection is on (`agentkit.repeats`): each call and each turn is checked and noted."""
 CACHED = 1 << 12
 """A tool of the run caches its results (`agentkit.cache`): its calls go through the cache (step 6)."""
+ASKS = 1 << 13
+"""A call may need approval whatever its tool says: the run's ``require_approval=True``, or a
+``RepeatPolicy(on="approve")``. Without it, only a tool's own policy asks (`Registry.asks_approval`)."""
 
 STEP_PLANNING = PREPARE | HOOKS | DYNAMIC_INSTRUCTIONS | DEFERRED | BUDGETS
 """What can change a step's plan: without these, a plan made once per settings is reused."""
@@ -112,6 +116,7 @@ def machinery(
     programs: bool = False,
     repeats: bool = False,
     cached: bool = False,
+    asks: bool = False,
 ) -> int:
     """The run's machinery bits (see the module docstring), computed once per run."""
     bits = 0
@@ -140,6 +145,8 @@ def machinery(
         bits |= REPEATS
     if cached:
         bits |= CACHED
+    if asks:
+        bits |= ASKS
     if limits.max_concurrency is not None or limits.max_tool_calls is not None or traced or tracing_off or programs:
         bits |= SCOPED
     return bits

@@ -22,12 +22,13 @@ from __future__ import annotations as _annotations
 import inspect
 from collections.abc import Awaitable, Coroutine, Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from ..codemode._host import LoopHost, current_host
 from ..events import OutputEvent, RunStatus
 from ..exceptions import RetryLimitExceeded
 from ..messages import ModelResponse, ToolCall, ToolResult, ToolResultsMessage
+from ..models import ModelSettings
 from . import _background, observe
 from ._answer import Exhausted, Finished, Retry, spend_retries, text_answer
 from ._approvals import needs_approval, pending_approval
@@ -36,8 +37,8 @@ from ._emit import announce_calls, approvals_requested, finished, interrupted, p
 from ._intercept import after_model_response
 from ._limits import enter_run, leave_run
 from ._request import request, unique_ids
-from ._steps import plain_step, plan_step
-from .config import HOOKS, PROGRAMS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
+from ._steps import plain_plan, plain_step, plan_step
+from .config import ASKS, HOOKS, PROGRAMS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
 from .interrupts import Interrupt
 from .results import NO_OUTPUT, Approval, PendingItem, RunResult
 from .state import RunState, Step
@@ -105,26 +106,21 @@ class RunLoop:
                 _background.join(config, state, index)
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = config.first if index == self.first_step else config.later
-            # plan
-            if machinery & STEP_PLANNING:
-                step = await plan_step(config, state, index, settings)
-            else:
-                step = plain_step(config, state, settings)
-            state.executor = step.executor
-            # request
-            if machinery & REQUEST_WATCH:
-                response = await request(config, state, step, index)
-                if response is None:
+            # plan, request
+            if machinery & (STEP_PLANNING | REQUEST_WATCH) or config.output is not None:
+                planned = await self._request(index, settings)
+                if planned is None:
                     return self._finish("cancelled", self._last_text())
-            else:
-                sent = step.request  # the step's model: prepare_step may have chosen another
-                response = await sent.model.request(sent.messages, sent.tools, sent.settings)
-            state.usage = state.usage + response.usage
-            if response.message.tool_calls:
-                response = unique_ids(state, response)
-            if machinery & HOOKS:
-                assert step.ctx is not None  # a step with hooks is never plain
-                await after_model_response(config.hooks, step.ctx, step.request, response)
+                response = planned
+            else:  # the plan made once, sent as it is: no step objects to make
+                plan = plain_plan(config, settings)
+                state.executor = plan.executor
+                system = plan.system
+                sent = [system, *state.messages] if system is not None else list(state.messages)
+                response = await config.model.request(sent, plan.tools, plan.settings)
+                state.usage = state.usage + response.usage
+                if response.message.tool_calls:
+                    response = unique_ids(state, response)
             message = response.message
             state.messages.append(message)
             calls = message.tool_calls
@@ -139,6 +135,30 @@ class RunLoop:
             if paused is not None:
                 return paused
         return await self._out_of_steps()
+
+    async def _request(self, index: int, settings: ModelSettings) -> ModelResponse | None:
+        """Plan step `index` and make its request (None: the run was cancelled while it waited)."""
+        config, state = self.config, self.state
+        machinery = config.machinery
+        if machinery & STEP_PLANNING:
+            step = await plan_step(config, state, index, settings)
+        else:
+            step = plain_step(config, state, settings)
+        state.executor = step.executor
+        if machinery & REQUEST_WATCH:
+            response = await request(config, state, step, index)
+            if response is None:
+                return None
+        else:
+            sent = step.request  # the step's model: prepare_step may have chosen another
+            response = await sent.model.request(sent.messages, sent.tools, sent.settings)
+        state.usage = state.usage + response.usage
+        if response.message.tool_calls:
+            response = unique_ids(state, response)
+        if machinery & HOOKS:
+            assert step.ctx is not None  # a step with hooks is never plain
+            await after_model_response(config.hooks, step.ctx, step.request, response)
+        return response
 
     async def _out_of_steps(self) -> RunResult[Any]:
         """The run's result once `max_steps` turns are used (or the last turn's tools ended it)."""
@@ -187,6 +207,8 @@ class RunLoop:
             announce_calls(config, state, index, calls)
         executor = state.executor
         assert executor is not None
+        if not config.machinery & ASKS and not executor.asks_approval():
+            return None  # no tool here can ask, nor can the run
         waiting = [pending_approval(config, call) for call in calls if needs_approval(config, state, executor, call)]
         if not waiting:
             return None
@@ -214,16 +236,21 @@ class RunLoop:
         executor = state.executor
         assert executor is not None
         outcomes = await run_calls(config, state, executor, todo, index, refused, answers)
-        interrupts = [outcome for outcome in outcomes if isinstance(outcome, Interrupt)]
+        interrupts: list[Interrupt] = []
+        for outcome in outcomes:
+            if isinstance(outcome, Interrupt):
+                interrupts.append(outcome)
         ordered: list[ToolResult]
         if done or interrupts:
             results = dict(done)
             results.update((o.call_id, o) for o in outcomes if not isinstance(o, Interrupt))
             ordered = [results[call.id] for call in calls if call.id in results]
-        else:  # every call answered, in call order: the outcomes are the results
-            ordered = cast("list[ToolResult]", outcomes)  # no Interrupt among them
-        # a new Step: a resumed turn's old one still belongs to the paused result
-        step = state.steps[-1] = Step(step.index, step.response, calls, ordered)
+        else:  # every call answered, in call order: the outcomes are the results (no Interrupt among them)
+            ordered = outcomes  # type: ignore[assignment]
+        if done is _NONE:  # this leg's own turn (`_run`'s): nothing holds its step yet, so it is filled in
+            step.results = ordered
+        else:  # a new Step: a resumed turn's old one still belongs to the paused result
+            step = state.steps[-1] = Step(step.index, step.response, calls, ordered)
         if interrupts:
             pending = [record for item in interrupts for record in interrupted(config, state, item, index)]
             step_finished(config, index, step.response, len(calls))
@@ -276,6 +303,8 @@ class RunLoop:
         self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, output: Any = NO_OUTPUT
     ) -> RunResult[Any]:
         state = self.state
+        if output is NO_OUTPUT and not state.request.structured:
+            output = text  # a run without an output type answers with its text
         return RunResult(
             text=text,
             status=status,

@@ -360,3 +360,25 @@ async def test_attributes_made_once_follow_the_model_and_the_settings_of_each_ru
         (s for s in exporter.get_finished_spans() if s.name == "chat gpt-4o"), key=lambda s: s.start_time or 0
     )
     assert [(s.attributes or {}).get("gen_ai.request.max_tokens") for s in chats] == [50, 50, None, None]
+
+
+async def test_spans_are_current_inside_and_the_context_is_restored_after_a_failure(
+    exporter: InMemorySpanExporter,
+) -> None:
+    # spans are made current by hand (attach / detach), not by start_as_current_span: none may leak
+    from opentelemetry import trace
+
+    seen: list[str] = []
+
+    def broken(messages: list[Any], info: Any) -> str:
+        seen.append(trace.get_current_span().name)  # type: ignore[attr-defined]  # an SDK span has a name
+        raise ConnectionError("down")
+
+    before = trace.get_current_span()
+    with pytest.raises(ConnectionError):
+        await Agent(id="x", model=FunctionModel(broken, name="openai:gpt-4o")).generate("hi")
+    assert seen == ["chat gpt-4o"]
+    assert trace.get_current_span() is before
+    assert all(s.end_time is not None for s in exporter.get_finished_spans())
+    await agents().generate("What is 1 + 2?")
+    assert trace.get_current_span() is before

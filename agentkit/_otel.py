@@ -23,6 +23,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from ._agent.display import display_arguments, error_text, shape
 from ._vendors import VENDORS
 from .exceptions import ClientCallRequested, ModelAPIError, ToolSuspended
+from .instrumentation import _enter_run, _leave_run  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing
 from .messages import (
     AssistantMessage,
     ImagePart,
@@ -145,8 +146,9 @@ class Tracing:
     # ---- a run -----------------------------------------------------------------------------------------
 
     async def agent(self, loop: TracedRun, body: Awaitable[RunResult]) -> RunResult:
-        """Run `body` (the loop) inside an ``invoke_agent`` span."""
+        """Run `body` (the loop) inside an ``invoke_agent`` span, this tracer the one its subagents inherit."""
         name, attributes = self._agent_basis(loop)  # shared: the SDK copies what it keeps
+        run = _enter_run(self)  # here, not in a coroutine of its own around this one
         span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes, **_OWN_ERRORS)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
@@ -166,6 +168,7 @@ class Tracing:
         finally:
             otel_context.detach(token)
             span.end()
+            _leave_run(run)
 
     # ---- a model request -------------------------------------------------------------------------------
 

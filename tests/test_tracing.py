@@ -382,3 +382,21 @@ async def test_spans_are_current_inside_and_the_context_is_restored_after_a_fail
     assert all(s.end_time is not None for s in exporter.get_finished_spans())
     await agents().generate("What is 1 + 2?")
     assert trace.get_current_span() is before
+
+
+async def test_debug_records_and_spans_together(
+    exporter: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    # DEBUG on: the model request is logged around its chat span (without DEBUG the span's coroutine is awaited alone)
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="agentkit.agent"):
+        assert (await agents().generate("What is 1 + 2?")).text == "It is 3."
+    answered = [r for r in caplog.records if "answered in" in r.getMessage()]
+    assert len(answered) == 4 and {r.model for r in answered} == {"openai:gpt-4o", "anthropic:claude-x"}  # type: ignore[attr-defined]
+    assert sorted(s.name for s in exporter.get_finished_spans() if s.name.startswith("chat")) == [
+        "chat claude-x",
+        "chat claude-x",
+        "chat gpt-4o",
+        "chat gpt-4o",
+    ]

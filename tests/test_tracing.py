@@ -10,6 +10,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import StatusCode
 from pydantic import BaseModel
 
@@ -400,3 +401,64 @@ async def test_debug_records_and_spans_together(
         "chat gpt-4o",
         "chat gpt-4o",
     ]
+
+
+class _Seen(Sampler):
+    """A sampler that records what each span offers it at creation, then records (or drops) the span."""
+
+    def __init__(self, drop: bool = False) -> None:
+        self.decision = Decision.DROP if drop else Decision.RECORD_AND_SAMPLE
+        self.offered: dict[str, dict[str, Any]] = {}
+
+    def should_sample(
+        self, parent_context: Any, trace_id: int, name: str, kind: Any = None, attributes: Any = None, *more: Any
+    ) -> SamplingResult:
+        self.offered[name] = dict(attributes or {})
+        return SamplingResult(self.decision, attributes if self.decision is Decision.RECORD_AND_SAMPLE else None)
+
+    def get_description(self) -> str:
+        return "seen"
+
+
+async def test_a_users_sampler_sees_the_sampling_attributes_at_creation() -> None:
+    # GenAI conventions: operation, provider, request model and server are to be given at span creation
+    sampler = _Seen()
+    provider = TracerProvider(sampler=sampler)
+    settings = InstrumentationSettings(tracer_provider=provider)
+    model = FunctionModel(boss_turn, name="openai:gpt-4o")
+    model.base_url = "https://api.example.com/v1"  # type: ignore[attr-defined]  # as a vendor model has one
+    agent = Agent(id="boss", name="Boss", model=model, tools=[find], instrument=settings)
+    await agent.generate("Where?")
+    chat = sampler.offered["chat gpt-4o"]
+    assert {k: chat[k] for k in ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model")} == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+    }
+    assert (chat["server.address"], chat["server.port"]) == ("api.example.com", 443)
+    run = sampler.offered["invoke_agent Boss"]
+    assert (run["gen_ai.operation.name"], run["gen_ai.agent.name"], run["gen_ai.request.model"]) == (
+        "invoke_agent",
+        "Boss",
+        "gpt-4o",
+    )
+    tool_span = sampler.offered["execute_tool find"]
+    assert (tool_span["gen_ai.operation.name"], tool_span["gen_ai.tool.name"]) == ("execute_tool", "find")
+
+
+async def test_a_span_the_users_sampler_drops_gets_no_attribute_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentkit import _otel
+
+    built: list[str] = []
+    for name in ("_usage", "_response"):
+        real = getattr(_otel, name)
+        monkeypatch.setattr(_otel, name, lambda value, real=real, name=name: built.append(name) or real(value))
+    sampler = _Seen(drop=True)
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(sampler=sampler)
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    result = await agents(instrument=InstrumentationSettings(tracer_provider=provider)).generate("What is 1 + 2?")
+    assert result.text == "It is 3."
+    assert memory.get_finished_spans() == ()
+    assert "chat gpt-4o" in sampler.offered  # offered, then dropped: no end attributes made for it
+    assert built == []

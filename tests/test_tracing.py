@@ -462,3 +462,16 @@ async def test_a_span_the_users_sampler_drops_gets_no_attribute_work(monkeypatch
     assert memory.get_finished_spans() == ()
     assert "chat gpt-4o" in sampler.offered  # offered, then dropped: no end attributes made for it
     assert built == []
+
+
+def test_content_is_serialized_as_json_dumps_would() -> None:
+    # one encoder made once, not one per json.dumps call: the very same text
+    from agentkit import _otel
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<opaque>"
+
+    value = [{"role": "user", "parts": [{"type": "text", "content": "Größe? 名前", "n": 1.5, "x": Opaque()}]}]
+    assert _otel._json(value) == json.dumps(value, default=repr, ensure_ascii=False)  # pyright: ignore[reportPrivateUsage]
+    assert '"<opaque>"' in _otel._json(value) and "Größe" in _otel._json(value)  # pyright: ignore[reportPrivateUsage]

@@ -40,6 +40,7 @@ from .messages import (
 
 if TYPE_CHECKING:
     from ._agent.results import RunResult
+    from .definitions import ToolDefinition
     from .hooks import ModelRequest
     from .instrumentation import InstrumentationSettings
     from .models import Model
@@ -105,6 +106,8 @@ class Tracing:
         self._chat = weakref.WeakKeyDictionary()
         # per agent spec (a new one when the agent changes): the run span's model, name and start attributes
         self._agents: weakref.WeakKeyDictionary[Any, tuple[Model, str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+        # content only: the tool definitions' JSON per definitions tuple (see `_definitions`)
+        self._tools_json: dict[int, tuple[tuple[ToolDefinition, ...], str]] = {}
 
     def _chat_basis(self, model: Model, streaming: bool = False) -> tuple[str, dict[str, Any]]:
         """The chat span's name and its attributes that depend on the model and streaming only (shared)."""
@@ -220,10 +223,18 @@ class Tracing:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": t} for t in system])
         messages = [_message(loop, m) for m in request.messages if not isinstance(m, SystemMessage)]
         attributes["gen_ai.input.messages"] = _json(messages)
-        attributes["gen_ai.tool.definitions"] = _json(
-            [{"type": "function", "name": d.key, "description": d.description} for d in request.tools.definitions()]
-        )
+        attributes["gen_ai.tool.definitions"] = self._definitions(request.tools.definitions())
         return attributes
+
+    def _definitions(self, definitions: tuple[ToolDefinition, ...]) -> str:
+        """The tools' JSON, made once per definitions tuple (a registry returns the same one while unchanged)."""
+        found = self._tools_json.get(id(definitions))  # the tuple is kept with it: its id is not reused meanwhile
+        if found is None or found[0] is not definitions:
+            if len(self._tools_json) >= 64:  # registries made per run (a selection) must not pile up
+                self._tools_json.clear()
+            text = _json([{"type": "function", "name": d.key, "description": d.description} for d in definitions])
+            found = self._tools_json[id(definitions)] = (definitions, text)
+        return found[1]
 
     # ---- a tool call -----------------------------------------------------------------------------------
 

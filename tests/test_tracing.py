@@ -475,3 +475,29 @@ def test_content_is_serialized_as_json_dumps_would() -> None:
     value = [{"role": "user", "parts": [{"type": "text", "content": "Größe? 名前", "n": 1.5, "x": Opaque()}]}]
     assert _otel._json(value) == json.dumps(value, default=repr, ensure_ascii=False)  # pyright: ignore[reportPrivateUsage]
     assert '"<opaque>"' in _otel._json(value) and "Größe" in _otel._json(value)  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_tool_definitions_are_serialized_once_per_registry_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentkit import _otel
+
+    serialized: list[Any] = []
+    real = _otel._json  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(_otel, "_json", lambda value: serialized.append(value) or real(value))
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    tools = Registry([add])
+    agent = Agent(model=FunctionModel(helper_turn, name="openai:m"), tools=tools, instrument=settings)
+    await agent.generate("1 + 2?")
+    await agent.generate("1 + 2?")
+    expected = [{"type": "function", "name": "add", "description": "Add two numbers."}]
+    chats = [s for s in memory.get_finished_spans() if s.name.startswith("chat")]
+    assert len(chats) == 4
+    assert all(json.loads(str((s.attributes or {})["gen_ai.tool.definitions"])) == expected for s in chats)
+    assert [value for value in serialized if value == expected] == [expected]  # four chats, one serialization
+    tools.add("find", find)  # the registry changes: its definitions are serialized again
+    memory.clear()
+    await agent.generate("1 + 2?")
+    first = memory.get_finished_spans()[0].attributes or {}
+    assert [d["name"] for d in json.loads(str(first["gen_ai.tool.definitions"]))] == ["add", "find"]

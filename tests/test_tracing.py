@@ -10,6 +10,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import StatusCode
 from pydantic import BaseModel
 
@@ -360,3 +361,143 @@ async def test_attributes_made_once_follow_the_model_and_the_settings_of_each_ru
         (s for s in exporter.get_finished_spans() if s.name == "chat gpt-4o"), key=lambda s: s.start_time or 0
     )
     assert [(s.attributes or {}).get("gen_ai.request.max_tokens") for s in chats] == [50, 50, None, None]
+
+
+async def test_spans_are_current_inside_and_the_context_is_restored_after_a_failure(
+    exporter: InMemorySpanExporter,
+) -> None:
+    # spans are made current by hand (attach / detach), not by start_as_current_span: none may leak
+    from opentelemetry import trace
+
+    seen: list[str] = []
+
+    def broken(messages: list[Any], info: Any) -> str:
+        seen.append(trace.get_current_span().name)  # type: ignore[attr-defined]  # an SDK span has a name
+        raise ConnectionError("down")
+
+    before = trace.get_current_span()
+    with pytest.raises(ConnectionError):
+        await Agent(id="x", model=FunctionModel(broken, name="openai:gpt-4o")).generate("hi")
+    assert seen == ["chat gpt-4o"]
+    assert trace.get_current_span() is before
+    assert all(s.end_time is not None for s in exporter.get_finished_spans())
+    await agents().generate("What is 1 + 2?")
+    assert trace.get_current_span() is before
+
+
+async def test_debug_records_and_spans_together(
+    exporter: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    # DEBUG on: the model request is logged around its chat span (without DEBUG the span's coroutine is awaited alone)
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="agentkit.agent"):
+        assert (await agents().generate("What is 1 + 2?")).text == "It is 3."
+    answered = [r for r in caplog.records if "answered in" in r.getMessage()]
+    assert len(answered) == 4 and {r.model for r in answered} == {"openai:gpt-4o", "anthropic:claude-x"}  # type: ignore[attr-defined]
+    assert sorted(s.name for s in exporter.get_finished_spans() if s.name.startswith("chat")) == [
+        "chat claude-x",
+        "chat claude-x",
+        "chat gpt-4o",
+        "chat gpt-4o",
+    ]
+
+
+class _Seen(Sampler):
+    """A sampler that records what each span offers it at creation, then records (or drops) the span."""
+
+    def __init__(self, drop: bool = False) -> None:
+        self.decision = Decision.DROP if drop else Decision.RECORD_AND_SAMPLE
+        self.offered: dict[str, dict[str, Any]] = {}
+
+    def should_sample(
+        self, parent_context: Any, trace_id: int, name: str, kind: Any = None, attributes: Any = None, *more: Any
+    ) -> SamplingResult:
+        self.offered[name] = dict(attributes or {})
+        return SamplingResult(self.decision, attributes if self.decision is Decision.RECORD_AND_SAMPLE else None)
+
+    def get_description(self) -> str:
+        return "seen"
+
+
+async def test_a_users_sampler_sees_the_sampling_attributes_at_creation() -> None:
+    # GenAI conventions: operation, provider, request model and server are to be given at span creation
+    sampler = _Seen()
+    provider = TracerProvider(sampler=sampler)
+    settings = InstrumentationSettings(tracer_provider=provider)
+    model = FunctionModel(boss_turn, name="openai:gpt-4o")
+    model.base_url = "https://api.example.com/v1"  # type: ignore[attr-defined]  # as a vendor model has one
+    agent = Agent(id="boss", name="Boss", model=model, tools=[find], instrument=settings)
+    await agent.generate("Where?")
+    chat = sampler.offered["chat gpt-4o"]
+    assert {k: chat[k] for k in ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model")} == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+    }
+    assert (chat["server.address"], chat["server.port"]) == ("api.example.com", 443)
+    run = sampler.offered["invoke_agent Boss"]
+    assert (run["gen_ai.operation.name"], run["gen_ai.agent.name"], run["gen_ai.request.model"]) == (
+        "invoke_agent",
+        "Boss",
+        "gpt-4o",
+    )
+    tool_span = sampler.offered["execute_tool find"]
+    assert (tool_span["gen_ai.operation.name"], tool_span["gen_ai.tool.name"]) == ("execute_tool", "find")
+
+
+async def test_a_span_the_users_sampler_drops_gets_no_attribute_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentkit import _otel
+
+    built: list[str] = []
+    for name in ("_usage", "_response"):
+        real = getattr(_otel, name)
+        monkeypatch.setattr(_otel, name, lambda value, real=real, name=name: built.append(name) or real(value))
+    sampler = _Seen(drop=True)
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(sampler=sampler)
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    result = await agents(instrument=InstrumentationSettings(tracer_provider=provider)).generate("What is 1 + 2?")
+    assert result.text == "It is 3."
+    assert memory.get_finished_spans() == ()
+    assert "chat gpt-4o" in sampler.offered  # offered, then dropped: no end attributes made for it
+    assert built == []
+
+
+def test_content_is_serialized_as_json_dumps_would() -> None:
+    # one encoder made once, not one per json.dumps call: the very same text
+    from agentkit import _otel
+
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<opaque>"
+
+    value = [{"role": "user", "parts": [{"type": "text", "content": "Größe? 名前", "n": 1.5, "x": Opaque()}]}]
+    assert _otel._json(value) == json.dumps(value, default=repr, ensure_ascii=False)  # pyright: ignore[reportPrivateUsage]
+    assert '"<opaque>"' in _otel._json(value) and "Größe" in _otel._json(value)  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_tool_definitions_are_serialized_once_per_registry_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentkit import _otel
+
+    serialized: list[Any] = []
+    real = _otel._json  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(_otel, "_json", lambda value: serialized.append(value) or real(value))
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    tools = Registry([add])
+    agent = Agent(model=FunctionModel(helper_turn, name="openai:m"), tools=tools, instrument=settings)
+    await agent.generate("1 + 2?")
+    await agent.generate("1 + 2?")
+    expected = [{"type": "function", "name": "add", "description": "Add two numbers."}]
+    chats = [s for s in memory.get_finished_spans() if s.name.startswith("chat")]
+    assert len(chats) == 4
+    assert all(json.loads(str((s.attributes or {})["gen_ai.tool.definitions"])) == expected for s in chats)
+    assert [value for value in serialized if value == expected] == [expected]  # four chats, one serialization
+    tools.add("find", find)  # the registry changes: its definitions are serialized again
+    memory.clear()
+    await agent.generate("1 + 2?")
+    first = memory.get_finished_spans()[0].attributes or {}
+    assert [d["name"] for d in json.loads(str(first["gen_ai.tool.definitions"]))] == ["add", "find"]

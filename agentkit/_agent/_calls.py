@@ -165,12 +165,12 @@ async def call_tool(
         result = _background.start(config, state, call, partial(_guarded, config, state, executor, ctx, turn))
     else:
         try:
-            if config.tracing is not None:
-                result = await config.tracing.tool(config, call, _guarded(config, state, executor, ctx, turn, call))
-            elif item is not None and turn is None and not item.limits and not config.machinery & (HOOKS | CAPS):
-                result = await _execute(config, state, executor, item, call, ctx)  # nothing around it: straight to 6.
+            work: Awaitable[ToolResult]
+            if item is not None and turn is None and not item.limits and not config.machinery & (HOOKS | CAPS):
+                work = _execute(config, state, executor, item, call, ctx)  # nothing around it: straight to 6.
             else:
-                result = await _guarded(config, state, executor, ctx, turn, call)
+                work = _guarded(config, state, executor, ctx, turn, call)
+            result = await (work if config.tracing is None else config.tracing.tool(config, call, work))
         except ToolSuspended as signal:
             return Interrupt(call, "suspension", signal.payload, signal.schema)
         except ClientCallRequested:

@@ -65,15 +65,16 @@ class RunLoop:
 
     def run(self) -> Coroutine[Any, Any, RunResult[Any]]:
         """Take model turns until the run ends or pauses; return (a coroutine of) its result."""
-        if not self.config.machinery & SCOPED:
-            return self._run()  # nothing to install around the run: no coroutine around the loop's own
-        return self._traced()
-
-    async def _traced(self) -> RunResult[Any]:
         config = self.config
+        if not config.machinery & SCOPED:
+            return self._run()  # nothing to install around the run: no coroutine around the loop's own
+        # no coroutine around the loop's own that installs nothing (a traced run without limits: the span's only)
+        limits = config.request.limits
+        plain = limits.max_concurrency is None and limits.max_tool_calls is None and not config.machinery & PROGRAMS
+        work = self._run() if plain else self.scoped(self._run())
         if config.tracing is None and config.agent.instrument is not False:
-            return await self.scoped(self._run())
-        return await observe.agent_run(config, self.scoped(self._run()))  # traced, or below a traced parent
+            return work
+        return observe.agent_run(config, work)  # traced, or below a traced parent
 
     async def scoped(self, work: Awaitable[_T]) -> _T:
         """Await `work` with this run installed for its tool calls.

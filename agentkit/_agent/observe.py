@@ -14,8 +14,8 @@ from __future__ import annotations as _annotations
 
 import logging
 import time
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from ..instrumentation import _enter_run, _leave_run  # pyright: ignore[reportPrivateUsage]  # agentkit's own run plumbing, kept out of the public module's API
 from ..messages import ModelResponse, ToolResult
@@ -35,72 +35,81 @@ def debugging() -> bool:
     return logger.isEnabledFor(logging.DEBUG)
 
 
-async def agent_run(config: RunConfig, body: Awaitable[RunResult]) -> RunResult:
+def agent_run(config: RunConfig, body: Awaitable[RunResult]) -> Coroutine[Any, Any, RunResult]:
     """Run `body` as the run of `config`: its tracer is what its subagents inherit, and its span wraps it."""
-    token = _enter_run(config.tracing)
+    if config.tracing is not None:
+        return config.tracing.agent(config, body)  # it makes itself the tracer subagents inherit
+    return _untraced(body)
+
+
+async def _untraced(body: Awaitable[RunResult]) -> RunResult:
+    token = _enter_run(None)  # subagents of this run are not traced either (unless they ask for it)
     try:
-        if config.tracing is None:
-            return await body
-        return await config.tracing.agent(config, body)
+        return await body
     finally:
         _leave_run(token)
 
 
-async def model_turn(
+def model_turn(
     config: RunConfig, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]
-) -> ModelResponse:
-    """Await one model request, logged at DEBUG and traced as a ``chat`` span when tracing is on.
+) -> Awaitable[ModelResponse]:
+    """One model request, logged at DEBUG and traced as a ``chat`` span when tracing is on.
 
     `request` is the request as the step's hooks left it (its model, messages, tools and settings).
     """
-    debug = debugging()
+    if not debugging():  # traced only: the span's coroutine, none around it
+        return turn if config.tracing is None else config.tracing.chat(config, request, turn)
+    return _logged_turn(config, request, index, turn)
+
+
+async def _logged_turn(
+    config: RunConfig, request: ModelRequest, index: int, turn: Awaitable[ModelResponse]
+) -> ModelResponse:
     model = request.model.name
     settings = request.settings
-    if debug:
-        logger.debug(
-            "agent %r step %d: request to %s (%d messages, %d tools, tool_choice=%r)",
-            config.agent.id,
-            index,
-            model,
-            len(request.messages),
-            len(settings.active_tools) if settings.active_tools is not None else len(request.tools),
-            settings.tool_choice,
-            extra={"agent_id": config.agent.id, "step": index, "model": model},
-        )
+    extra = {"agent_id": config.agent.id, "step": index, "model": model}
+    logger.debug(
+        "agent %r step %d: request to %s (%d messages, %d tools, tool_choice=%r)",
+        config.agent.id,
+        index,
+        model,
+        len(request.messages),
+        len(settings.active_tools) if settings.active_tools is not None else len(request.tools),
+        settings.tool_choice,
+        extra=extra,
+    )
     start = time.perf_counter()
     try:
         response = await (turn if config.tracing is None else config.tracing.chat(config, request, turn))
     except BaseException as exc:
-        if debug:
-            logger.debug(
-                "agent %r step %d: request to %s failed after %.0f ms: %s",
-                config.agent.id,
-                index,
-                model,
-                (time.perf_counter() - start) * 1000,
-                type(exc).__name__,
-                extra={"agent_id": config.agent.id, "step": index, "model": model},
-            )
-        raise
-    if debug:
-        usage = response.usage
         logger.debug(
-            "agent %r step %d: %s answered in %.0f ms: finish_reason=%r, %d tool calls, tokens in=%d "
-            "(cache read %d, written %d) out=%d (reasoning %d), request id %s",
+            "agent %r step %d: request to %s failed after %.0f ms: %s",
             config.agent.id,
             index,
-            response.model_name or model,
+            model,
             (time.perf_counter() - start) * 1000,
-            response.finish_reason,
-            len(response.message.tool_calls),
-            usage.input_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.output_tokens,
-            usage.reasoning_tokens,
-            response.request_id,
-            extra={"agent_id": config.agent.id, "step": index, "model": model, "request_id": response.request_id},
+            type(exc).__name__,
+            extra=extra,
         )
+        raise
+    usage = response.usage
+    logger.debug(
+        "agent %r step %d: %s answered in %.0f ms: finish_reason=%r, %d tool calls, tokens in=%d "
+        "(cache read %d, written %d) out=%d (reasoning %d), request id %s",
+        config.agent.id,
+        index,
+        response.model_name or model,
+        (time.perf_counter() - start) * 1000,
+        response.finish_reason,
+        len(response.message.tool_calls),
+        usage.input_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.output_tokens,
+        usage.reasoning_tokens,
+        response.request_id,
+        extra={**extra, "request_id": response.request_id},
+    )
     return response
 
 

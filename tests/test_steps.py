@@ -484,13 +484,13 @@ async def test_plain_steps_are_planned_once_per_settings_and_again_when_the_tool
     from agentkit._agent import _steps
 
     made: list[ModelSettings] = []
-    original = _steps._plain_plan
+    original = _steps._new_plan
 
     def counting(loop: Any, settings: ModelSettings) -> Any:
         made.append(settings)
         return original(loop, settings)
 
-    monkeypatch.setattr(_steps, "_plain_plan", counting)
+    monkeypatch.setattr(_steps, "_new_plan", counting)
     seen: list[tuple[list[str], list[str], ModelSettings]] = []
     tools = Registry({"add": add})
     agent = Agent(model=_recording_model(seen), tools=tools)

@@ -11,7 +11,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from .._choice import BUILT_IN_CHOICES, check_tool_choice
 from .._jsonish import is_mapping, is_sequence
@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     from .config import RunConfig
     from .state import RunState
 
-__all__ = ["StepPlan", "StepRequest", "check_changes", "plain_plan", "plain_step", "plan_step", "run_context"]
+__all__ = [
+    "PlainSent",
+    "StepPlan",
+    "StepRequest",
+    "check_changes",
+    "plain_sent",
+    "plain_step",
+    "plan_step",
+    "run_context",
+]
 
 _CHANGE_KEYS = tuple(StepChanges.__annotations__)
 
@@ -92,9 +101,18 @@ class StepPlan:
     """`tools.version` when planned: a tool added or removed meanwhile plans again."""
     system: SystemMessage | None
     """The instructions, the same every step (messages are never changed in place)."""
-    prepared: tuple[Any, Registry, ModelSettings, Registry] | None = None
-    """A typed run's tools, settings and executor for this plan: ``(output request, ...)``, reused by the
-    runs whose output was planned the same way (`RunOutput.fresh` shares the plan)."""
+    prepared: tuple[Any, PlainSent] | None = None
+    """A typed run's `plain_sent` for this plan: ``(output request, sent)``, reused by the runs whose
+    output was planned the same way (`RunOutput.fresh` shares the plan)."""
+
+    @property
+    def sent(self) -> PlainSent:
+        """What a text run's plain step sends (see `plain_sent`)."""
+        return self.tools, self.settings, self.executor, self.system
+
+
+PlainSent = tuple[Registry, ModelSettings, Registry, Union[SystemMessage, None]]
+"""A plain step's tools sent, its settings, the tools it may run, and the instructions in front of the messages."""
 
 
 @dataclass
@@ -157,45 +175,51 @@ async def plan_step(config: RunConfig, state: RunState, index: int, settings: Mo
     return StepRequest(request, executor, ctx)
 
 
-def plain_plan(config: RunConfig, settings: ModelSettings) -> StepPlan:
-    """A plain step's plan: made once per settings object (and tools version), then reused.
-
-    A run without an output type sends `plan.tools` with `plan.settings` and the messages after
-    `plan.system` as they are, and may run `plan.executor` (`plain_step` is the same, as a `StepRequest`).
-    """
+def _plan_for(config: RunConfig, settings: ModelSettings) -> StepPlan:
+    """A plain step's plan: made once per settings object (and tools version), then reused."""
     plans = config.tools.plans
     plan: StepPlan | None = plans.get(id(settings))
     if plan is None or plan.given is not settings or plan.version != plan.tools.version:
         if len(plans) > 16:
             plans.clear()
-        plan = plans[id(settings)] = _plain_plan(config, settings)
+        plan = plans[id(settings)] = _new_plan(config, settings)
     return plan
 
 
-def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> StepRequest:
-    """A plain step's request, from its plan (`plain_plan`) and, in a typed run, its output's request."""
-    plan = plain_plan(config, settings)
-    system = plan.system
-    messages = [system, *state.messages] if system is not None else list(state.messages)
+def plain_sent(config: RunConfig, settings: ModelSettings) -> PlainSent:
+    """What a plain step sends: its plan's tools and settings, with a typed run's output asked for.
+
+    Also the tools it may run, and the instructions to put in front of the run's messages (which are sent
+    as they are).
+    """
+    plan = _plan_for(config, settings)
     output = config.output
     if output is None:
-        return StepRequest(ModelRequest(config.model, messages, plan.tools, plan.settings), plan.executor, None)
+        return plan.sent
     hit = plan.prepared
     if hit is not None and hit[0] is output.request and output.settled(config.model, plan.tools):
-        return StepRequest(ModelRequest(config.model, messages, hit[1], hit[2]), hit[3], None)
-    request = ModelRequest(config.model, messages, plan.tools, plan.settings)
-    request = output.prepared(request)  # the output tool, or the native field, as on the planned path
+        return hit[1]
+    # the output tool, or the native field, as on the planned path (only tools and settings change)
+    request = output.prepared(ModelRequest(config.model, [], plan.tools, plan.settings))
     tools, chosen = request.tools, request.settings.active_tools
     if tools is plan.tools and chosen == plan.settings.active_tools:
         executor = plan.executor
     else:
         executor = tools.select(k for k in chosen if k in tools) if chosen is not None else tools
+    sent = (tools, request.settings, executor, plan.system)
     if output.request is not None:
-        plan.prepared = (output.request, tools, request.settings, executor)
-    return StepRequest(request, executor, None)
+        plan.prepared = (output.request, sent)
+    return sent
 
 
-def _plain_plan(config: RunConfig, settings: ModelSettings) -> StepPlan:
+def plain_step(config: RunConfig, state: RunState, settings: ModelSettings) -> StepRequest:
+    """A plain step's request (`plain_sent`, as a `StepRequest` for the request's watchers)."""
+    tools, step_settings, executor, system = plain_sent(config, settings)
+    messages = [system, *state.messages] if system is not None else list(state.messages)
+    return StepRequest(ModelRequest(config.model, messages, tools, step_settings), executor, None)
+
+
+def _new_plan(config: RunConfig, settings: ModelSettings) -> StepPlan:
     """The plan of a step that nothing changes: the planned path's checks and results, made once."""
     tools = config.tools.sent((), None)  # what the planned path sends when no tool is deferred
     active = settings.active_tools

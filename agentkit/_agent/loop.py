@@ -37,7 +37,7 @@ from ._emit import announce_calls, approvals_requested, finished, interrupted, p
 from ._intercept import after_model_response
 from ._limits import enter_run, leave_run
 from ._request import request, unique_ids
-from ._steps import plain_plan, plain_step, plan_step
+from ._steps import plain_sent, plain_step, plan_step
 from .config import ASKS, HOOKS, PROGRAMS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
 from .interrupts import Interrupt
 from .results import NO_OUTPUT, Approval, PendingItem, RunResult
@@ -108,17 +108,15 @@ class RunLoop:
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = config.first if index == self.first_step else config.later
             # plan, request
-            if machinery & (STEP_PLANNING | REQUEST_WATCH) or config.output is not None:
+            if machinery & (STEP_PLANNING | REQUEST_WATCH):
                 planned = await self._request(index, settings)
                 if planned is None:
                     return self._finish("cancelled", self._last_text())
                 response = planned
             else:  # the plan made once, sent as it is: no step objects to make
-                plan = plain_plan(config, settings)
-                state.executor = plan.executor
-                system = plan.system
+                tools, step_settings, state.executor, system = plain_sent(config, settings)
                 sent = [system, *state.messages] if system is not None else list(state.messages)
-                response = await config.model.request(sent, plan.tools, plan.settings)
+                response = await config.model.request(sent, tools, step_settings)
                 state.usage = state.usage + response.usage
                 if response.message.tool_calls:
                     response = unique_ids(state, response)

@@ -15,9 +15,12 @@ environment variables, names that are not its functions) is refused with the err
 from __future__ import annotations as _annotations
 
 import asyncio
+import atexit
 import base64
+import contextlib
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
@@ -153,7 +156,32 @@ async def _pool() -> Any:
         kept = _POOL.setdefault("pool", pool)
     if kept is not pool:
         await pool.__aexit__(None, None, None)  # another task made one meanwhile
+    else:
+        atexit.register(_close_pool)
     return kept
+
+
+def _close_pool() -> None:
+    """At exit, before the interpreter finalizes: close the pool, then let its runtime's threads leave Python.
+
+    A thread of the sandbox's (tokio) runtime wakes an event loop by writing to its socket, which releases
+    the GIL; if the main thread then runs on into finalization before that thread has the GIL back,
+    CPython stops the thread mid-call and the process aborts (SIGABRT, about one short code-mode script in
+    fifteen here). Closing the pool ends its work; the pause hands the GIL to a thread still waiting for it
+    (the pool's own last wake-up), which then returns to the runtime.
+    """
+    pool = _POOL.pop("pool", None)
+    if pool is None:
+        return
+    with contextlib.suppress(Exception):  # exiting anyway: a pool that cannot close is left to the OS
+        asyncio.run(asyncio.wait_for(pool.__aexit__(None, None, None), _CLOSE_WAIT))
+    time.sleep(_SETTLE)
+
+
+_CLOSE_WAIT = 5.0
+"""Seconds the pool may take to close at exit."""
+_SETTLE = 0.05
+"""Seconds the main thread lets go of the GIL at exit, after closing the pool."""
 
 
 def _checkout(pool: Any, limits: CodeLimits) -> Any:

@@ -225,3 +225,30 @@ async def test_a_program_runs_in_segments_whose_state_is_plain_data() -> None:
     assert made == [["add"], ["add", "greet"]]  # calls awaited together come in one segment
     assert segments == 3
     assert isinstance(outcome, Failed) and "PermissionError: no greetings" in outcome.message
+
+
+def test_the_sandbox_pool_is_closed_at_exit_before_the_interpreter_finalizes() -> None:
+    """Left open, a runtime thread waking an event loop as the interpreter finalized aborted the process
+    (about one short code-mode script in fifteen); at exit the pool is closed and its threads leave Python."""
+    script = textwrap.dedent(
+        """
+        import asyncio
+        from agentkit.codemode import _program
+        from tests.codemode.helpers import run_code
+
+        print(asyncio.run(run_code("add(a=1, b=2)")).text.splitlines()[0])
+        pool = _program._POOL["pool"]
+        _program._close_pool()  # what atexit runs
+        print("closed", "pool" not in _program._POOL)
+        try:
+            asyncio.run(pool.checkout(script_name="x.py").__aenter__())
+        except Exception as exc:
+            print("refused", type(exc).__name__)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1:] and lines[1] == "closed True", done.stdout
+    assert lines[2].startswith("refused")  # the closed pool serves no one
+    assert "Fatal Python error" not in done.stderr

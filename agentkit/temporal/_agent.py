@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .._agent._setup import as_messages
+from .._exit import settle_at_exit
 from .._jsonish import is_mapping
 from .._text import closest
 from ..agent import Agent, Approval, Prompt
@@ -160,6 +161,7 @@ class TemporalAgent:
         """A Temporal `Worker` running this agent's workflow and activities (``async with`` it)."""
         from ._worker import worker
 
+        settle_at_exit()  # Temporal's core threads call back into Python: let them out before finalization
         return worker(client, [self], task_queue=self.task_queue, **options)
 
     # ---- runs ----------------------------------------------------------------------------------------
@@ -181,6 +183,7 @@ class TemporalAgent:
         """
         from ._run import TemporalRun
 
+        settle_at_exit()  # Temporal's core threads call back into Python: let them out before finalization
         request = {
             "agent": self.agent.id,
             "messages": encode_messages(as_messages(prompt), self.agent.tools),
@@ -202,6 +205,7 @@ class TemporalAgent:
         """The handle of a run started earlier (by any process), from its workflow id."""
         from ._run import TemporalRun
 
+        settle_at_exit()  # Temporal's core threads call back into Python: let them out before finalization
         return TemporalRun(self, client.get_workflow_handle(workflow_id))
 
     def check_size(self, what: str, data: Any, fix: str) -> None:

@@ -14,7 +14,7 @@ import atexit
 import threading
 import time
 
-__all__ = ["settle_at_exit"]
+__all__ = ["settle", "settle_at_exit"]
 
 _SETTLE = 0.05
 """Seconds the main thread lets go of the GIL at exit."""
@@ -22,11 +22,16 @@ _REGISTERED: list[bool] = []
 _LOCK = threading.Lock()
 
 
+def settle() -> None:
+    """Let go of the GIL for a moment, so a runtime thread waiting for it gets it and returns to its runtime."""
+    time.sleep(_SETTLE)
+
+
 def settle_at_exit() -> None:
-    """Let go of the GIL for a moment at exit (registered once per process; cheap to call again)."""
+    """`settle` at exit (registered once per process; cheap to call again)."""
     if _REGISTERED:
         return
     with _LOCK:
         if not _REGISTERED:
             _REGISTERED.append(True)
-            atexit.register(time.sleep, _SETTLE)
+            atexit.register(settle)

@@ -282,9 +282,7 @@ class Registry(Mapping[str, Tool[..., Any]]):
             return failures.failure(
                 call, "exception", exc, mask=self._masks(item, mask_error_details), redacted=redacted
             )
-        mask = item.mask_error_details  # `_masks`, inline: every call that succeeds reads it
-        if mask is None:
-            mask = self.mask_error_details if self.mask_error_details is not None else bool(mask_error_details)
+        mask = self._masks(item, mask_error_details)
         if schema.needs_thread:
             return await result_of(item, call, value, mask=mask, redacted=redacted)
         return result_now(item, call, value, mask, redacted)  # no await: nothing here can suspend

@@ -10,7 +10,6 @@ from __future__ import annotations as _annotations
 
 import dataclasses
 from collections.abc import Coroutine, Iterable, Sequence
-from logging import DEBUG
 from typing import Any
 
 from .._choice import check_tool_choice
@@ -358,7 +357,7 @@ def _planned(spec: AgentSpec, messages: list[Message], emit: Emit | None, settle
         id(spec.model()),
         id(current_hooks.get()),
         id(_tracing_for(spec.instrument)),
-        observe.logger.isEnabledFor(DEBUG),  # `observe.debugging()`, without its call
+        observe.debugging(),
         enclosing(),
         emit is not None,
         settles_background,

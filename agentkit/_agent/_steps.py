@@ -11,6 +11,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from .._choice import BUILT_IN_CHOICES, check_tool_choice
@@ -105,9 +106,9 @@ class StepPlan:
     """A typed run's `plain_sent` for this plan: ``(output request, sent)``, reused by the runs whose
     output was planned the same way (`RunOutput.fresh` shares the plan)."""
 
-    @property
+    @cached_property
     def sent(self) -> PlainSent:
-        """What a text run's plain step sends (see `plain_sent`)."""
+        """What a text run's plain step sends (see `plain_sent`), made once."""
         return self.tools, self.settings, self.executor, self.system
 
 

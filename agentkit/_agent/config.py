@@ -52,6 +52,7 @@ __all__ = [
     "PROGRAMS",
     "REPEATS",
     "REQUEST_WATCH",
+    "RUN_SPAN",
     "STEP_PLANNING",
     "AgentSpec",
     "RunConfig",
@@ -80,8 +81,8 @@ CANCEL = 1 << 7
 OBSERVED = 1 << 8
 """Tracing, or DEBUG records, look at the run."""
 SCOPED = 1 << 9
-"""Something is installed around the run: its cap or budget for nested runs, its tracer (or "off"), the
-host of its code tool's programs."""
+"""Something is installed around the run for its tool calls (`RunLoop.scoped`): its cap or budget for
+nested runs, the host of its code tool's programs."""
 PROGRAMS = 1 << 10
 """Code mode runs programs here: the code tool's calls find the run through `codemode._host.current_host`."""
 REPEATS = 1 << 11
@@ -91,6 +92,9 @@ CACHED = 1 << 12
 ASKS = 1 << 13
 """A call may need approval whatever its tool says: the run's ``require_approval=True``, or a
 ``RepeatPolicy(on="approve")``. Without it, only a tool's own policy asks (`Registry.asks_approval`)."""
+RUN_SPAN = 1 << 14
+"""The run's tracer (or "off") is installed around it: a traced run, one below a traced parent, or
+``instrument=False``."""
 
 STEP_PLANNING = PREPARE | HOOKS | DYNAMIC_INSTRUCTIONS | DEFERRED | BUDGETS
 """What can change a step's plan: without these, a plan made once per settings is reused."""
@@ -133,21 +137,20 @@ def machinery(
         bits |= BUDGETS
     if limits.max_concurrency is not None or limits.max_turn_concurrency is not None or caps:
         bits |= CAPS
-    if streaming:
-        bits |= STREAM
-    if cancel:
-        bits |= CANCEL
-    if observed or traced:
-        bits |= OBSERVED
-    if programs:
-        bits |= PROGRAMS
-    if repeats:
-        bits |= REPEATS
-    if cached:
-        bits |= CACHED
-    if asks:
-        bits |= ASKS
-    if limits.max_concurrency is not None or limits.max_tool_calls is not None or traced or tracing_off or programs:
+    flags = (
+        (streaming, STREAM),
+        (cancel, CANCEL),
+        (observed or traced, OBSERVED),
+        (programs, PROGRAMS),
+        (repeats, REPEATS),
+        (cached, CACHED),
+        (asks, ASKS),
+        (traced or tracing_off, RUN_SPAN),
+    )
+    for flag, bit in flags:
+        if flag:
+            bits |= bit
+    if limits.max_concurrency is not None or limits.max_tool_calls is not None or programs:
         bits |= SCOPED
     return bits
 

@@ -37,8 +37,8 @@ from ._emit import announce_calls, approvals_requested, finished, interrupted, p
 from ._intercept import after_model_response
 from ._limits import enter_run, leave_run
 from ._request import request, unique_ids
-from ._steps import plain_sent, plain_step, plan_step
-from .config import ASKS, HOOKS, PROGRAMS, REQUEST_WATCH, SCOPED, STEP_PLANNING, RunConfig
+from ._steps import StepRequest, plain_sent, plain_step, plan_step
+from .config import ASKS, HOOKS, PROGRAMS, REQUEST_WATCH, RUN_SPAN, SCOPED, STEP_PLANNING, RunConfig
 from .interrupts import Interrupt
 from .results import NO_OUTPUT, Approval, PendingItem, RunResult
 from .state import RunState, Step
@@ -66,15 +66,12 @@ class RunLoop:
     def run(self) -> Coroutine[Any, Any, RunResult[Any]]:
         """Take model turns until the run ends or pauses; return (a coroutine of) its result."""
         config = self.config
-        if not config.machinery & SCOPED:
-            return self._run()  # nothing to install around the run: no coroutine around the loop's own
-        # no coroutine around the loop's own that installs nothing (a traced run without limits: the span's only)
-        limits = config.request.limits
-        plain = limits.max_concurrency is None and limits.max_tool_calls is None and not config.machinery & PROGRAMS
-        work = self._run() if plain else self.scoped(self._run())
-        if config.tracing is None and config.agent.instrument is not False:
+        machinery = config.machinery
+        # a coroutine around the loop's own only for what is installed around it
+        work = self.scoped(self._run()) if machinery & SCOPED else self._run()
+        if not machinery & RUN_SPAN:
             return work
-        return observe.agent_run(config, work)  # traced, or below a traced parent
+        return observe.agent_run(config, work)  # traced, or below a traced parent, or "off"
 
     async def scoped(self, work: Awaitable[_T]) -> _T:
         """Await `work` with this run installed for its tool calls.
@@ -108,18 +105,22 @@ class RunLoop:
             # A required or named tool_choice holds for the first turn only, else the loop never ends.
             settings = config.first if index == self.first_step else config.later
             # plan, request
+            step: StepRequest | None = None
             if machinery & (STEP_PLANNING | REQUEST_WATCH):
                 planned = await self._request(index, settings)
                 if planned is None:
                     return self._finish("cancelled", self._last_text())
-                response = planned
+                step, response = planned
             else:  # the plan made once, sent as it is: no step objects to make
                 tools, step_settings, state.executor, system = plain_sent(config, settings)
                 sent = [system, *state.messages] if system is not None else list(state.messages)
                 response = await config.model.request(sent, tools, step_settings)
-                state.usage = state.usage + response.usage
-                if response.message.tool_calls:
-                    response = unique_ids(state, response)
+            state.usage = state.usage + response.usage
+            if response.message.tool_calls:
+                response = unique_ids(state, response)
+            if machinery & HOOKS:
+                assert step is not None and step.ctx is not None  # a step with hooks is never plain
+                await after_model_response(config.hooks, step.ctx, step.request, response)
             message = response.message
             state.messages.append(message)
             calls = message.tool_calls
@@ -135,8 +136,8 @@ class RunLoop:
                 return paused
         return await self._out_of_steps()
 
-    async def _request(self, index: int, settings: ModelSettings) -> ModelResponse | None:
-        """Plan step `index` and make its request (None: the run was cancelled while it waited)."""
+    async def _request(self, index: int, settings: ModelSettings) -> tuple[StepRequest, ModelResponse] | None:
+        """Plan step `index` and make its request: the step and the response (None: cancelled while it waited)."""
         config, state = self.config, self.state
         machinery = config.machinery
         if machinery & STEP_PLANNING:
@@ -151,13 +152,7 @@ class RunLoop:
         else:
             sent = step.request  # the step's model: prepare_step may have chosen another
             response = await sent.model.request(sent.messages, sent.tools, sent.settings)
-        state.usage = state.usage + response.usage
-        if response.message.tool_calls:
-            response = unique_ids(state, response)
-        if machinery & HOOKS:
-            assert step.ctx is not None  # a step with hooks is never plain
-            await after_model_response(config.hooks, step.ctx, step.request, response)
-        return response
+        return step, response
 
     async def _out_of_steps(self) -> RunResult[Any]:
         """The run's result once `max_steps` turns are used (or the last turn's tools ended it)."""
@@ -302,8 +297,6 @@ class RunLoop:
         self, status: RunStatus, text: str, pending: list[PendingItem] | None = None, output: Any = NO_OUTPUT
     ) -> RunResult[Any]:
         state = self.state
-        if output is NO_OUTPUT and not state.request.structured:
-            output = text  # a run without an output type answers with its text
         return RunResult(
             text=text,
             status=status,

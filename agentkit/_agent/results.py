@@ -114,10 +114,13 @@ class RunResult(Generic[OutputT]):
     agent_id: str = ""
     _state: RunState | None = field(default=None, repr=False, compare=False)
     _output: Any = field(default=NO_OUTPUT, repr=False)
-    """The validated answer; `NO_OUTPUT` for a structured run that ended without one (a text run's is its
-    text: whoever makes the result for a run without an output type passes the text here)."""
+    """The validated answer; `NO_OUTPUT` for a structured run that ended without one (a text run's is its text)."""
     _subagent_responses: list[ModelResponse] = field(default_factory=lambda: [], repr=False, compare=False)
     """The model responses of the subagents this run called (their usage is in `usage` already)."""
+
+    def __post_init__(self) -> None:
+        if self._output is NO_OUTPUT and self._state is not None and not self._state.request.structured:
+            self._output = self.text
 
     @property
     def output(self) -> OutputT:

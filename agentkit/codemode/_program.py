@@ -20,13 +20,13 @@ import base64
 import contextlib
 import os
 import threading
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from pydantic_core import to_jsonable_python
 
+from .._exit import settle
 from ._limits import CodeLimits
 from ._stubs import FunctionSpec
 
@@ -175,13 +175,11 @@ def _close_pool() -> None:
         return
     with contextlib.suppress(Exception):  # exiting anyway: a pool that cannot close is left to the OS
         asyncio.run(asyncio.wait_for(pool.__aexit__(None, None, None), _CLOSE_WAIT))
-    time.sleep(_SETTLE)
+    settle()  # the pool's own last wake-up may still wait for the GIL
 
 
 _CLOSE_WAIT = 5.0
 """Seconds the pool may take to close at exit."""
-_SETTLE = 0.05
-"""Seconds the main thread lets go of the GIL at exit, after closing the pool."""
 
 
 def _checkout(pool: Any, limits: CodeLimits) -> Any:

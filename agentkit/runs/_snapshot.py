@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union, cast
 
 from .._agent.hooks import background_result
-from .._agent.results import NO_OUTPUT, PAUSED_STATUSES, PendingItem, RunResult
+from .._agent.results import PAUSED_STATUSES, PendingItem, RunResult
 from .._agent.state import RunRequest, RunState
 from .._jsonish import is_array, is_mapping
 from .._text import clip
@@ -556,7 +556,6 @@ def _result(decoded: Decoded, tools: Mapping[str, Tool[..., Any]]) -> RunResult[
         pending=pending,
         agent_id=shaped["agent_id"],
         _state=state,
-        _output=NO_OUTPUT if state.request.structured else shaped.get("text", ""),  # a text run's output is its text
     )
 
 

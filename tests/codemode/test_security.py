@@ -89,7 +89,7 @@ async def test_memory_exhaustion_is_contained() -> None:
 
 
 async def test_recursion_exhaustion_is_contained() -> None:
-    result = await run_code("def f():\n    return f()\nf()", limits=CodeLimits(max_recursion=100_000))
+    result = await run_code("def f():\n    return f()\nf()", limits=CodeLimits(max_recursion=100_000, timeout=60))
     assert result.is_error and ("RecursionError" in result.text or "sandbox stopped" in result.text)
     assert (await run_code("1 + 1")).output["result"] == 2
 
